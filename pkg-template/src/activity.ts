@@ -1,0 +1,91 @@
+/**
+ * Call activity: what a busy indicator and a connectivity notice bind to. Every call issued through
+ * any proxy, REST or muxws, is reported.
+ */
+import * as wasm from './wasm/fastapi_viewsets.js';
+
+/** Fields every activity event carries. */
+interface ActivityBase {
+  /** The call's Idempotency-Key (equal to its `ViewSetCall.key`). */
+  key: string;
+  /** HTTP method. */
+  method: string;
+  /** The path called, `basePath` included. */
+  path: string;
+  /** How the call travels. */
+  transport: 'rest' | 'muxws';
+  /** A call a busy indicator leaves out. */
+  background: boolean;
+  /** When the event happened (ms since the epoch). */
+  at: number;
+}
+
+/** A call was issued. */
+export interface CallStartEvent extends ActivityBase {
+  type: 'start';
+}
+
+/** An attempt went unanswered and the call will be repeated. */
+export interface CallRetryEvent extends ActivityBase {
+  type: 'retry';
+  /** The number of the attempt that went unanswered (1 for the first). */
+  attempt: number;
+  /** How that attempt ended: `network-error`, `timeout`, `gateway-status`, `stream-timeout`, `connection-lost`, … */
+  ended: string;
+  /** The delay before the repeat (ms); 0 for at once. */
+  delayMs: number;
+  /** The repeat also waits for its muxws peer to reconnect. */
+  waitsForReconnect: boolean;
+}
+
+/** The call's promise settled. */
+export interface CallSettleEvent extends ActivityBase {
+  type: 'settle';
+  /** Fulfilled (`true`) or rejected. */
+  ok: boolean;
+  /** How many attempts the call made. */
+  attempts: number;
+  /** How its last attempt ended. */
+  ended: string;
+}
+
+/** What `onCallActivity` listeners receive. */
+export type CallActivityEvent = CallStartEvent | CallRetryEvent | CallSettleEvent;
+
+/** A call that has not settled. */
+export interface PendingCall {
+  key: string;
+  method: string;
+  path: string;
+  transport: 'rest' | 'muxws';
+  /** When it was issued (ms since the epoch). */
+  issuedAt: number;
+  /** How many of its attempts went unanswered. */
+  unansweredAttempts: number;
+  background: boolean;
+  /** When its next attempt is due (ms since the epoch) while a repeat waits for its delay; `null` otherwise. */
+  nextAttemptAt: number | null;
+  /** Its repeat waits for its muxws peer to reconnect. */
+  waitingForReconnect: boolean;
+}
+
+/** Calls `listener` with every activity event; returns the function that stops it. A listener that throws is reported on the console and harms nothing. */
+export function onCallActivity(listener: (event: CallActivityEvent) => void): () => void {
+  if (typeof listener !== 'function') throw new TypeError('onCallActivity(listener) takes a function');
+  return wasm.onCallActivity(listener) as () => void;
+}
+
+/** The calls that have not settled, oldest first. */
+export function pendingCalls(): PendingCall[] {
+  return wasm.pendingCalls() as PendingCall[];
+}
+
+/** How many calls have not settled, background calls left out. */
+export function pendingCallCount(): number {
+  return wasm.pendingCallCount();
+}
+
+/** Sends every waiting repeat at once (the "try again now" button); a muxws repeat waiting for a reconnect makes its peer reconnect now. */
+export function retryNow(): void {
+  wasm.retryNow();
+}

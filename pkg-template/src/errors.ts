@@ -1,0 +1,179 @@
+/**
+ * Error classes of the package. Every error a call rejects with is an instance of one of them,
+ * `instanceof`-checkable, with `name` equal to its class name, and carries the call's `key` and the
+ * number of `attempts` it made.
+ */
+
+/** Properties the wasm layer sets on the errors it makes. */
+export interface ErrorProps {
+  key?: string;
+  attempts?: number;
+  cause?: unknown;
+  [name: string]: unknown;
+}
+
+function assign(target: object, props: ErrorProps | undefined): void {
+  if (!props) return;
+  for (const [name, value] of Object.entries(props)) {
+    if (name !== 'cause' && value !== undefined) (target as Record<string, unknown>)[name] = value;
+  }
+}
+
+/** Base of the errors a ViewSet call rejects with. */
+export class ViewSetError extends Error {
+  override name = 'ViewSetError';
+  /** The call's Idempotency-Key. */
+  declare key?: string;
+  /** How many attempts the call made. */
+  declare attempts?: number;
+  constructor(message: string, props?: ErrorProps) {
+    super(message, props && 'cause' in props ? { cause: props.cause } : undefined);
+    assign(this, props);
+  }
+}
+
+/** The body FastAPI and fastapi-viewsets give an error answer. */
+export interface ApiErrorBody {
+  detail: unknown;
+  detail_code?: string;
+  detail_params?: Record<string, unknown>;
+  field_errors?: Record<string, unknown>;
+}
+
+/** The application answered with a status of 400 or more (REST or muxws). */
+export class HttpError extends ViewSetError {
+  override name = 'HttpError';
+  /** The HTTP status (`:status` over muxws). */
+  declare status: number;
+  /** The parsed body: an `ApiErrorBody` when the answer was JSON, its text otherwise. */
+  declare body: unknown;
+  /** The answer's headers. */
+  declare headers: Record<string, string>;
+  /** `body.detail` when the body is an `ApiErrorBody`. */
+  get detail(): unknown {
+    return this.apiBody?.detail;
+  }
+  /** `body.detail_code`, e.g. `fastapi-viewsets.not_found`. */
+  get detailCode(): string | undefined {
+    return this.apiBody?.detail_code;
+  }
+  /** `body.detail_params`. */
+  get detailParams(): Record<string, unknown> | undefined {
+    return this.apiBody?.detail_params;
+  }
+  /** `body.field_errors`. */
+  get fieldErrors(): Record<string, unknown> | undefined {
+    return this.apiBody?.field_errors;
+  }
+  private get apiBody(): ApiErrorBody | undefined {
+    const body = this.body;
+    return body && typeof body === 'object' && !Array.isArray(body) && 'detail' in body ? (body as ApiErrorBody) : undefined;
+  }
+}
+
+/** An attempt ended without an answer (connection refused or cut, CORS refusal) and no repeat followed. */
+export class NetworkError extends ViewSetError {
+  override name = 'NetworkError';
+}
+
+/** An attempt outlived `attemptTimeoutMs` and no repeat followed. */
+export class AttemptTimeoutError extends ViewSetError {
+  override name = 'AttemptTimeoutError';
+}
+
+/** The caller cancelled the call through `RequestOptions.signal`. */
+export class CallCancelled extends ViewSetError {
+  override name = 'CallCancelled';
+}
+
+/** Base of the muxws errors (names as in the muxws specification). */
+export class MuxwsError extends Error {
+  override name = 'MuxwsError';
+  /** The Idempotency-Key of the ViewSet call that rejected with this error, if any. */
+  declare key?: string;
+  /** How many attempts that call made. */
+  declare attempts?: number;
+  constructor(message: string, props?: ErrorProps) {
+    super(message, props && 'cause' in props ? { cause: props.cause } : undefined);
+    assign(this, props);
+  }
+}
+
+/** The peer broke the protocol (or this side was asked to). */
+export class ProtocolError extends MuxwsError {
+  override name = 'ProtocolError';
+}
+
+/** The peer's connection closed (peer level, never per stream). */
+export class ConnectionClosed extends MuxwsError {
+  override name = 'ConnectionClosed';
+  declare code?: number;
+  declare reason?: string;
+  declare wasClean?: boolean;
+}
+
+/** `open()` after a `goaway`: the connection drains and takes no new stream. */
+export class ConnectionGoingAway extends MuxwsError {
+  override name = 'ConnectionGoingAway';
+}
+
+/** A stream's result was consumed twice. */
+export class StreamAlreadyConsumed extends MuxwsError {
+  override name = 'StreamAlreadyConsumed';
+}
+
+/** A send on a stream that closed normally. */
+export class StreamClosed extends MuxwsError {
+  override name = 'StreamClosed';
+}
+
+/** A codec problem. */
+export class CodecError extends MuxwsError {
+  override name = 'CodecError';
+  declare configured?: string;
+  declare available?: string[];
+}
+
+/** The codec asked for is not built in. */
+export class CodecNotRegistered extends CodecError {
+  override name = 'CodecNotRegistered';
+}
+
+/** The server refused the WebSocket upgrade or chose another subprotocol. */
+export class CodecMismatch extends CodecError {
+  override name = 'CodecMismatch';
+}
+
+/** A URL the transport cannot dial. */
+export class TransportUrlError extends MuxwsError {
+  override name = 'TransportUrlError';
+}
+
+/** A stream was reset; `code` is the reset code as received. */
+export class StreamReset extends MuxwsError {
+  override name = 'StreamReset';
+  declare code?: number;
+  declare reason?: string;
+  declare streamId?: number;
+}
+
+/** The remote handler failed (reset code 2); `payload` is its structured error. */
+export class RemoteError extends StreamReset {
+  override name = 'RemoteError';
+  declare payload?: unknown;
+}
+
+/** The stream's deadline passed; `reset(TIMEOUT)` was sent (code 6). */
+export class StreamTimeout extends StreamReset {
+  override name = 'StreamTimeout';
+}
+
+/** The remote refused the stream (code 4): it was not processed. */
+export class StreamRefused extends StreamReset {
+  override name = 'StreamRefused';
+}
+
+/** The socket died under the stream, or `open()` was called between sockets. */
+export class ConnectionLost extends StreamReset {
+  override name = 'ConnectionLost';
+}

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Installs everything the build, the demo and the tests need, skipping what is already there.
+# Safe to run again: every step checks first. Used by scripts/demo.sh and scripts/test.sh.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n== %s\n' "$*"; }
+have() { command -v "$1" >/dev/null 2>&1; }
+
+export PATH="$HOME/.cargo/bin:$PATH"
+
+step "Rust target wasm32-unknown-unknown"
+if rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  echo "present"
+else
+  rustup target add wasm32-unknown-unknown
+fi
+
+step "wasm-bindgen CLI at the version Cargo.lock resolves"
+want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
+got=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
+if [ "$got" = "$want" ]; then
+  echo "wasm-bindgen $got present"
+else
+  # Without --locked: the registry reachable here lacks one version the CLI's own lockfile pins.
+  cargo install wasm-bindgen-cli --version "$want"
+fi
+
+step "Debian packages: chromium, chromium-driver, redis-server"
+missing=()
+have chromium || missing+=(chromium)
+have chromedriver || missing+=(chromium-driver)
+have redis-server || missing+=(redis-server)
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "present"
+else
+  sudo_cmd=""; [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y "${missing[@]}"
+fi
+
+step "npm packages (TypeScript, wasm-opt from binaryen 132, playwright-core, vite)"
+if [ -f node_modules/.package-lock.json ] && cmp -s package-lock.json node_modules/.install-stamp; then
+  echo "present"
+else
+  npm ci --no-audit --no-fund
+  cp package-lock.json node_modules/.install-stamp
+fi
+
+step "Python venv for the test backend"
+if [ -x .venv/bin/python ] && cmp -s tests/backend/requirements.txt .venv/.install-stamp; then
+  echo "present"
+else
+  python3 -m venv .venv
+  .venv/bin/pip install --quiet --upgrade pip
+  .venv/bin/pip install --quiet -r tests/backend/requirements.txt
+  cp tests/backend/requirements.txt .venv/.install-stamp
+fi
+echo
+echo "install: done"
