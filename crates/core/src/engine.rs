@@ -1,0 +1,1039 @@
+//! The call engine: the calls of a module instance and their attempts, sans-IO.
+//!
+//! Seed, "Frontend / Repeats": the proxies "repeat a call with the same key when an attempt ends
+//! without an answer from the application"; "A repeated attempt is abandoned first […]. Only the last
+//! attempt settles the promise, and key stays the same across attempts"; "Every attempt is sent with
+//! the headers of the first". Seed, "Call activity": start/retry/settle events, `pendingCalls()`,
+//! `pendingCallCount()`, `retryNow()`.
+//!
+//! The engine never reads a clock and performs no I/O: every entry point takes `now` (milliseconds on
+//! a monotonic clock of the driver's choosing); the work it wants done comes out of
+//! [`CallEngine::poll_action`], and the moment it wants to be woken out of
+//! [`CallEngine::poll_timeout`], at which the driver calls [`CallEngine::handle_timeout`].
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+
+use crate::activity::{ActivityEvent, ActivityKind};
+use crate::headers::{carry_over, with_key, Headers};
+use crate::key::IdempotencyKey;
+use crate::repeat::{classify, AttemptEnd, RepeatPolicy, Verdict, DEFAULT_ATTEMPT_TIMEOUT_MS};
+
+/// The engine's id of a call, unique for the engine's lifetime and increasing in issue order.
+pub type CallId = u64;
+
+/// The driver's id of a muxws peer (one connection supervisor).
+pub type PeerId = u64;
+
+/// How a call is sent. Seed: "The npm proxies send an Idempotency-Key with every call, over REST and
+/// over muxws"; the Repeats table has a row set for each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Transport {
+    /// Over HTTP (`fetch`).
+    Rest,
+    /// Over a muxws stream of `peer`.
+    Muxws {
+        /// The peer whose streams carry the call.
+        peer: PeerId,
+    },
+}
+
+impl Transport {
+    /// The muxws peer, `None` for REST.
+    pub fn peer(&self) -> Option<PeerId> {
+        match *self {
+            Transport::Rest => None,
+            Transport::Muxws { peer } => Some(peer),
+        }
+    }
+}
+
+/// Everything the engine needs to know about a call when it is issued.
+///
+/// Seed rules: "Every call gets a new key" (`key`, generated or taken from `RequestOptions.key`);
+/// "repeat is an option of every proxy and of RequestOptions" (`policy`, the proxy's with the call's
+/// override applied); "attemptTimeoutMs: the timeout of one attempt […] 0 sets none. Over muxws,
+/// timeoutMs is the timeout of one attempt" (`attempt_timeout_ms`); "RequestOptions.background: true
+/// marks a call such an indicator leaves out" (`background`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallSpec {
+    /// The call's idempotency key, sent with every attempt.
+    pub key: IdempotencyKey,
+    /// REST or muxws (and through which peer).
+    pub transport: Transport,
+    /// The HTTP method, for activity events and `pendingCalls()`.
+    pub method: String,
+    /// The path, for activity events and `pendingCalls()`.
+    pub path: String,
+    /// The repeat policy of this call.
+    pub policy: RepeatPolicy,
+    /// The timeout of one attempt in milliseconds; 0 sets none.
+    pub attempt_timeout_ms: u64,
+    /// Left out of `pendingCallCount()` (and by a busy indicator).
+    pub background: bool,
+}
+
+impl CallSpec {
+    /// A spec with the seed's defaults: [`RepeatPolicy::default`], an attempt timeout of
+    /// [`DEFAULT_ATTEMPT_TIMEOUT_MS`], not background.
+    pub fn new(
+        key: IdempotencyKey,
+        transport: Transport,
+        method: impl Into<String>,
+        path: impl Into<String>,
+    ) -> Self {
+        CallSpec {
+            key,
+            transport,
+            method: method.into(),
+            path: path.into(),
+            policy: RepeatPolicy::default(),
+            attempt_timeout_ms: DEFAULT_ATTEMPT_TIMEOUT_MS,
+            background: false,
+        }
+    }
+}
+
+/// Why an attempt is abandoned. Seed: "A repeated attempt is abandoned first: its axios request is
+/// aborted through its AbortSignal, its muxws stream is cancelled."
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Abandon {
+    /// The attempt's own timeout passed (REST: abort the request; muxws: `reset(TIMEOUT)`).
+    Timeout,
+    /// A repeat replaces the attempt.
+    Superseded,
+    /// The caller cancelled the call.
+    Cancelled,
+}
+
+/// Work the engine hands the driver, drained with [`CallEngine::poll_action`] in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Send attempt `attempt` of `call`. `headers`: the carried-over headers of the first attempt,
+    /// with the key already set ([`with_key`]); `None` for the first attempt and whenever no headers
+    /// were reported yet (seed: "An attempt that failed before axios built its config, or before a
+    /// stream was opened, has no headers to carry over"), in which case the driver builds them as for
+    /// a first attempt.
+    SendAttempt {
+        /// The call.
+        call: CallId,
+        /// The attempt's number, 1 for the first.
+        attempt: u32,
+        /// The headers to send, or `None` to build them afresh.
+        headers: Option<Headers>,
+    },
+    /// Abandon attempt `attempt` of `call`: abort its request or cancel its stream. Always queued
+    /// before the call's next `SendAttempt`, and never twice for one attempt.
+    AbandonAttempt {
+        /// The call.
+        call: CallId,
+        /// The attempt's number.
+        attempt: u32,
+        /// Why.
+        why: Abandon,
+    },
+    /// Settle the call's promise with how attempt `attempt` (its last) ended. Seed: "Only the last
+    /// attempt settles the promise"; past `repeat.withinMs` "the call rejects with the error of its
+    /// last attempt". The engine keeps nothing of the call afterwards.
+    Settle {
+        /// The call.
+        call: CallId,
+        /// The last attempt's number.
+        attempt: u32,
+        /// How it ended.
+        end: AttemptEnd,
+    },
+    /// Ask `peer` to reconnect now instead of waiting for its backoff (queued by
+    /// [`CallEngine::retry_now`], once per peer that calls wait for).
+    ReconnectNow {
+        /// The peer.
+        peer: PeerId,
+    },
+    /// A call-activity event for the `onCallActivity` listeners.
+    Activity(ActivityEvent),
+}
+
+/// One unsettled call as `pendingCalls()` lists it. Seed: "pendingCalls() lists the calls that have
+/// not settled, oldest first, with when each was issued and how many of its attempts went
+/// unanswered".
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PendingCall {
+    /// The call.
+    pub call: CallId,
+    /// Its idempotency key.
+    pub key: IdempotencyKey,
+    /// Its HTTP method.
+    pub method: String,
+    /// Its path.
+    pub path: String,
+    /// REST or muxws.
+    pub transport: Transport,
+    /// When it was issued (the `now` of [`CallEngine::issue`]).
+    pub issued_at: u64,
+    /// How many of its attempts ended without an answer.
+    pub unanswered_attempts: u32,
+    /// Issued with `RequestOptions.background: true`.
+    pub background: bool,
+    /// When the next attempt is due, while a repeat waits for its delay; `None` while an attempt is in
+    /// flight or the repeat waits only for the peer to reconnect.
+    pub next_attempt_at: Option<u64>,
+    /// The waiting repeat goes out only once its muxws peer is connected (seed: "after the delay, and
+    /// once the peer has reconnected").
+    pub waiting_for_reconnect: bool,
+}
+
+/// Where a call stands between its issue and its settling.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    /// The call's latest attempt is in flight; its timer, if any, is the attempt's deadline.
+    InFlight,
+    /// The latest attempt ended and a repeat waits. `delay_until`: the repeat's delay has not elapsed
+    /// yet (the timer is set to it); `reconnect`: the repeat also waits for that peer to be connected
+    /// (once the delay has elapsed, the timer is the within deadline).
+    Waiting {
+        delay_until: Option<u64>,
+        reconnect: Option<PeerId>,
+    },
+}
+
+/// What the engine knows of a peer that is not simply available.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PeerState {
+    /// Between sockets, or draining after a goaway.
+    Unavailable,
+    /// Closed for good (`onClose` with `willRetry` false).
+    ClosedForGood,
+}
+
+/// The engine's state of one unsettled call.
+#[derive(Debug)]
+struct Call {
+    spec: CallSpec,
+    issued_at: u64,
+    /// The number of the latest attempt sent (in flight, or ended while a repeat waits).
+    attempt: u32,
+    /// Delayed repeats scheduled so far, for the doubling of the delay.
+    delayed_repeats: u32,
+    /// The first reported headers, carried over and with the key set.
+    captured_headers: Option<Headers>,
+    /// How the latest attempt ended, once it has.
+    last_end: Option<AttemptEnd>,
+    /// The latest attempt was abandoned already (its timeout passed).
+    last_abandoned: bool,
+    phase: Phase,
+    /// The due time of the call's one timer, mirrored in `CallEngine::timers`.
+    timer: Option<u64>,
+}
+
+impl Call {
+    /// Seed rule: "A repeat is sent only this long after the first attempt […]. 0 turns repeating
+    /// off." The first attempt starts when the call is issued.
+    fn within_allows(&self, send_at: u64) -> bool {
+        let within_ms = self.spec.policy.within_ms;
+        within_ms > 0 && send_at.saturating_sub(self.issued_at) <= within_ms
+    }
+
+    /// The last moment a repeat may be sent.
+    fn within_deadline(&self) -> u64 {
+        self.issued_at.saturating_add(self.spec.policy.within_ms)
+    }
+
+    fn event(&self, call: CallId, kind: ActivityKind, now: u64) -> Action {
+        Action::Activity(ActivityEvent {
+            kind,
+            call,
+            key: self.spec.key.clone(),
+            method: self.spec.method.clone(),
+            path: self.spec.path.clone(),
+            transport: self.spec.transport,
+            background: self.spec.background,
+            at: now,
+        })
+    }
+}
+
+/// The calls of one module instance: issues attempts, repeats them by the seed's rules, settles calls,
+/// and reports call activity. Sans-IO: see the [module documentation](self).
+///
+/// Seed rules implemented here: the Repeats table (through [`classify`]), `repeat.withinMs`,
+/// `repeat.delayMs` and its doubling, `attemptTimeoutMs`/`timeoutMs`, "A repeated attempt is abandoned
+/// first", "Only the last attempt settles the promise", "Every attempt is sent with the headers of the
+/// first", "A repeat over muxws waits for peer.onReconnect, at most until withinMs has elapsed. A peer
+/// that closes for good […] ends the wait", and the whole "Call activity" section.
+#[derive(Debug)]
+pub struct CallEngine {
+    /// Unsettled calls by id; ids increase in issue order, so this is also oldest first.
+    calls: BTreeMap<CallId, Call>,
+    next_call: CallId,
+    /// Unsettled calls that are not background, for an O(1) `pending_call_count`.
+    foreground_calls: usize,
+    /// `(due, call)` of every call's one timer; the first entry is the next wakeup.
+    timers: BTreeSet<(u64, CallId)>,
+    /// Calls whose waiting repeat depends on a peer, by peer.
+    reconnect_waiters: HashMap<PeerId, BTreeSet<CallId>>,
+    /// Peers that are not available; a peer not listed is available.
+    peers: HashMap<PeerId, PeerState>,
+    actions: VecDeque<Action>,
+}
+
+impl Default for CallEngine {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl CallEngine {
+    /// An engine with no calls. Every peer counts as available until
+    /// [`CallEngine::peer_available`] says otherwise.
+    pub fn new() -> Self {
+        CallEngine {
+            calls: BTreeMap::new(),
+            next_call: 1,
+            foreground_calls: 0,
+            timers: BTreeSet::new(),
+            reconnect_waiters: HashMap::new(),
+            peers: HashMap::new(),
+            actions: VecDeque::new(),
+        }
+    }
+
+    /// Issues a call: queues `Activity(Start)` and `SendAttempt { attempt: 1, headers: None }`, and
+    /// starts the first attempt's timeout. Seed: "start when it is issued".
+    pub fn issue(&mut self, spec: CallSpec, now: u64) -> CallId {
+        let id = self.next_call;
+        self.next_call += 1;
+        if !spec.background {
+            self.foreground_calls += 1;
+        }
+        let call = Call {
+            spec,
+            issued_at: now,
+            attempt: 0,
+            delayed_repeats: 0,
+            captured_headers: None,
+            last_end: None,
+            last_abandoned: false,
+            phase: Phase::InFlight,
+            timer: None,
+        };
+        self.actions
+            .push_back(call.event(id, ActivityKind::Start, now));
+        self.calls.insert(id, call);
+        self.send_attempt(id, now);
+        id
+    }
+
+    /// Reports the headers attempt `attempt` went out with (REST: the axios config after the request
+    /// interceptors; muxws: the stream's headers after the peer's open interceptors). The first set
+    /// reported for a call is kept, with [`carry_over`] and [`with_key`] applied, and every later
+    /// `SendAttempt` carries it; later sets are ignored, as are reports for unknown calls or attempts
+    /// not sent yet.
+    ///
+    /// Seed rule: "Every attempt is sent with the headers of the first".
+    pub fn attempt_headers(&mut self, call: CallId, attempt: u32, headers: Headers) {
+        let Some(state) = self.calls.get_mut(&call) else {
+            return;
+        };
+        if attempt == 0 || attempt > state.attempt || state.captured_headers.is_some() {
+            return;
+        }
+        state.captured_headers = Some(with_key(carry_over(&headers), &state.spec.key));
+    }
+
+    /// Reports how attempt `attempt` of `call` ended. Reports for a settled or unknown call, for an
+    /// attempt other than the latest, or for an attempt that already ended (its timeout passed) are
+    /// ignored: seed, "Only the last attempt settles the promise".
+    ///
+    /// What follows is [`classify`]'s verdict, bounded by `repeat.withinMs`: a repeat whose send time
+    /// would fall more than `within_ms` after the first attempt's start is not scheduled, and the call
+    /// settles at once with this end.
+    pub fn attempt_ended(&mut self, call: CallId, attempt: u32, end: AttemptEnd, now: u64) {
+        let Some(state) = self.calls.get(&call) else {
+            return;
+        };
+        if state.attempt != attempt || state.phase != Phase::InFlight {
+            return;
+        }
+        self.end_attempt(call, end, now);
+    }
+
+    /// The caller cancelled the call: queues `AbandonAttempt { why: Cancelled }` for the attempt in
+    /// flight (none while a repeat waits) and settles the call with [`AttemptEnd::Cancelled`].
+    /// Unknown or settled calls are ignored.
+    pub fn cancel(&mut self, call: CallId, now: u64) {
+        let Some(state) = self.calls.get_mut(&call) else {
+            return;
+        };
+        if state.phase == Phase::InFlight {
+            self.actions.push_back(Action::AbandonAttempt {
+                call,
+                attempt: state.attempt,
+                why: Abandon::Cancelled,
+            });
+        }
+        state.last_end = Some(AttemptEnd::Cancelled);
+        self.settle(call, now);
+    }
+
+    /// The driver's news about a muxws peer: `true` when its socket is established (`onReconnect`),
+    /// `false` when the socket is lost or a goaway was received. Marking a peer available sends the
+    /// repeats that waited only for it.
+    ///
+    /// Seed rule: "A repeat over muxws waits for peer.onReconnect, at most until withinMs has
+    /// elapsed."
+    pub fn peer_available(&mut self, peer: PeerId, available: bool, now: u64) {
+        if !available {
+            self.peers.entry(peer).or_insert(PeerState::Unavailable);
+            return;
+        }
+        self.peers.remove(&peer);
+        let ready: Vec<CallId> = self
+            .reconnect_waiters
+            .get(&peer)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|id| {
+                matches!(
+                    self.calls.get(id).map(|c| c.phase),
+                    Some(Phase::Waiting {
+                        delay_until: None,
+                        ..
+                    })
+                )
+            })
+            .collect();
+        for id in ready {
+            self.repeat_now(id, now);
+        }
+    }
+
+    /// The peer closed for good (`onClose` with `willRetry` false): every repeat waiting for it is sent
+    /// at once (its `open()` throws ConnectionClosed, reported as
+    /// `OpenConnectionClosed { closed_for_good: true }`, which settles the call), and later repeats of
+    /// its calls do not wait. [`CallEngine::peer_available`] with `true` revives the peer.
+    ///
+    /// Seed rule: "A peer that closes for good (onClose with willRetry false) ends the wait, and the
+    /// call rejects with the ConnectionClosed its next open() throws."
+    pub fn peer_closed_for_good(&mut self, peer: PeerId, now: u64) {
+        self.peers.insert(peer, PeerState::ClosedForGood);
+        let waiting: Vec<CallId> = self
+            .reconnect_waiters
+            .remove(&peer)
+            .into_iter()
+            .flatten()
+            .collect();
+        for id in waiting {
+            self.repeat_now(id, now);
+        }
+    }
+
+    /// "Try again now": every repeat waiting for its delay is sent at once; a repeat that also waits
+    /// for its peer has its delay treated as elapsed (it goes out at once when the peer is available),
+    /// and one `ReconnectNow { peer }` is queued for each peer such repeats still wait for. Attempts in
+    /// flight are left alone. No further activity event is emitted: the `retry` event of each repeat
+    /// was emitted when it was scheduled.
+    ///
+    /// Seed rule: "retryNow() sends every waiting repeat at once, for a \"try again now\" button."
+    pub fn retry_now(&mut self, now: u64) {
+        let waiting: Vec<(CallId, Option<PeerId>)> = self
+            .calls
+            .iter()
+            .filter_map(|(id, c)| match c.phase {
+                Phase::Waiting { reconnect, .. } => Some((*id, reconnect)),
+                Phase::InFlight => None,
+            })
+            .collect();
+        let mut reconnect_peers = BTreeSet::new();
+        for (id, reconnect) in waiting {
+            match reconnect {
+                Some(peer) if !self.peer_is_available(peer) => {
+                    self.end_delay(id);
+                    reconnect_peers.insert(peer);
+                }
+                _ => self.repeat_now(id, now),
+            }
+        }
+        for peer in reconnect_peers {
+            self.actions.push_back(Action::ReconnectNow { peer });
+        }
+    }
+
+    /// The next action for the driver, in the order the engine queued them.
+    pub fn poll_action(&mut self) -> Option<Action> {
+        self.actions.pop_front()
+    }
+
+    /// When the engine next wants [`CallEngine::handle_timeout`] called: the earliest attempt
+    /// deadline, repeat delay or within deadline; `None` when nothing is timed. O(log n).
+    pub fn poll_timeout(&self) -> Option<u64> {
+        self.timers.first().map(|(due, _)| *due)
+    }
+
+    /// Runs every timer due at `now`, earliest first: an attempt whose deadline passed is abandoned
+    /// (`AbandonAttempt { why: Timeout }`) and ends with [`AttemptEnd::AttemptTimeout`] (REST) or
+    /// [`AttemptEnd::StreamTimeout`] (muxws); a repeat whose delay elapsed is sent (or, over muxws with
+    /// the peer unavailable, waits for it until the within deadline); a reconnect wait that reached the
+    /// within deadline settles the call with its last attempt's end.
+    pub fn handle_timeout(&mut self, now: u64) {
+        while let Some(&(due, id)) = self.timers.first() {
+            if due > now {
+                break;
+            }
+            self.timers.pop_first();
+            let Some(call) = self.calls.get_mut(&id) else {
+                continue;
+            };
+            call.timer = None;
+            let phase = call.phase;
+            match phase {
+                Phase::InFlight => {
+                    let end = match call.spec.transport {
+                        Transport::Rest => AttemptEnd::AttemptTimeout,
+                        Transport::Muxws { .. } => AttemptEnd::StreamTimeout,
+                    };
+                    call.last_abandoned = true;
+                    self.actions.push_back(Action::AbandonAttempt {
+                        call: id,
+                        attempt: call.attempt,
+                        why: Abandon::Timeout,
+                    });
+                    self.end_attempt(id, end, now);
+                }
+                Phase::Waiting {
+                    delay_until: Some(_),
+                    reconnect: Some(peer),
+                } if !self.peer_is_available(peer) => self.end_delay(id),
+                Phase::Waiting {
+                    delay_until: Some(_),
+                    ..
+                } => self.repeat_now(id, now),
+                Phase::Waiting {
+                    delay_until: None, ..
+                } => self.settle(id, now),
+            }
+        }
+    }
+
+    /// The unsettled calls, oldest first (issue order), background calls included. Linear in the
+    /// number of unsettled calls.
+    ///
+    /// Seed rule: "pendingCalls() lists the calls that have not settled, oldest first, with when each
+    /// was issued and how many of its attempts went unanswered".
+    pub fn pending_calls(&self) -> Vec<PendingCall> {
+        self.calls
+            .iter()
+            .map(|(id, c)| {
+                let (unanswered_attempts, next_attempt_at, waiting_for_reconnect) = match c.phase {
+                    Phase::InFlight => (c.attempt - 1, None, false),
+                    Phase::Waiting {
+                        delay_until,
+                        reconnect,
+                    } => (c.attempt, delay_until, reconnect.is_some()),
+                };
+                PendingCall {
+                    call: *id,
+                    key: c.spec.key.clone(),
+                    method: c.spec.method.clone(),
+                    path: c.spec.path.clone(),
+                    transport: c.spec.transport,
+                    issued_at: c.issued_at,
+                    unanswered_attempts,
+                    background: c.spec.background,
+                    next_attempt_at,
+                    waiting_for_reconnect,
+                }
+            })
+            .collect()
+    }
+
+    /// The number of unsettled calls that are not background. O(1).
+    ///
+    /// Seed rule: "pendingCallCount() counts them, background calls left out."
+    pub fn pending_call_count(&self) -> usize {
+        self.foreground_calls
+    }
+
+    /// The key of an unsettled call (`ViewSetCall.key` is readable before the call settles).
+    pub fn call_key(&self, call: CallId) -> Option<&IdempotencyKey> {
+        self.calls.get(&call).map(|c| &c.spec.key)
+    }
+
+    /// The number of calls the engine holds state for (unsettled calls, background included). A
+    /// settled call leaves nothing behind, so this returns to 0 once every call has settled.
+    pub fn live_calls(&self) -> usize {
+        self.calls.len()
+    }
+
+    /// The number of timers the engine holds (at most one per unsettled call).
+    pub fn scheduled_timers(&self) -> usize {
+        self.timers.len()
+    }
+
+    /// The number of actions queued and not yet taken with [`CallEngine::poll_action`].
+    pub fn queued_actions(&self) -> usize {
+        self.actions.len()
+    }
+
+    // ----- internals -----
+
+    fn peer_is_available(&self, peer: PeerId) -> bool {
+        !self.peers.contains_key(&peer)
+    }
+
+    fn peer_is_closed_for_good(&self, peer: PeerId) -> bool {
+        self.peers.get(&peer) == Some(&PeerState::ClosedForGood)
+    }
+
+    /// Sets (or clears, with `None`) the one timer of `id`.
+    fn set_timer(&mut self, id: CallId, due: Option<u64>) {
+        let Some(call) = self.calls.get_mut(&id) else {
+            return;
+        };
+        if let Some(old) = call.timer.take() {
+            self.timers.remove(&(old, id));
+        }
+        if let Some(due) = due {
+            call.timer = Some(due);
+            self.timers.insert((due, id));
+        }
+    }
+
+    /// Sends the call's next attempt: abandons the latest one first unless it already was, then
+    /// queues `SendAttempt` with the captured headers and starts the attempt's timeout.
+    fn send_attempt(&mut self, id: CallId, now: u64) {
+        let Some(call) = self.calls.get_mut(&id) else {
+            return;
+        };
+        let previous = call.attempt;
+        if previous > 0 && !call.last_abandoned {
+            self.actions.push_back(Action::AbandonAttempt {
+                call: id,
+                attempt: previous,
+                why: Abandon::Superseded,
+            });
+        }
+        call.attempt = previous + 1;
+        call.last_abandoned = false;
+        call.phase = Phase::InFlight;
+        self.actions.push_back(Action::SendAttempt {
+            call: id,
+            attempt: call.attempt,
+            headers: call.captured_headers.clone(),
+        });
+        let timeout = call.spec.attempt_timeout_ms;
+        let deadline = (timeout > 0).then(|| now.saturating_add(timeout));
+        self.set_timer(id, deadline);
+    }
+
+    /// The latest attempt of `id` ended with `end`: repeat it by the Repeats table, or settle.
+    fn end_attempt(&mut self, id: CallId, end: AttemptEnd, now: u64) {
+        self.set_timer(id, None);
+        let Some(call) = self.calls.get_mut(&id) else {
+            return;
+        };
+        let verdict = classify(&end);
+        call.last_end = Some(end);
+        let wait_for_peer = match verdict {
+            Verdict::Settle => return self.settle(id, now),
+            Verdict::RepeatAtOnce => return self.schedule_repeat(id, 0, None, now),
+            Verdict::RepeatAfterDelay => None,
+            Verdict::RepeatAfterDelayAndReconnect => call.spec.transport.peer(),
+        };
+        let delay = call.spec.policy.delay_before(call.delayed_repeats);
+        match wait_for_peer {
+            // The wait would end at once: the repeat goes out now and its open() throws.
+            Some(peer) if self.peer_is_closed_for_good(peer) => {
+                self.schedule_repeat(id, 0, None, now)
+            }
+            _ => self.schedule_repeat(id, delay, wait_for_peer, now),
+        }
+    }
+
+    /// Schedules the repeat of `id` after `delay` ms (0: at once), also waiting for `reconnect`'s peer
+    /// when given; settles the call instead when the repeat would go out past the within deadline.
+    fn schedule_repeat(&mut self, id: CallId, delay: u64, reconnect: Option<PeerId>, now: u64) {
+        let Some(call) = self.calls.get_mut(&id) else {
+            return;
+        };
+        let send_at = now.saturating_add(delay);
+        if !call.within_allows(send_at) {
+            return self.settle(id, now);
+        }
+        if delay > 0 {
+            call.delayed_repeats += 1;
+        }
+        let ended = call.last_end.as_ref().map_or("error", AttemptEnd::label);
+        let retry = call.event(
+            id,
+            ActivityKind::Retry {
+                attempt: call.attempt,
+                ended,
+                delay_ms: delay,
+                waits_for_reconnect: reconnect.is_some(),
+            },
+            now,
+        );
+        self.actions.push_back(retry);
+        let peer_ready = reconnect.is_none_or(|peer| self.peer_is_available(peer));
+        if delay == 0 && peer_ready {
+            return self.send_attempt(id, now);
+        }
+        let call = self.calls.get_mut(&id).expect("call checked above");
+        call.phase = Phase::Waiting {
+            delay_until: (delay > 0).then_some(send_at),
+            reconnect,
+        };
+        if let Some(peer) = reconnect {
+            self.reconnect_waiters.entry(peer).or_default().insert(id);
+        }
+        let due = if delay > 0 {
+            send_at
+        } else {
+            call.within_deadline()
+        };
+        self.set_timer(id, Some(due));
+    }
+
+    /// The delay of a repeat that also waits for its peer has elapsed (or is treated as elapsed): it
+    /// now waits only for the peer, at most until the within deadline.
+    fn end_delay(&mut self, id: CallId) {
+        let Some(call) = self.calls.get_mut(&id) else {
+            return;
+        };
+        if let Phase::Waiting { reconnect, .. } = call.phase {
+            call.phase = Phase::Waiting {
+                delay_until: None,
+                reconnect,
+            };
+            let deadline = call.within_deadline();
+            self.set_timer(id, Some(deadline));
+        }
+    }
+
+    /// Sends the waiting repeat of `id` now, or settles the call when now is past the within deadline
+    /// (a late wakeup).
+    fn repeat_now(&mut self, id: CallId, now: u64) {
+        self.stop_waiting(id);
+        let Some(call) = self.calls.get(&id) else {
+            return;
+        };
+        if call.within_allows(now) {
+            self.send_attempt(id, now);
+        } else {
+            self.settle(id, now);
+        }
+    }
+
+    /// Forgets that `id` waits for a peer.
+    fn stop_waiting(&mut self, id: CallId) {
+        let Some(Phase::Waiting {
+            reconnect: Some(peer),
+            ..
+        }) = self.calls.get(&id).map(|c| c.phase)
+        else {
+            return;
+        };
+        if let Some(waiters) = self.reconnect_waiters.get_mut(&peer) {
+            waiters.remove(&id);
+            if waiters.is_empty() {
+                self.reconnect_waiters.remove(&peer);
+            }
+        }
+    }
+
+    /// Settles `id` with its latest attempt's end and drops every trace of it.
+    fn settle(&mut self, id: CallId, now: u64) {
+        self.stop_waiting(id);
+        self.set_timer(id, None);
+        let Some(call) = self.calls.remove(&id) else {
+            return;
+        };
+        if !call.spec.background {
+            self.foreground_calls -= 1;
+        }
+        let end = call.last_end.clone().unwrap_or(AttemptEnd::OtherError);
+        let settled = call.event(
+            id,
+            ActivityKind::Settle {
+                ok: end.is_success(),
+                attempts: call.attempt,
+                ended: end.label(),
+            },
+            now,
+        );
+        self.actions.push_back(Action::Settle {
+            call: id,
+            attempt: call.attempt,
+            end,
+        });
+        self.actions.push_back(settled);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Random driving of the engine, checking its internal bookkeeping and the shape of what it asks
+    //! of the driver after every step.
+
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::HashMap;
+
+    #[derive(Clone, Debug)]
+    enum Step {
+        Issue {
+            peer: Option<PeerId>,
+            within_ms: u64,
+            timeout_ms: u64,
+            background: bool,
+        },
+        End {
+            pick: usize,
+            attempt_offset: i8,
+            end: usize,
+        },
+        Headers {
+            pick: usize,
+        },
+        Cancel {
+            pick: usize,
+        },
+        Advance {
+            ms: u64,
+        },
+        Peer {
+            peer: PeerId,
+            available: bool,
+        },
+        PeerClosed {
+            peer: PeerId,
+        },
+        RetryNow,
+    }
+
+    fn ends() -> Vec<AttemptEnd> {
+        vec![
+            AttemptEnd::HttpAnswer {
+                status: 200,
+                json_detail: false,
+            },
+            AttemptEnd::HttpAnswer {
+                status: 503,
+                json_detail: false,
+            },
+            AttemptEnd::HttpAnswer {
+                status: 503,
+                json_detail: true,
+            },
+            AttemptEnd::NetworkError,
+            AttemptEnd::AttemptTimeout,
+            AttemptEnd::Cancelled,
+            AttemptEnd::MuxwsReply { status: 500 },
+            AttemptEnd::StreamTimeout,
+            AttemptEnd::ConnectionLost {
+                closed_for_good: false,
+            },
+            AttemptEnd::StreamRefused {
+                closed_for_good: true,
+            },
+            AttemptEnd::OpenConnectionClosed {
+                closed_for_good: false,
+            },
+            AttemptEnd::OpenGoingAway {
+                closed_for_good: false,
+            },
+            AttemptEnd::OtherError,
+        ]
+    }
+
+    fn step() -> impl Strategy<Value = Step> {
+        prop_oneof![
+            3 => (prop::option::of(0u64..3), prop::sample::select(vec![0u64, 2_000, 20_000, 600_000]),
+                  prop::sample::select(vec![0u64, 1_500, 30_000]), any::<bool>())
+                .prop_map(|(peer, within_ms, timeout_ms, background)| Step::Issue { peer, within_ms, timeout_ms, background }),
+            6 => (any::<usize>(), -1i8..2, 0..ends().len())
+                .prop_map(|(pick, attempt_offset, end)| Step::End { pick, attempt_offset, end }),
+            1 => any::<usize>().prop_map(|pick| Step::Headers { pick }),
+            1 => any::<usize>().prop_map(|pick| Step::Cancel { pick }),
+            4 => prop::sample::select(vec![1u64, 500, 1_000, 4_000, 30_000, 120_000]).prop_map(|ms| Step::Advance { ms }),
+            2 => (0u64..3, any::<bool>()).prop_map(|(peer, available)| Step::Peer { peer, available }),
+            1 => (0u64..3).prop_map(|peer| Step::PeerClosed { peer }),
+            1 => Just(Step::RetryNow),
+        ]
+    }
+
+    /// What the driver has seen of one call.
+    #[derive(Default, Debug)]
+    struct Seen {
+        started: bool,
+        retries: u32,
+        sent: u32,
+        abandoned: Vec<u32>,
+        settled: bool,
+        settle_event: bool,
+    }
+
+    fn check_bookkeeping(engine: &CallEngine) {
+        let with_timer: Vec<(u64, CallId)> = engine
+            .calls
+            .iter()
+            .filter_map(|(id, c)| c.timer.map(|due| (due, *id)))
+            .collect();
+        assert_eq!(
+            engine.timers.iter().copied().collect::<BTreeSet<_>>(),
+            with_timer.into_iter().collect()
+        );
+        let foreground = engine.calls.values().filter(|c| !c.spec.background).count();
+        assert_eq!(engine.foreground_calls, foreground);
+        let mut waiters: HashMap<PeerId, BTreeSet<CallId>> = HashMap::new();
+        for (id, c) in &engine.calls {
+            match c.phase {
+                Phase::Waiting { reconnect, .. } => {
+                    assert!(c.timer.is_some(), "a waiting call has a timer");
+                    if let Some(peer) = reconnect {
+                        waiters.entry(peer).or_default().insert(*id);
+                    }
+                }
+                Phase::InFlight => {
+                    assert_eq!(c.timer.is_some(), c.spec.attempt_timeout_ms > 0);
+                }
+            }
+        }
+        assert_eq!(engine.reconnect_waiters, waiters);
+    }
+
+    fn drain(engine: &mut CallEngine, seen: &mut HashMap<CallId, Seen>) {
+        while let Some(action) = engine.poll_action() {
+            match action {
+                Action::Activity(event) => {
+                    let s = seen.entry(event.call).or_default();
+                    assert!(!s.settle_event, "event after settle");
+                    match event.kind {
+                        ActivityKind::Start => {
+                            assert!(!s.started);
+                            s.started = true;
+                        }
+                        ActivityKind::Retry { attempt, .. } => {
+                            assert!(s.started);
+                            assert_eq!(attempt, s.sent);
+                            s.retries += 1;
+                        }
+                        ActivityKind::Settle { attempts, .. } => {
+                            assert!(s.settled, "settle event before the settle action");
+                            assert_eq!(attempts, s.sent);
+                            s.settle_event = true;
+                        }
+                    }
+                }
+                Action::SendAttempt { call, attempt, .. } => {
+                    let s = seen.entry(call).or_default();
+                    assert!(s.started && !s.settled);
+                    assert_eq!(attempt, s.sent + 1);
+                    if attempt > 1 {
+                        assert_eq!(
+                            s.abandoned.last(),
+                            Some(&(attempt - 1)),
+                            "abandon before send"
+                        );
+                        assert_eq!(s.retries, attempt - 1);
+                    }
+                    s.sent = attempt;
+                }
+                Action::AbandonAttempt { call, attempt, .. } => {
+                    let s = seen.entry(call).or_default();
+                    assert!(!s.settled);
+                    assert_eq!(attempt, s.sent);
+                    assert!(!s.abandoned.contains(&attempt), "abandoned twice");
+                    s.abandoned.push(attempt);
+                }
+                Action::Settle { call, attempt, .. } => {
+                    let s = seen.entry(call).or_default();
+                    assert!(!s.settled, "settled twice");
+                    assert_eq!(attempt, s.sent);
+                    s.settled = true;
+                }
+                Action::ReconnectNow { .. } => {}
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        #[test]
+        fn random_driving_keeps_the_engine_consistent(steps in prop::collection::vec(step(), 1..120)) {
+            let mut engine = CallEngine::new();
+            let mut now = 0u64;
+            let mut issued: Vec<CallId> = Vec::new();
+            let mut seen: HashMap<CallId, Seen> = HashMap::new();
+            let ends = ends();
+            for step in steps {
+                match step {
+                    Step::Issue { peer, within_ms, timeout_ms, background } => {
+                        let transport = peer.map_or(Transport::Rest, |peer| Transport::Muxws { peer });
+                        let key = IdempotencyKey::generate([issued.len() as u8; 16]);
+                        let mut spec = CallSpec::new(key, transport, "POST", "/x");
+                        spec.policy.within_ms = within_ms;
+                        spec.attempt_timeout_ms = timeout_ms;
+                        spec.background = background;
+                        issued.push(engine.issue(spec, now));
+                    }
+                    Step::End { pick, attempt_offset, end } if !issued.is_empty() => {
+                        let call = issued[pick % issued.len()];
+                        let sent = seen.get(&call).map_or(0, |s| s.sent);
+                        let attempt = (i64::from(sent) + i64::from(attempt_offset)).max(0) as u32;
+                        engine.attempt_ended(call, attempt, ends[end].clone(), now);
+                    }
+                    Step::Headers { pick } if !issued.is_empty() => {
+                        let call = issued[pick % issued.len()];
+                        let sent = seen.get(&call).map_or(0, |s| s.sent);
+                        engine.attempt_headers(call, sent, vec![("X".into(), "1".into())]);
+                    }
+                    Step::Cancel { pick } if !issued.is_empty() => {
+                        engine.cancel(issued[pick % issued.len()], now);
+                    }
+                    Step::Advance { ms } => {
+                        let target = now + ms;
+                        while let Some(due) = engine.poll_timeout() {
+                            if due > target {
+                                break;
+                            }
+                            now = now.max(due);
+                            engine.handle_timeout(now);
+                            drain(&mut engine, &mut seen);
+                            check_bookkeeping(&engine);
+                        }
+                        now = target;
+                    }
+                    Step::Peer { peer, available } => engine.peer_available(peer, available, now),
+                    Step::PeerClosed { peer } => engine.peer_closed_for_good(peer, now),
+                    Step::RetryNow => engine.retry_now(now),
+                    _ => {}
+                }
+                drain(&mut engine, &mut seen);
+                check_bookkeeping(&engine);
+                if let Some(due) = engine.poll_timeout() {
+                    prop_assert!(due >= now, "a timer in the past: {} < {}", due, now);
+                }
+                let unsettled = seen.values().filter(|s| !s.settled).count();
+                prop_assert_eq!(engine.live_calls(), unsettled);
+            }
+            // Let every timer run out: only calls without timers (no attempt timeout) remain.
+            engine.handle_timeout(u64::MAX);
+            drain(&mut engine, &mut seen);
+            check_bookkeeping(&engine);
+            prop_assert_eq!(engine.scheduled_timers(), 0);
+            for (id, call) in &engine.calls {
+                prop_assert_eq!(call.phase, Phase::InFlight, "call {} still waits", id);
+            }
+            for id in issued {
+                engine.cancel(id, u64::MAX);
+            }
+            drain(&mut engine, &mut seen);
+            prop_assert_eq!(engine.live_calls(), 0);
+            prop_assert_eq!(engine.pending_call_count(), 0);
+            prop_assert!(engine.reconnect_waiters.is_empty());
+            prop_assert!(seen.values().all(|s| s.settled && s.settle_event));
+        }
+    }
+}

@@ -1,0 +1,274 @@
+//! The Idempotency-Key of a call.
+//!
+//! Seed, "Frontend / The key": every call gets a new key, a version 4 UUID; a key the caller passes
+//! (`RequestOptions.key`) that is empty or holds a character outside printable ASCII rejects the call
+//! before anything is sent. Seed, "The key" (backend): the header carries the key as a Structured Field
+//! string (RFC 8941), a quoted string of printable ASCII in which `"` and `\` are escaped with `\`.
+
+use std::fmt;
+
+/// The lowest printable ASCII character (space). Seed: "a quoted string of printable ASCII".
+const FIRST_PRINTABLE: char = '\u{20}';
+/// The highest printable ASCII character (`~`).
+const LAST_PRINTABLE: char = '\u{7e}';
+
+/// An idempotency key: a non-empty string of printable ASCII (0x20–0x7E).
+///
+/// Seed rule: "Every call gets a new key, a version 4 UUID" ([`IdempotencyKey::generate`]) and
+/// "A key that is empty or holds a character outside printable ASCII rejects the call"
+/// ([`IdempotencyKey::parse`]). The same value is sent with every attempt of one call.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct IdempotencyKey(String);
+
+/// Why a string is not an acceptable idempotency key.
+///
+/// Seed rule: "A key that is empty or holds a character outside printable ASCII rejects the call with a
+/// TypeError before anything is sent" — the wasm layer turns this error into that `TypeError`, using
+/// its [`Display`](fmt::Display) text as the message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KeyError {
+    /// The key is the empty string.
+    Empty,
+    /// The character `ch` at position `index` (counted in characters, from 0) is outside printable
+    /// ASCII 0x20–0x7E.
+    NotPrintableAscii {
+        /// Position of the offending character, counted in characters from 0.
+        index: usize,
+        /// The offending character.
+        ch: char,
+    },
+    /// The text is not a Structured Field string: it is not wrapped in double quotes, holds an
+    /// unescaped `"`, or a `\` that does not escape `"` or `\`.
+    NotStructuredField,
+}
+
+impl fmt::Display for KeyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            KeyError::Empty => f.write_str("An idempotency key must not be empty."),
+            KeyError::NotPrintableAscii { index, ch } => write!(
+                f,
+                "An idempotency key may hold only printable ASCII characters (U+0020 to U+007E), \
+                 but the character at position {index} is {ch:?} (U+{:04X}).",
+                u32::from(*ch)
+            ),
+            KeyError::NotStructuredField => f.write_str(
+                "An Idempotency-Key header must be a Structured Field string: printable ASCII in \
+                 double quotes, with \" and \\ escaped by a backslash.",
+            ),
+        }
+    }
+}
+
+impl std::error::Error for KeyError {}
+
+/// The first character of `text` outside printable ASCII, with its position in characters.
+fn first_non_printable(text: &str) -> Option<(usize, char)> {
+    text.chars()
+        .enumerate()
+        .find(|(_, ch)| !(FIRST_PRINTABLE..=LAST_PRINTABLE).contains(ch))
+}
+
+impl IdempotencyKey {
+    /// A new key: the version 4 UUID built from 16 random bytes, lower-case and hyphenated
+    /// (`xxxxxxxx-xxxx-4xxx-[89ab]xxx-xxxxxxxxxxxx`).
+    ///
+    /// Seed rule: "Every call gets a new key, a version 4 UUID (crypto.randomUUID(), or the same value
+    /// built from crypto.getRandomValues() outside a secure context)". The caller supplies the random
+    /// bytes (the core has no source of randomness); the version nibble is set to 4 and the variant
+    /// bits to `10` as RFC 9562 §5.4 prescribes.
+    pub fn generate(random: [u8; 16]) -> Self {
+        let mut bytes = random;
+        bytes[6] = (bytes[6] & 0x0f) | 0x40; // version 4
+        bytes[8] = (bytes[8] & 0x3f) | 0x80; // variant 10xx
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut text = String::with_capacity(36);
+        for (index, byte) in bytes.iter().enumerate() {
+            if matches!(index, 4 | 6 | 8 | 10) {
+                text.push('-');
+            }
+            text.push(char::from(HEX[usize::from(byte >> 4)]));
+            text.push(char::from(HEX[usize::from(byte & 0x0f)]));
+        }
+        IdempotencyKey(text)
+    }
+
+    /// Accepts a key given by the caller (`RequestOptions.key`) as it is.
+    ///
+    /// Seed rule: "A key that is empty or holds a character outside printable ASCII rejects the call
+    /// with a TypeError before anything is sent." Any other string is accepted unchanged.
+    pub fn parse(candidate: &str) -> Result<Self, KeyError> {
+        if candidate.is_empty() {
+            return Err(KeyError::Empty);
+        }
+        if let Some((index, ch)) = first_non_printable(candidate) {
+            return Err(KeyError::NotPrintableAscii { index, ch });
+        }
+        Ok(IdempotencyKey(candidate.to_owned()))
+    }
+
+    /// The key itself, unquoted (the value of `ViewSetCall.key`).
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The key as the value of the `Idempotency-Key` header: a Structured Field string.
+    ///
+    /// Seed rule: "The key is a Structured Field string (RFC 8941): a quoted string of printable ASCII,
+    /// in which `"` and `\` are escaped with `\`."
+    pub fn to_structured_field(&self) -> String {
+        let mut field = String::with_capacity(self.0.len() + 2);
+        field.push('"');
+        for ch in self.0.chars() {
+            if ch == '"' || ch == '\\' {
+                field.push('\\');
+            }
+            field.push(ch);
+        }
+        field.push('"');
+        field
+    }
+
+    /// Reads a key back from an `Idempotency-Key` header value.
+    ///
+    /// Seed rule: "A header that is not a single, non-empty Structured Field string is rejected."
+    /// Leading and trailing spaces around the quoted string are discarded, as RFC 8941 §4.2 parses a
+    /// field value; anything else outside the quotes, an unescaped `"`, a `\` that escapes neither `"`
+    /// nor `\` ([`KeyError::NotStructuredField`]), a character outside printable ASCII
+    /// ([`KeyError::NotPrintableAscii`], positioned in `sf`) or `""` ([`KeyError::Empty`]) is
+    /// rejected.
+    pub fn from_structured_field(sf: &str) -> Result<Self, KeyError> {
+        if let Some((index, ch)) = first_non_printable(sf) {
+            return Err(KeyError::NotPrintableAscii { index, ch });
+        }
+        let trimmed = sf.trim_matches(' ');
+        let inner = trimmed
+            .strip_prefix('"')
+            .and_then(|rest| rest.strip_suffix('"'))
+            .ok_or(KeyError::NotStructuredField)?;
+        let mut key = String::with_capacity(inner.len());
+        let mut chars = inner.chars();
+        while let Some(ch) = chars.next() {
+            match ch {
+                '\\' => match chars.next() {
+                    Some(escaped @ ('"' | '\\')) => key.push(escaped),
+                    _ => return Err(KeyError::NotStructuredField),
+                },
+                '"' => return Err(KeyError::NotStructuredField),
+                other => key.push(other),
+            }
+        }
+        if key.is_empty() {
+            return Err(KeyError::Empty);
+        }
+        Ok(IdempotencyKey(key))
+    }
+}
+
+impl fmt::Display for IdempotencyKey {
+    /// Writes the key unquoted, as [`IdempotencyKey::as_str`] returns it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generate_sets_version_and_variant() {
+        let key = IdempotencyKey::generate([0xff; 16]);
+        assert_eq!(key.as_str(), "ffffffff-ffff-4fff-bfff-ffffffffffff");
+        let key = IdempotencyKey::generate([0x00; 16]);
+        assert_eq!(key.as_str(), "00000000-0000-4000-8000-000000000000");
+    }
+
+    #[test]
+    fn generate_matches_the_seed_example_layout() {
+        let bytes = [
+            0x8e, 0x03, 0x97, 0x8e, 0x40, 0xd5, 0x43, 0xe8, 0xbc, 0x93, 0x68, 0x94, 0xa5, 0x7f,
+            0x93, 0x24,
+        ];
+        let key = IdempotencyKey::generate(bytes);
+        assert_eq!(key.as_str(), "8e03978e-40d5-43e8-bc93-6894a57f9324");
+        assert_eq!(
+            key.to_structured_field(),
+            "\"8e03978e-40d5-43e8-bc93-6894a57f9324\""
+        );
+    }
+
+    #[test]
+    fn parse_rejects_empty_and_non_printable() {
+        assert_eq!(IdempotencyKey::parse(""), Err(KeyError::Empty));
+        assert_eq!(
+            IdempotencyKey::parse("ab\tc"),
+            Err(KeyError::NotPrintableAscii { index: 2, ch: '\t' })
+        );
+        assert_eq!(
+            IdempotencyKey::parse("é"),
+            Err(KeyError::NotPrintableAscii { index: 0, ch: 'é' })
+        );
+        assert_eq!(
+            IdempotencyKey::parse("a\u{7f}"),
+            Err(KeyError::NotPrintableAscii {
+                index: 1,
+                ch: '\u{7f}'
+            })
+        );
+        assert_eq!(IdempotencyKey::parse(" ~").unwrap().as_str(), " ~");
+    }
+
+    #[test]
+    fn structured_field_escapes_quote_and_backslash() {
+        let key = IdempotencyKey::parse(r#"a"b\c"#).unwrap();
+        assert_eq!(key.to_structured_field(), r#""a\"b\\c""#);
+        assert_eq!(
+            IdempotencyKey::from_structured_field(&key.to_structured_field()),
+            Ok(key)
+        );
+    }
+
+    #[test]
+    fn from_structured_field_rejects_malformed_values() {
+        for bad in [
+            "abc", "\"abc", "abc\"", "\"a\"b\"", "\"a\\b\"", "\"a\\\"", "x\"a\"", "\"",
+        ] {
+            assert_eq!(
+                IdempotencyKey::from_structured_field(bad),
+                Err(KeyError::NotStructuredField),
+                "{bad:?}"
+            );
+        }
+        assert_eq!(
+            IdempotencyKey::from_structured_field("\"\""),
+            Err(KeyError::Empty)
+        );
+        assert_eq!(
+            IdempotencyKey::from_structured_field("\"a\u{1}\""),
+            Err(KeyError::NotPrintableAscii {
+                index: 2,
+                ch: '\u{1}'
+            })
+        );
+        assert_eq!(
+            IdempotencyKey::from_structured_field("  \"k\" ")
+                .unwrap()
+                .as_str(),
+            "k"
+        );
+    }
+
+    #[test]
+    fn errors_read_as_sentences() {
+        for error in [
+            KeyError::Empty,
+            KeyError::NotPrintableAscii { index: 3, ch: '\n' },
+            KeyError::NotStructuredField,
+        ] {
+            let text = error.to_string();
+            assert!(text.ends_with('.'), "{text}");
+            assert!(text.starts_with(|c: char| c.is_uppercase()), "{text}");
+        }
+    }
+}

@@ -1,0 +1,29 @@
+//! `viewsets-core`: the sans-IO core of the idempotent, repeatable ViewSet calls of the npm package
+//! `@dynamicforms/fastapi-viewsets` (seed: "Idempotent Calls", section "Frontend").
+//!
+//! - [`key`]: the Idempotency-Key — v4 UUIDs, caller keys, the Structured Field string form;
+//! - [`headers`]: the header rules of repeats (carry-over, key replacement);
+//! - [`repeat`]: the repeat policy, how an attempt ended, the Repeats table ([`classify`]);
+//! - [`engine`]: the [`CallEngine`] — attempts, timeouts, repeats, settling, pending calls;
+//! - [`activity`]: call-activity events and the [`Listeners`] registry.
+//!
+//! No clock, no I/O, `std` only: time comes in as `now` (milliseconds), work goes out through
+//! [`CallEngine::poll_action`], and the next wakeup through [`CallEngine::poll_timeout`].
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod activity;
+pub mod engine;
+pub mod headers;
+pub mod key;
+pub mod repeat;
+
+pub use activity::{ActivityEvent, ActivityKind, ListenerId, Listeners};
+pub use engine::{Abandon, Action, CallEngine, CallId, CallSpec, PeerId, PendingCall, Transport};
+pub use headers::{carry_over, with_key, Headers, IDEMPOTENCY_KEY_HEADER, NOT_CARRIED_OVER};
+pub use key::{IdempotencyKey, KeyError};
+pub use repeat::{
+    classify, AttemptEnd, RepeatOverride, RepeatPolicy, Verdict, DEFAULT_ATTEMPT_TIMEOUT_MS,
+    DEFAULT_DELAY_MS, DEFAULT_WITHIN_MS, MAX_DELAY_MS,
+};

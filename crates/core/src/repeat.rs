@@ -1,0 +1,324 @@
+//! When a call is repeated: the repeat policy, how an attempt ended, and the seed's Repeats table.
+//!
+//! Seed, "Frontend / Repeats": the proxies "repeat a call with the same key when an attempt ends
+//! without an answer from the application", by the Repeats table, within the limits of the options
+//! `repeat.withinMs` and `repeat.delayMs`.
+
+/// Default of `repeat.withinMs`: a repeat is sent at most this long after the first attempt.
+/// Seed option table: "repeat.withinMs 600000".
+pub const DEFAULT_WITHIN_MS: u64 = 600_000;
+
+/// Default of `repeat.delayMs`: the delay before the first delayed repeat. Seed option table:
+/// "repeat.delayMs 1000".
+pub const DEFAULT_DELAY_MS: u64 = 1_000;
+
+/// The longest delay before a repeat. Seed: "doubled after each, at most 30000".
+pub const MAX_DELAY_MS: u64 = 30_000;
+
+/// Default of `attemptTimeoutMs`, the timeout of one attempt. Seed option table:
+/// "attemptTimeoutMs 30000".
+pub const DEFAULT_ATTEMPT_TIMEOUT_MS: u64 = 30_000;
+
+/// The `repeat` option of a proxy (or, after [`RepeatPolicy::with_override`], of one call).
+///
+/// Seed rule: "repeat.withinMs: a repeat is sent only this long after the first attempt; past it the
+/// call rejects with the error of its last attempt. 0 turns repeating off" and "repeat.delayMs: the
+/// delay before a repeat after a lost connection or a gateway status, doubled after each, at most
+/// 30000".
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RepeatPolicy {
+    /// A repeat is sent only while (its send time − the first attempt's start) ≤ `within_ms`;
+    /// 0 turns repeating off.
+    pub within_ms: u64,
+    /// The delay before the first delayed repeat; doubled for each further one, at most
+    /// [`MAX_DELAY_MS`].
+    pub delay_ms: u64,
+}
+
+impl Default for RepeatPolicy {
+    /// `within_ms` [`DEFAULT_WITHIN_MS`], `delay_ms` [`DEFAULT_DELAY_MS`], as the seed's option table.
+    fn default() -> Self {
+        RepeatPolicy {
+            within_ms: DEFAULT_WITHIN_MS,
+            delay_ms: DEFAULT_DELAY_MS,
+        }
+    }
+}
+
+/// The `repeat` member of `RequestOptions`: per-call values that replace the proxy's.
+///
+/// Seed rule: "repeat is an option of every proxy and of RequestOptions, where it applies to one
+/// call." A `None` member keeps the proxy's value.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RepeatOverride {
+    /// Replaces [`RepeatPolicy::within_ms`] when set.
+    pub within_ms: Option<u64>,
+    /// Replaces [`RepeatPolicy::delay_ms`] when set.
+    pub delay_ms: Option<u64>,
+}
+
+impl RepeatPolicy {
+    /// The policy of one call: the proxy's policy (`self`) with the members the call sets replaced.
+    ///
+    /// Seed rule: "repeat is an option of every proxy and of RequestOptions, where it applies to one
+    /// call."
+    pub fn with_override(self, o: &RepeatOverride) -> Self {
+        RepeatPolicy {
+            within_ms: o.within_ms.unwrap_or(self.within_ms),
+            delay_ms: o.delay_ms.unwrap_or(self.delay_ms),
+        }
+    }
+
+    /// The delay before the next delayed repeat, when `delayed_repeats_so_far` delayed repeats of the
+    /// call have been scheduled before it: `delay_ms · 2^delayed_repeats_so_far`, at most
+    /// [`MAX_DELAY_MS`].
+    ///
+    /// Seed rule: "The delay before a repeat after a lost connection or a gateway status, doubled
+    /// after each, at most 30000." Repeats sent at once do not count.
+    pub fn delay_before(&self, delayed_repeats_so_far: u32) -> u64 {
+        let factor = 1u64.checked_shl(delayed_repeats_so_far).unwrap_or(u64::MAX);
+        self.delay_ms.saturating_mul(factor).min(MAX_DELAY_MS)
+    }
+}
+
+/// How one attempt of a call ended, for both transports. The wasm layer maps what `fetch` or the
+/// muxws stream gave it to one of these and reports it to the engine.
+///
+/// Seed rule: the "An attempt that ended without an answer" column of the Repeats table, plus the
+/// outcomes that settle the call ("Any other outcome settles the call").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AttemptEnd {
+    /// REST: the application (or a gateway) answered with `status`. `json_detail`: the body is a JSON
+    /// object with a `detail` member (what FastAPI gives an `HTTPException`).
+    HttpAnswer {
+        /// The HTTP status code.
+        status: u16,
+        /// The body is a JSON object holding `detail`.
+        json_detail: bool,
+    },
+    /// REST: the request failed without a response (other than a cancellation or the attempt's own
+    /// timeout).
+    NetworkError,
+    /// REST: the attempt's own timeout (`attemptTimeoutMs`) passed.
+    AttemptTimeout,
+    /// The caller cancelled the call (REST and muxws).
+    Cancelled,
+    /// muxws: a reply with `:status` (200 when it is missing).
+    MuxwsReply {
+        /// The reply's `:status`.
+        status: u16,
+    },
+    /// muxws: the attempt's own timeout (`timeoutMs`) passed; `reset(TIMEOUT)` was sent.
+    StreamTimeout,
+    /// muxws: the stream failed with ConnectionLost.
+    ConnectionLost {
+        /// The peer has closed for good (`onClose` with `willRetry` false).
+        closed_for_good: bool,
+    },
+    /// muxws: the stream failed with StreamRefused.
+    StreamRefused {
+        /// The peer has closed for good.
+        closed_for_good: bool,
+    },
+    /// muxws: `open()` threw ConnectionClosed (the peer is between sockets, or closed for good).
+    OpenConnectionClosed {
+        /// The peer has closed for good.
+        closed_for_good: bool,
+    },
+    /// muxws: `open()` threw ConnectionGoingAway (its connection drains after a goaway).
+    OpenGoingAway {
+        /// The peer has closed for good.
+        closed_for_good: bool,
+    },
+    /// Anything else (StreamReset, RemoteError, ProtocolError, a bug): settles the call.
+    OtherError,
+}
+
+/// What follows an attempt's end. Seed: the "Repeated" column of the Repeats table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// "Any other outcome settles the call."
+    Settle,
+    /// "at once" (the attempt's own timeout ended it).
+    RepeatAtOnce,
+    /// "after the delay" (a lost request or a gateway status).
+    RepeatAfterDelay,
+    /// "after the delay, and once the peer has reconnected" (muxws, the peer between sockets).
+    RepeatAfterDelayAndReconnect,
+}
+
+/// The seed's Repeats table, and nothing else: what follows an attempt that ended with `end`.
+///
+/// | transport | attempt ended with | verdict |
+/// |---|---|---|
+/// | REST | an error without response, not a cancellation: the attempt's timeout | at once |
+/// | REST | … any other (network) error | after the delay |
+/// | REST | 502, 503 or 504 whose body is not a JSON object with `detail` | after the delay |
+/// | muxws | StreamTimeout | at once |
+/// | muxws | ConnectionLost, StreamRefused, open() threw ConnectionClosed or ConnectionGoingAway, while the peer has not closed for good | after the delay and once the peer has reconnected |
+/// | any | any other outcome (an answer, a cancellation, a muxws status, …) | settles |
+pub fn classify(end: &AttemptEnd) -> Verdict {
+    match *end {
+        AttemptEnd::HttpAnswer {
+            status: 502..=504,
+            json_detail: false,
+        } => Verdict::RepeatAfterDelay,
+        AttemptEnd::HttpAnswer { .. } => Verdict::Settle,
+        AttemptEnd::NetworkError => Verdict::RepeatAfterDelay,
+        AttemptEnd::AttemptTimeout => Verdict::RepeatAtOnce,
+        AttemptEnd::Cancelled => Verdict::Settle,
+        AttemptEnd::MuxwsReply { .. } => Verdict::Settle,
+        AttemptEnd::StreamTimeout => Verdict::RepeatAtOnce,
+        AttemptEnd::ConnectionLost { closed_for_good }
+        | AttemptEnd::StreamRefused { closed_for_good }
+        | AttemptEnd::OpenConnectionClosed { closed_for_good }
+        | AttemptEnd::OpenGoingAway { closed_for_good } => {
+            if closed_for_good {
+                Verdict::Settle
+            } else {
+                Verdict::RepeatAfterDelayAndReconnect
+            }
+        }
+        AttemptEnd::OtherError => Verdict::Settle,
+    }
+}
+
+impl AttemptEnd {
+    /// A short, stable name of how the attempt ended, for the `ended` member of call-activity events
+    /// (seed, "Call activity": "retry for each repeat, with how the attempt ended").
+    ///
+    /// `"answered"` (an HTTP answer that settles, or a muxws reply), `"gateway-status"` (a 502, 503
+    /// or 504 that is repeated), `"network-error"`, `"timeout"`, `"cancelled"`, `"stream-timeout"`,
+    /// `"connection-lost"`, `"stream-refused"`, `"connection-closed"`, `"going-away"`, `"error"`.
+    pub fn label(&self) -> &'static str {
+        match self {
+            AttemptEnd::HttpAnswer { .. } => {
+                // Whether a gateway status is the application's answer is the Repeats table's call.
+                if classify(self) == Verdict::Settle {
+                    "answered"
+                } else {
+                    "gateway-status"
+                }
+            }
+            AttemptEnd::NetworkError => "network-error",
+            AttemptEnd::AttemptTimeout => "timeout",
+            AttemptEnd::Cancelled => "cancelled",
+            AttemptEnd::MuxwsReply { .. } => "answered",
+            AttemptEnd::StreamTimeout => "stream-timeout",
+            AttemptEnd::ConnectionLost { .. } => "connection-lost",
+            AttemptEnd::StreamRefused { .. } => "stream-refused",
+            AttemptEnd::OpenConnectionClosed { .. } => "connection-closed",
+            AttemptEnd::OpenGoingAway { .. } => "going-away",
+            AttemptEnd::OtherError => "error",
+        }
+    }
+
+    /// The attempt was answered with a status below 400: the call's promise resolves (the `ok` of a
+    /// settle event). Every other end rejects it.
+    pub fn is_success(&self) -> bool {
+        match *self {
+            AttemptEnd::HttpAnswer { status, .. } | AttemptEnd::MuxwsReply { status } => {
+                status < 400
+            }
+            _ => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn delay_doubles_and_caps() {
+        let policy = RepeatPolicy::default();
+        let delays: Vec<u64> = (0..8).map(|k| policy.delay_before(k)).collect();
+        assert_eq!(delays, [1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000]);
+        assert_eq!(policy.delay_before(200), MAX_DELAY_MS);
+        let big = RepeatPolicy {
+            within_ms: 1,
+            delay_ms: u64::MAX,
+        };
+        assert_eq!(big.delay_before(3), MAX_DELAY_MS);
+        let zero = RepeatPolicy {
+            within_ms: 1,
+            delay_ms: 0,
+        };
+        assert_eq!(zero.delay_before(99), 0);
+    }
+
+    #[test]
+    fn override_replaces_only_what_is_set() {
+        let proxy = RepeatPolicy {
+            within_ms: 5,
+            delay_ms: 7,
+        };
+        assert_eq!(proxy.with_override(&RepeatOverride::default()), proxy);
+        let call = RepeatOverride {
+            within_ms: Some(0),
+            delay_ms: None,
+        };
+        assert_eq!(
+            proxy.with_override(&call),
+            RepeatPolicy {
+                within_ms: 0,
+                delay_ms: 7
+            }
+        );
+        let call = RepeatOverride {
+            within_ms: None,
+            delay_ms: Some(9),
+        };
+        assert_eq!(
+            proxy.with_override(&call),
+            RepeatPolicy {
+                within_ms: 5,
+                delay_ms: 9
+            }
+        );
+    }
+
+    #[test]
+    fn success_is_an_answer_below_400() {
+        assert!(AttemptEnd::HttpAnswer {
+            status: 201,
+            json_detail: false
+        }
+        .is_success());
+        assert!(AttemptEnd::MuxwsReply { status: 399 }.is_success());
+        assert!(!AttemptEnd::MuxwsReply { status: 400 }.is_success());
+        assert!(!AttemptEnd::HttpAnswer {
+            status: 504,
+            json_detail: true
+        }
+        .is_success());
+        assert!(!AttemptEnd::NetworkError.is_success());
+    }
+
+    #[test]
+    fn labels() {
+        assert_eq!(
+            AttemptEnd::HttpAnswer {
+                status: 503,
+                json_detail: false
+            }
+            .label(),
+            "gateway-status"
+        );
+        assert_eq!(
+            AttemptEnd::HttpAnswer {
+                status: 503,
+                json_detail: true
+            }
+            .label(),
+            "answered"
+        );
+        assert_eq!(
+            AttemptEnd::OpenGoingAway {
+                closed_for_good: false
+            }
+            .label(),
+            "going-away"
+        );
+    }
+}
