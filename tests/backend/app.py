@@ -1,0 +1,528 @@
+"""
+The real test backend of the SDK: dynamicforms-fastapi-viewsets 0.14.0 with the Idempotency command
+middleware first in the chain, an `items` viewset, counting custom actions and muxws at `/ws`.
+
+Environment:
+    HOST        bind address; only 127.0.0.1 (or localhost / ::1) is accepted   (default 127.0.0.1)
+    PORT        port, read by `python app.py`; with uvicorn pass --port        (default 8101)
+    PARENT_WATCH  "stdin": shut down when stdin reaches EOF (the harness's parent watch)
+    SERVED_BY   name of this process, echoed in answers and in X-Served-By     (default "M")
+    REDIS_URL   redis://... - Idempotency records, counters, request log and items live in Redis,
+                shared by every process pointed at it; without it everything is in-process
+    LOCK_TTL    settings.viewsets_idempotency_lock_ttl in seconds             (default 6)
+    IDEMPOTENCY_TTL  settings.viewsets_idempotency_ttl in seconds             (default 86400)
+
+Run: `.venv/bin/python -m uvicorn app:app --host 127.0.0.1 --port 8101` from this directory,
+or `tests/harness/stack.mjs`, which starts Redis, N processes and the fault proxy.
+"""
+
+import asyncio
+import json
+import os
+import signal
+import socket
+import struct
+import sys
+import threading
+import time
+
+from typing import Any
+
+from fastapi import APIRouter, FastAPI, HTTPException, Request, WebSocket
+from fastapi.middleware.cors import CORSMiddleware
+from pydantic import BaseModel, Field
+from redis.asyncio import Redis
+
+# ------------------------------------------------------------------ settings, before any viewset
+from fastapi_viewsets.conf import settings
+from fastapi_viewsets.middleware.idempotency import Idempotency
+
+REDIS_URL = os.environ.get("REDIS_URL") or None
+SERVED_BY = os.environ.get("SERVED_BY", "M")
+LOCK_TTL = float(os.environ.get("LOCK_TTL", "6"))
+IDEMPOTENCY_TTL = float(os.environ.get("IDEMPOTENCY_TTL", "86400"))
+HOST = os.environ.get("HOST", "127.0.0.1")
+if HOST not in ("127.0.0.1", "localhost", "::1"):
+    raise SystemExit(f"HOST={HOST!r}: the test backend binds to the loopback interface only")
+
+redis: Redis | None = Redis.from_url(REDIS_URL) if REDIS_URL else None
+
+
+def _exit_when_stdin_ends() -> None:
+    """PARENT_WATCH=stdin (set by tests/harness/stack.mjs): the parent holds our stdin open and we
+    shut down when it ends, so a harness killed with SIGKILL leaves no server behind."""
+    sys.stdin.buffer.read()
+    os.kill(os.getpid(), signal.SIGTERM)
+
+
+if os.environ.get("PARENT_WATCH") == "stdin":
+    threading.Thread(target=_exit_when_stdin_ends, name="parent-watch", daemon=True).start()
+
+settings.viewsets_command_middleware = [Idempotency(redis_client=Redis.from_url(REDIS_URL) if REDIS_URL else None)]
+settings.viewsets_idempotency_lock_ttl = LOCK_TTL
+settings.viewsets_idempotency_ttl = IDEMPOTENCY_TTL
+
+# imported after the settings on purpose: route_viewset reads them when a class is decorated
+from fastapi_viewsets.collection_viewset import CollectionViewSet  # noqa: E402
+from fastapi_viewsets.decorators.lifecycle_runner import current_call  # noqa: E402
+from fastapi_viewsets.decorators.route_viewset import route_viewset  # noqa: E402
+from fastapi_viewsets.middleware import ViewSetResult  # noqa: E402
+from fastapi_viewsets.mixins import ViewSetMixin  # noqa: E402
+from fastapi_viewsets.exceptions import ResultReaderStoppedError, ResultTimeoutError  # noqa: E402
+from fastapi_viewsets.mux_ws import process_command  # noqa: E402
+from fastapi_viewsets.routing import TRANSPORT_SCOPE_KEY  # noqa: E402
+from muxws import accept  # noqa: E402
+
+PREFIX = "test:"
+COUNTERS_KEY = PREFIX + "counters"
+LOG_KEY = PREFIX + "log"
+ITEMS_KEY = PREFIX + "items"
+ITEMS_SEQ_KEY = PREFIX + "items:seq"
+
+# Scope key of the request-log entry of the current request; the actions mark it as run.
+LOG_SCOPE_KEY = "test.log_entry"
+# Scope key under which the websocket's TCP transport is recorded, for /__test/ws/close.
+TRANSPORT_KEY = "test.tcp_transport"
+
+# headers copied into the request log (besides every x-* header)
+LOGGED_HEADERS = (
+    "idempotency-key",
+    "origin",
+    "content-type",
+    "accept",
+    "authorization",
+    "user-agent",
+    "cookie",
+    "referer",
+)
+
+
+# ------------------------------------------------------------------ counters and request log
+_counters: dict[str, int] = {}
+_log: list[dict[str, Any]] = []
+_log_seq = 0
+
+
+async def count(action: str) -> int:
+    """Counts one execution of `action` and answers the new count."""
+    if redis is not None:
+        return int(await redis.hincrby(COUNTERS_KEY, action, 1))
+    _counters[action] = _counters.get(action, 0) + 1
+    return _counters[action]
+
+
+async def read_counters() -> dict[str, int]:
+    if redis is not None:
+        raw = await redis.hgetall(COUNTERS_KEY)
+        return {key.decode(): int(value) for key, value in raw.items()}
+    return dict(_counters)
+
+
+async def append_log(entry: dict[str, Any]) -> None:
+    global _log_seq
+    if redis is not None:
+        entry["seq"] = int(await redis.incr(LOG_KEY + ":seq"))
+        await redis.rpush(LOG_KEY, json.dumps(entry))
+        return
+    _log_seq += 1
+    entry["seq"] = _log_seq
+    _log.append(entry)
+
+
+async def read_log() -> list[dict[str, Any]]:
+    if redis is not None:
+        return [json.loads(raw) for raw in await redis.lrange(LOG_KEY, 0, -1)]
+    return list(_log)
+
+
+def mark_ran(request: Request | None, action: str) -> None:
+    """Marks the request-log entry of `request` as one whose action ran."""
+    if request is None:
+        return
+    entry = request.scope.get(LOG_SCOPE_KEY)
+    if entry is not None:
+        entry["ran"] = True
+        entry["action"] = action
+
+
+async def executed(request: Request | None, action: str) -> int:
+    mark_ran(request, action)
+    return await count(action)
+
+
+def current_request() -> Request | None:
+    call = current_call()
+    return call.request if call is not None else None
+
+
+def header_map(scope: dict) -> dict[str, str]:
+    """The request headers, names lower-cased; a repeated header is joined with ', '."""
+    headers: dict[str, str] = {}
+    for raw_name, raw_value in scope.get("headers", []):
+        name = raw_name.decode("latin-1").lower()
+        value = raw_value.decode("latin-1")
+        headers[name] = f"{headers[name]}, {value}" if name in headers else value
+    return headers
+
+
+def idempotency_key_values(scope: dict) -> list[str]:
+    return [
+        value.decode("latin-1") for name, value in scope.get("headers", []) if name.lower() == b"idempotency-key"
+    ]
+
+
+class RequestLog:
+    """
+    Pure ASGI middleware: every HTTP request under /items (REST and muxws alike, muxws commands run
+    through the application as in-process HTTP requests) gets a log entry, written when its answer
+    has been sent; the action marks it as run. Every HTTP answer carries X-Served-By. For a
+    WebSocket it records the TCP transport of the connection, so /__test/ws/close can cut it.
+    """
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "websocket":
+            protocol = getattr(receive, "__self__", None)
+            scope[TRANSPORT_KEY] = getattr(protocol, "transport", None)
+            await self.app(scope, receive, send)
+            return
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_server(message):
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), (b"x-served-by", SERVED_BY.encode())]}
+                if entry is not None:
+                    entry["status"] = message["status"]
+            await send(message)
+
+        path: str = scope.get("path", "")
+        entry = None
+        if path == "/items" or path.startswith("/items/"):
+            headers = header_map(scope)
+            keys = idempotency_key_values(scope)
+            entry = {
+                "t": time.time(),
+                "method": scope.get("method"),
+                "path": path,
+                "query": scope.get("query_string", b"").decode("latin-1"),
+                "transport": scope.get(TRANSPORT_SCOPE_KEY, "rest"),
+                "idempotency_key": keys[0] if len(keys) == 1 else (keys or None),
+                "headers": {
+                    name: value for name, value in headers.items() if name in LOGGED_HEADERS or name.startswith("x-")
+                },
+                "served_by": SERVED_BY,
+                "pid": os.getpid(),
+                "ran": False,
+                "action": None,
+                "status": None,
+            }
+            scope[LOG_SCOPE_KEY] = entry
+        try:
+            await self.app(scope, receive, send_with_server)
+        finally:
+            if entry is not None:
+                entry["duration"] = round(time.time() - entry["t"], 4)
+                await append_log(entry)
+
+
+# ------------------------------------------------------------------ the items viewset
+class Item(BaseModel):
+    id: int = Field(0, json_schema_extra={"autoinc_int": True})
+    name: str
+    qty: int = 0
+
+
+class NoteBody(BaseModel):
+    note: str | None = None
+
+
+_items: dict[int, Item] = {}
+
+router = APIRouter()
+
+
+@route_viewset(router, base_path="/items", pk_field_name="id")
+class ItemsViewSet(CollectionViewSet[int, Item], ViewSetMixin[int, Item]):
+    """Items of the SDK's end-to-end tests."""
+
+    __router = APIRouter()
+
+    def __init__(self):
+        super().__init__(_items, "id")
+
+    # --- shared storage: with REDIS_URL the dict is a write-through copy of the hash test:items
+    async def _sync(self) -> None:
+        if redis is None:
+            return
+        raw = await redis.hgetall(ITEMS_KEY)
+        fresh = {int(pk): Item.model_validate_json(value) for pk, value in raw.items()}
+        self.container.clear()
+        self.container.update(fresh)
+
+    async def _store(self, item: Item) -> None:
+        if redis is not None:
+            await redis.hset(ITEMS_KEY, str(item.id), item.model_dump_json())
+
+    async def container_list(self) -> list[Item]:
+        await self._sync()
+        return await super().container_list()
+
+    async def container_retrieve(self, pk: int) -> Item:
+        await self._sync()
+        return await super().container_retrieve(pk)
+
+    async def container_add(self, data: Item) -> Item:
+        await self._sync()
+        if redis is not None and not data.id:
+            # ids from a shared sequence, so two processes never hand out the same one
+            floor = max(self.container, default=0)
+            data.id = int(await redis.incr(ITEMS_SEQ_KEY))
+            while data.id <= floor:
+                data.id = int(await redis.incr(ITEMS_SEQ_KEY))
+        item = await super().container_add(data)
+        await self._store(item)
+        return item
+
+    async def container_update(self, pk: int, data: Item, partial: bool) -> Item:
+        await self._sync()
+        item = await super().container_update(pk, data, partial)
+        await self._store(item)
+        return item
+
+    async def container_delete(self, pk: int) -> None:
+        await self._sync()
+        await super().container_delete(pk)
+        if redis is not None:
+            await redis.hdel(ITEMS_KEY, str(pk))
+
+    # --- CRUD, counted
+    async def perform_list(self, context):
+        await executed(current_request(), "list")
+        return await super().perform_list(context)
+
+    async def perform_retrieve(self, context, pk: int):
+        await executed(current_request(), "retrieve")
+        return await super().perform_retrieve(context, pk)
+
+    async def perform_create(self, context, data: Item):
+        await executed(current_request(), "create")
+        return await super().perform_create(context, data)
+
+    async def perform_update(self, context, pk: int, data: Item, partial: bool = True):
+        await executed(current_request(), "partial_update" if partial else "update")
+        # Workaround of the stock CollectionViewSet bug: a PUT body without `id` is the model with
+        # its default id 0, stored under key pk; a later autoinc create then reuses an id. The
+        # record always keeps the pk of its URL.
+        if not partial or "id" in data.model_fields_set:
+            data = data.model_copy(update={"id": pk})
+        return await super().perform_update(context, pk, data, partial)
+
+    async def perform_destroy(self, context, pk: int):
+        await executed(current_request(), "destroy")
+        return await super().perform_destroy(context, pk)
+
+    # --- custom actions
+    @__router.post("/slow")
+    async def slow(self, request: Request, data: NoteBody | None = None, sleep: float = 0.0) -> dict:
+        executions = await executed(request, "slow")
+        await asyncio.sleep(sleep)
+        return {
+            "action": "slow",
+            "executions": executions,
+            "slept": sleep,
+            "note": data.note if data is not None else None,
+            "served_by": SERVED_BY,
+        }
+
+    @__router.get("/tick")
+    async def tick(self, request: Request, sleep: float = 0.0) -> dict:
+        executions = await executed(request, "tick")
+        await asyncio.sleep(sleep)
+        return {"action": "tick", "executions": executions, "slept": sleep, "served_by": SERVED_BY}
+
+    @__router.post("/cookie")
+    async def cookie(self, request: Request) -> ViewSetResult[dict]:
+        executions = await executed(request, "cookie")
+        return ViewSetResult(
+            body={"action": "cookie", "executions": executions, "served_by": SERVED_BY},
+            cookies={"sid": f"s{executions}"},
+        )
+
+    @__router.post("/conflict")
+    async def conflict(self, request: Request) -> dict:
+        executions = await executed(request, "conflict")
+        raise HTTPException(status_code=409, detail=f"conflict #{executions}")
+
+    @__router.post("/boom")
+    async def boom(self, request: Request) -> dict:
+        executions = await executed(request, "boom")
+        raise RuntimeError(f"boom #{executions}")
+
+    @__router.post("/gateway")
+    async def gateway(self, request: Request, status: int = 503) -> dict:
+        """A 5xx the application answers itself, with a JSON body holding detail: not to be repeated.
+        503 is fastapi-viewsets' result_reader_stopped, 504 its result_timeout, any other status a
+        plain HTTPException."""
+        executions = await executed(request, "gateway")
+        if status == 503:
+            raise ResultReaderStoppedError(f"test-queue#{executions}")
+        if status == 504:
+            raise ResultTimeoutError(f"items.gateway#{executions}", 0.5)
+        raise HTTPException(status_code=status, detail=f"gateway #{executions} answered {status}")
+
+    @__router.post("/echo")
+    async def echo(self, request: Request) -> dict:
+        """Answers the headers and the body the application saw."""
+        executions = await executed(request, "echo")
+        raw = await request.body()
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:
+            body = raw.decode("utf-8", errors="replace")
+        return {
+            "action": "echo",
+            "executions": executions,
+            "method": request.method,
+            "path": request.url.path,
+            "query": request.scope.get("query_string", b"").decode("latin-1"),
+            "transport": request.scope.get(TRANSPORT_SCOPE_KEY, "rest"),
+            "headers": header_map(request.scope),
+            "idempotency_key": idempotency_key_values(request.scope),
+            "body": body,
+            "served_by": SERVED_BY,
+        }
+
+
+# ------------------------------------------------------------------ the application
+app = FastAPI(title="fastapi-viewsets SDK test backend")
+app.include_router(router)
+
+app.add_middleware(RequestLog)
+app.add_middleware(
+    CORSMiddleware,
+    allow_origin_regex=r".*",
+    allow_credentials=True,
+    allow_methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+    allow_headers=["Idempotency-Key", "X-Trace", "Content-Type", "Authorization", "X-List-Shape", "X-Requested-With"],
+    expose_headers=["X-Served-By", "X-Trace", "Retry-After", "X-List-Shape", "Content-Length"],
+    max_age=600,
+)
+
+test_router = APIRouter(prefix="/__test")
+
+
+@test_router.get("/ready")
+async def ready() -> dict:
+    if redis is not None:
+        await redis.ping()
+    return {
+        "ok": True,
+        "served_by": SERVED_BY,
+        "pid": os.getpid(),
+        "redis": redis is not None,
+        "lock_ttl": LOCK_TTL,
+        "idempotency_ttl": IDEMPOTENCY_TTL,
+        "ws_peers": len(_peers),
+    }
+
+
+@test_router.get("/counters")
+async def counters() -> dict:
+    return await read_counters()
+
+
+@test_router.get("/log")
+async def log() -> list:
+    entries = await read_log()
+    return sorted(entries, key=lambda entry: (entry["t"], entry["seq"]))
+
+
+@test_router.post("/reset")
+async def reset() -> dict:
+    """Clears counters, request log and items (shared ones in Redis, this process's otherwise).
+    Idempotency records are left alone: their keys are random."""
+    global _log_seq
+    _counters.clear()
+    _log.clear()
+    _log_seq = 0
+    _items.clear()
+    if redis is not None:
+        await redis.delete(COUNTERS_KEY, LOG_KEY, LOG_KEY + ":seq", ITEMS_KEY, ITEMS_SEQ_KEY)
+    return {"ok": True, "served_by": SERVED_BY}
+
+
+# ------------------------------------------------------------------ muxws
+# peer -> TCP transport of its WebSocket (None when it could not be found)
+_peers: dict[Any, Any] = {}
+
+
+def _allowed_origin(origin: str | None) -> bool:
+    """Node clients send no Origin; test pages are served from other 127.0.0.1/localhost ports."""
+    if origin is None:
+        return True
+    from muxws.origin import parse_origin
+
+    parsed = parse_origin(origin)
+    return parsed is not None and parsed[1] in ("127.0.0.1", "localhost", "[::1]")
+
+
+@app.websocket("/ws")
+async def muxws_endpoint(websocket: WebSocket) -> None:
+    peer = await accept(websocket, allowed_origins=_allowed_origin)
+    peer.on_stream(lambda payload, stream: process_command(payload, stream, connection=websocket, peer=peer))
+    _peers[peer] = websocket.scope.get(TRANSPORT_KEY)
+    try:
+        await peer.serve()
+    finally:
+        _peers.pop(peer, None)
+
+
+_closing: set[asyncio.Task] = set()
+
+
+@test_router.post("/ws/goaway")
+async def ws_goaway(drain: float = 10.0, reason: str = "server going away (test)") -> dict:
+    """Every connected peer sends goaway, drains for up to `drain` seconds and closes (1000): the
+    Python muxws peer's close(). Answers at once, without waiting for the drains."""
+    peers = list(_peers)
+    for peer in peers:
+        task = asyncio.create_task(peer.close(reason=reason, drain=drain))
+        _closing.add(task)
+        task.add_done_callback(_closing.discard)
+    return {"peers": len(peers), "served_by": SERVED_BY}
+
+
+@test_router.post("/ws/close")
+async def ws_close() -> dict:
+    """Cuts every muxws socket of this process abruptly: TCP reset, no close frame (the client sees 1006)."""
+    cut = 0
+    for transport in list(_peers.values()):
+        if transport is None or transport.is_closing():
+            continue
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            try:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            except OSError:
+                pass
+        transport.abort()
+        cut += 1
+    return {"sockets": cut, "served_by": SERVED_BY}
+
+
+@test_router.get("/ws/peers")
+async def ws_peers() -> dict:
+    return {"peers": len(_peers), "served_by": SERVED_BY}
+
+
+app.include_router(test_router)
+
+
+if __name__ == "__main__":
+    import uvicorn
+
+    uvicorn.run(app, host=HOST, port=int(os.environ.get("PORT", "8101")))
