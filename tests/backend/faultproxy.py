@@ -209,14 +209,14 @@ def synthetic(status: int, request: Head | None, *, fault: str, retry_after: str
     return Head(f"HTTP/1.1 {status} {phrase}", headers).encode() + body
 
 
-def json_answer(status: int, payload, request: Head | None) -> bytes:
+def json_answer(status: int, payload, request: Head | None, *, close: bool = False) -> bytes:
     body = json.dumps(payload).encode()
     headers = [
         ("content-type", "application/json"),
         ("content-length", str(len(body))),
         ("cache-control", "no-store"),
         *cors_headers(request),
-        ("connection", "keep-alive"),
+        ("connection", "close" if close else "keep-alive"),
     ]
     return Head(f"HTTP/1.1 {status} {status_phrase(status)}", headers).encode() + body
 
@@ -321,6 +321,11 @@ class Proxy:
         self.fired: deque[dict] = deque(maxlen=200)
         self.requests: deque[dict] = deque(maxlen=1000)
         self.tunnels: set[Tunnel] = set()
+        # Client connections waiting for their next request. Queuing a fault closes them (and the
+        # control connection): a browser resends a request by itself, once, when a REUSED keep-alive
+        # connection closes before any answer, which would hide the fault from the client under test.
+        # On a fresh connection it reports the loss.
+        self.idle: set[asyncio.StreamWriter] = set()
         self.next_upstream = 0
         self.connections = 0
         self.tasks: set[asyncio.Task] = set()
@@ -383,7 +388,10 @@ class Proxy:
             rule.extra["kind"] = name
             self.faults.append(rule)
             self.log(f"queued {rule.describe()}")
-            return json_answer(200, {"ok": True, "queued": rule.describe()}, request)
+            for idle in list(self.idle):
+                cut(idle, rst=False)
+            self.idle.clear()
+            return json_answer(200, {"ok": True, "queued": rule.describe()}, request, close=True)
         except (ValueError, KeyError) as error:
             return json_answer(400, {"ok": False, "error": str(error)}, request)
 
@@ -427,7 +435,11 @@ class Proxy:
             self.tasks.add(task)
         try:
             while True:
-                head = await read_head(reader)
+                self.idle.add(writer)
+                try:
+                    head = await read_head(reader)
+                finally:
+                    self.idle.discard(writer)
                 if head is None:
                     break
                 keep_open = await self.handle_request(head, reader, writer, assigned)
@@ -458,8 +470,12 @@ class Proxy:
 
         if path == CONTROL_PATH or path.startswith(CONTROL_PATH + "/"):
             answer = control_preflight(head) if method == "OPTIONS" else self.control(head, target)
+            closing = b"connection: close" in answer.split(b"\r\n\r\n", 1)[0].lower()
+            if closing:
+                # Let the client see its idle connections close before it can issue the next request.
+                await asyncio.sleep(0.1)
             await self.send(writer, answer)
-            return not client_close
+            return not client_close and not closing
 
         self.requests.append(entry)
         pinned = self.take_pin(method, path)

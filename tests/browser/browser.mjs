@@ -1,0 +1,62 @@
+// Runs scenario modules inside real headless Chromium (Debian's, driven by playwright-core): a static
+// server on 127.0.0.1 serves the built package and the scenario files, the page imports them, and each
+// scenario runs in the page against the real backend (another origin, so CORS is exercised too).
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { chromium } from 'playwright-core';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const SERVED = ['pkg/', 'tests/e2e/', 'tests/browser/'];
+const TYPES = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.html': 'text/html', '.json': 'application/json' };
+
+export const CHROMIUM_ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic',
+];
+
+/** Serves the package and the scenario files on a free 127.0.0.1 port. */
+export async function serveStatic() {
+  const server = http.createServer((request, response) => {
+    const url = new URL(request.url, 'http://x');
+    const relative = decodeURIComponent(url.pathname).replace(/^\/+/, '');
+    const file = path.join(repoRoot, relative);
+    if (!SERVED.some((prefix) => relative.startsWith(prefix)) || !file.startsWith(repoRoot) || !fs.existsSync(file)) {
+      response.writeHead(404).end('not found');
+      return;
+    }
+    response.writeHead(200, { 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' });
+    fs.createReadStream(file).pipe(response);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
+/** Launches Chromium and opens the runner page, which loads `scenarioModule` (a path under tests/). */
+export async function openRunner(scenarioModule, env) {
+  const site = await serveStatic();
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  const page = await browser.newPage();
+  const consoleLines = [];
+  page.on('console', (message) => consoleLines.push(`${message.type()}: ${message.text()}`));
+  page.on('pageerror', (error) => consoleLines.push(`pageerror: ${error.message}`));
+  await page.goto(`${site.url}/tests/browser/runner.html`);
+  await page.evaluate(([module, env]) => window.loadScenarios(module, env), [scenarioModule, env]);
+  return {
+    page,
+    consoleLines,
+    browserVersion: browser.version(),
+    /** Runs scenario `name` in the page; rejects with its error message. */
+    async run(name) {
+      const outcome = await page.evaluate((name) => window.runScenario(name), name);
+      if (outcome !== 'ok') throw new Error(outcome);
+    },
+    names: () => page.evaluate(() => Object.keys(window.scenarios)),
+    async close() {
+      await browser.close();
+      await site.close();
+    },
+  };
+}
