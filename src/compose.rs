@@ -90,7 +90,7 @@ pub fn check_header_name(name: &str) -> Result<(), String> {
     if !name.is_empty() && name.chars().all(is_tchar) {
         Ok(())
     } else {
-        Err(format!("{name:?} is not a valid header name"))
+        Err(format!("\"{name}\" is not a valid header name"))
     }
 }
 
@@ -100,7 +100,7 @@ pub fn check_header_value(name: &str, value: &str) -> Result<(), String> {
     if value.chars().all(|c| c == '\t' || (' '..='~').contains(&c)) {
         Ok(())
     } else {
-        Err(format!("the value of header {name:?} holds a character outside printable ASCII"))
+        Err(format!("the value of header \"{name}\" holds a character outside printable ASCII"))
     }
 }
 

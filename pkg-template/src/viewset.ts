@@ -285,25 +285,23 @@ export const restViewSet = factory<ViewSetOptions>();
 /** `muxwsViewSet<Item>()('id', [ViewSetMixin])`: the same over a muxws peer (`options.peer`). */
 export const muxwsViewSet = factory<MuxwsViewSetOptions>();
 
-/** A bare REST proxy, every method typed as returning `ViewSetCall<R>`. */
-export function route_rest<T, P extends keyof T, const M extends readonly Mixin[]>(
-  pkField: P,
-  mixins: M,
-  options: ViewSetOptions,
-): ViewSetBase & WithKeys<Pick<ActionSignatures<T, T[P]>, ActionsOf<M> & keyof ActionSignatures<T, T[P]>>> {
-  const Base = restViewSet<T>()(pkField, mixins) as unknown as new (o: ViewSetOptions) => ViewSetBase;
-  return new (class extends Base {})(options) as never;
+/** The proxy type `route_rest`/`route_muxws` make: every built-in action typed as returning `ViewSetCall<R>`. */
+export type BareViewSet<T, K, M> = ViewSetBase & WithKeys<Pick<ActionSignatures<T, K>, ActionsOf<M> & keyof ActionSignatures<T, K>>>;
+
+function bare<O extends ViewSetOptions | MuxwsViewSetOptions>(classes: ReturnType<typeof factory<O>>) {
+  return function <T>() {
+    return function <P extends keyof T, const M extends readonly Mixin[]>(pkField: P, mixins: M, options: O): BareViewSet<T, T[P], M> {
+      const Base = classes<T>()(pkField, mixins) as unknown as new (o: O) => ViewSetBase;
+      return new (class extends Base {})(options) as BareViewSet<T, T[P], M>;
+    };
+  };
 }
 
-/** A bare muxws proxy, every method typed as returning `ViewSetCall<R>`. */
-export function route_muxws<T, P extends keyof T, const M extends readonly Mixin[]>(
-  pkField: P,
-  mixins: M,
-  options: MuxwsViewSetOptions,
-): ViewSetBase & WithKeys<Pick<ActionSignatures<T, T[P]>, ActionsOf<M> & keyof ActionSignatures<T, T[P]>>> {
-  const Base = muxwsViewSet<T>()(pkField, mixins) as unknown as new (o: MuxwsViewSetOptions) => ViewSetBase;
-  return new (class extends Base {})(options) as never;
-}
+/** `route_rest<Item>()('id', [ViewSetMixin], { basePath: '/items' })`: a bare REST proxy. */
+export const route_rest = bare(restViewSet);
+
+/** `route_muxws<Item>()('id', [ViewSetMixin], { basePath: '/items', peer })`: a bare muxws proxy. */
+export const route_muxws = bare(muxwsViewSet);
 
 /** The startup schema check: once per proxy, after the constructor returns, in the background, never repeated. */
 function scheduleSchemaCheck(proxy: ViewSetBase, core: ProxyCore): void {

@@ -113,7 +113,7 @@ impl ProxyCore {
             return Err(type_error("request options must be an object"));
         }
         let method = method.to_ascii_uppercase();
-        compose::check_header_name(&method).map_err(|_| type_error(&format!("{method:?} is not an HTTP method")))?;
+        compose::check_header_name(&method).map_err(|_| type_error(&format!("\"{method}\" is not an HTTP method")))?;
         let key = match js::get(options, "key") {
             value if value.is_undefined() || value.is_null() => IdempotencyKey::generate(js::random_bytes()?),
             value => {

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The whole test suite, from a clean clone: installs what is missing (scripts/install.sh), builds the
+# package, then runs every runner. Every server a test needs is started and stopped by the tests
+# themselves (127.0.0.1, free ports, stopped by PID); the last step checks that none is left.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
+step() { printf '\n==== %s\n' "$*"; }
+
+bash scripts/install.sh
+
+step "cargo test: the pure Rust core, the muxws protocol, request composition (native, virtual clock)"
+cargo test --workspace
+
+step "build the npm package into pkg/"
+bash scripts/build.sh
+
+step "types: the seed's TypeScript under tsc --strict against the package's .d.ts"
+tsc -p tests/types/tsconfig.json
+echo "types: ok"
+
+step "Node 20: harness self-test and end to end against the real backend"
+node --experimental-websocket --no-warnings=ExperimentalWarning --test tests/harness/ tests/e2e/
+
+step "Chromium (headless, playwright-core): end to end against the real backend"
+node --test tests/browser/
+
+step "no process left behind"
+node tests/harness/no-leftovers.mjs
