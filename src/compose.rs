@@ -94,6 +94,12 @@ pub fn check_header_name(name: &str) -> Result<(), String> {
     }
 }
 
+/// Checks a header name on a muxws stream: an HTTP token, or a pseudo-header (`:method`, `:path`,
+/// `:query`, …) that is `:` followed by a token.
+pub fn check_stream_header_name(name: &str) -> Result<(), String> {
+    check_header_name(name.strip_prefix(':').unwrap_or(name)).map_err(|_| format!("\"{name}\" is not a valid header name"))
+}
+
 /// Checks a header value a caller supplied: visible ASCII, spaces and tabs, no line breaks (what
 /// `fetch` accepts everywhere). Returns a sentence for the `TypeError` otherwise.
 pub fn check_header_value(name: &str, value: &str) -> Result<(), String> {
@@ -143,6 +149,9 @@ mod tests {
         assert!(check_header_name("X-Trace").is_ok());
         assert!(check_header_name("bad name").is_err());
         assert!(check_header_name("").is_err());
+        assert!(check_header_name(":path").is_err());
+        assert!(check_stream_header_name(":path").is_ok());
+        assert!(check_stream_header_name(":").is_err());
         assert!(check_header_value("X", "ok\tvalue").is_ok());
         assert!(check_header_value("X", "line\nbreak").is_err());
         assert!(check_header_value("X", "ключ").is_err());

@@ -1,10 +1,134 @@
 /**
- * muxws: `connectMuxws(url, options)` and `MuxwsPeer`, multiplexed streams over one WebSocket,
- * implemented in Rust (`muxws-proto` driven by the platform WebSocket).
+ * muxws: multiplexed streams over one WebSocket (`muxws.v1.json`), dialer side, implemented in
+ * Rust. `connectMuxws()` gives a `MuxwsPeer` that reconnects by itself; a muxws ViewSet proxy sends
+ * its calls through it (`muxwsViewSet`, `route_muxws`, option `peer`).
  */
+import { connectMuxwsCore, MuxwsPeerCore } from './wasm/fastapi_viewsets.js';
+
+/** What `onClose` listeners receive, once per socket loss. */
+export interface CloseReason {
+  code: number;
+  reason: string;
+  wasClean: boolean;
+  /** False once the peer will not dial again (`close()` was called, or `maxAttempts` ran out). */
+  willRetry: boolean;
+}
+
+/** The reconnect schedule: before retry n the delay is min(initialDelayMs·factorⁿ, maxDelayMs)·(1 ± jitter). */
+export interface ReconnectOptions {
+  initialDelayMs?: number;
+  factor?: number;
+  maxDelayMs?: number;
+  jitter?: number;
+  maxAttempts?: number;
+}
+
+/** An open interceptor: runs synchronously on every application open and may change `headers`. */
+export type OpenInterceptor = (headers: Record<string, unknown>, payload: unknown) => void;
+
+/** Options of `connectMuxws`. */
+export interface ConnectOptions {
+  /** Extra `Sec-WebSocket-Protocol` entries offered after `muxws.v1.json` (e.g. a token). */
+  subprotocols?: string[];
+  /** Sent as stream 1 of every connection; the peer counts as connected once it is acknowledged. */
+  hello?: unknown;
+  /** Headers of the hello. */
+  helloHeaders?: Record<string, unknown>;
+  helloTimeoutMs?: number;
+  /** `false` never reconnects. Defaults: 250 ms, ×2, at most 30 s, jitter 0.3, unlimited attempts. */
+  reconnect?: ReconnectOptions | false;
+  /** The heartbeat: a ping after this long without traffic (default 20000; 0 turns it off). */
+  pingIntervalMs?: number;
+  /** The socket counts as dead when no pong came this long after a ping (default 10000). */
+  pingTimeoutMs?: number;
+  /** The largest reply payload accepted (bytes). */
+  maxPayloadBytes?: number;
+  onClose?: (reason: CloseReason) => void;
+  onReconnect?: (attempt: number, peer: MuxwsPeer) => void;
+  /** Open interceptors, registered before the first connection. */
+  openInterceptors?: OpenInterceptor[];
+}
+
+/** Options of one `request()`. */
+export interface MuxwsRequestOptions {
+  headers?: Record<string, unknown>;
+  /** Sends `reset(TIMEOUT)` and rejects with `StreamTimeout` when the reply takes longer. */
+  timeoutMs?: number;
+}
+
+/** A reply with its headers (`:status` among them over fastapi-viewsets). */
+export interface MuxwsReply<R = unknown> {
+  headers: Record<string, unknown>;
+  payload: R;
+}
 
 /** A muxws peer (dialer side). */
-export interface MuxwsPeer {
+export class MuxwsPeer {
   /** The wasm peer behind this object; what a muxws proxy sends its calls through. */
-  readonly core: unknown;
+  readonly core: MuxwsPeerCore;
+
+  /** @internal Made by `connectMuxws()`. */
+  constructor(core: MuxwsPeerCore) {
+    this.core = core;
+  }
+
+  /** True while a connection is established. */
+  get isOpen(): boolean {
+    return this.core.isOpen;
+  }
+
+  /** True once the peer will never dial again. */
+  get isClosed(): boolean {
+    return this.core.isClosed;
+  }
+
+  /** A unary request; resolves with the reply's payload. */
+  request<R = unknown>(payload?: unknown, options: MuxwsRequestOptions = {}): Promise<R> {
+    return this.core.request(payload, options) as Promise<R>;
+  }
+
+  /** A unary request; resolves with the reply's headers and payload. */
+  requestWithHeaders<R = unknown>(payload?: unknown, options: MuxwsRequestOptions = {}): Promise<MuxwsReply<R>> {
+    return this.core.request(payload, { ...options, withHeaders: true }) as Promise<MuxwsReply<R>>;
+  }
+
+  /** Stops reconnecting, sends `goaway`, drains (at most `drainMs`, default 10000) and closes. */
+  close(options: { code?: number; reason?: string; drainMs?: number } = {}): Promise<void> {
+    return this.core.close(options) as Promise<void>;
+  }
+
+  /** Called once per socket loss; returns the function that removes the listener. */
+  onClose(listener: (reason: CloseReason) => void): () => void {
+    return this.core.onClose(listener) as () => void;
+  }
+
+  /** Called after each re-established connection (attempt 1, 2, …); returns its remover. */
+  onReconnect(listener: (attempt: number, peer: MuxwsPeer) => void): () => void {
+    return this.core.onReconnect((attempt: number) => listener(attempt, this)) as () => void;
+  }
+
+  /** Registers an open interceptor; returns its remover. */
+  interceptOpen(interceptor: OpenInterceptor): () => void {
+    return this.core.interceptOpen(interceptor) as () => void;
+  }
+
+  /** Skips a pending reconnect backoff and dials now. */
+  reconnectNow(): void {
+    this.core.reconnectNow();
+  }
+}
+
+/**
+ * Connects to a muxws endpoint (`ws://…/ws`). Resolves once the first connection is established;
+ * rejects (`CodecMismatch`, a hello error, …) if that first attempt fails.
+ */
+export async function connectMuxws(url: string, options: ConnectOptions = {}): Promise<MuxwsPeer> {
+  let peer: MuxwsPeer | undefined;
+  const onReconnect = options.onReconnect;
+  const core = (await connectMuxwsCore(url, {
+    ...options,
+    onReconnect: onReconnect ? (attempt: number) => onReconnect(attempt, peer!) : undefined,
+  })) as MuxwsPeerCore;
+  peer = new MuxwsPeer(core);
+  return peer;
 }

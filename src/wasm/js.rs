@@ -148,6 +148,19 @@ pub fn headers_object(headers: &[(String, String)]) -> Object {
 /// Reads a `{name: value}` object (or `undefined`) into header pairs; values are stringified as
 /// `fetch` does, `undefined` and `null` values dropped.
 pub fn headers_from(value: &JsValue, what: &str) -> Result<Vec<(String, String)>, JsValue> {
+    headers_checked(value, what, crate::compose::check_header_name)
+}
+
+/// As [`headers_from`], for the headers of a muxws stream, where pseudo-headers (`:path`) are allowed.
+pub fn stream_headers_from(value: &JsValue, what: &str) -> Result<Vec<(String, String)>, JsValue> {
+    headers_checked(value, what, crate::compose::check_stream_header_name)
+}
+
+fn headers_checked(
+    value: &JsValue,
+    what: &str,
+    check_name: fn(&str) -> Result<(), String>,
+) -> Result<Vec<(String, String)>, JsValue> {
     if value.is_undefined() || value.is_null() {
         return Ok(Vec::new());
     }
@@ -163,7 +176,7 @@ pub fn headers_from(value: &JsValue, what: &str) -> Result<Vec<(String, String)>
             continue;
         }
         let value = value.as_string().unwrap_or_else(|| js_string(&value));
-        crate::compose::check_header_name(&name).map_err(|m| type_error(&format!("{what}: {m}")))?;
+        check_name(&name).map_err(|m| type_error(&format!("{what}: {m}")))?;
         crate::compose::check_header_value(&name, &value).map_err(|m| type_error(&format!("{what}: {m}")))?;
         headers.push((name, value));
     }

@@ -51,7 +51,7 @@ pub(crate) enum Inflight {
     /// A `fetch` with its own abort controller.
     Fetch(web_sys::AbortController),
     /// A muxws stream, abandoned through its peer.
-    Stream(Rc<dyn StreamTransport>, u32),
+    Stream(Rc<dyn StreamTransport>, u64),
 }
 
 /// A muxws peer as seen by the call engine's driver (implemented by the muxws layer).
@@ -66,9 +66,9 @@ pub(crate) trait StreamTransport {
         attempt: u32,
         prepared: &Prepared,
         carried: Option<&Headers>,
-    ) -> Result<(u32, Headers), (AttemptEnd, JsValue)>;
+    ) -> Result<(u64, Headers), (AttemptEnd, JsValue)>;
     /// Abandons a stream: `reset(TIMEOUT)` for a timeout, `reset(CANCELLED)` otherwise.
-    fn abandon(&self, stream: u32, why: Abandon);
+    fn abandon(&self, stream: u64, why: Abandon);
 }
 
 /// How the call's attempts travel.
@@ -418,6 +418,7 @@ pub(crate) fn stats() -> Object {
             ("engineCalls", JsValue::from_f64(rt.engine.live_calls() as f64)),
             ("listeners", JsValue::from_f64(rt.listeners.len() as f64)),
             ("timerArmed", JsValue::from_bool(rt.timer.is_some())),
+            ("peers", JsValue::from_f64(super::muxws::live_peers() as f64)),
         ])
     })
 }
