@@ -34,8 +34,8 @@ export async function serveStatic() {
   return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((resolve) => server.close(resolve)) };
 }
 
-/** Launches Chromium and opens the runner page, which loads `scenarioModule` (a path under tests/). */
-export async function openRunner(scenarioModule, env) {
+/** Launches Chromium and opens the runner page, which loads `scenarioModules` (paths under tests/). */
+export async function openRunner(scenarioModules, env) {
   const site = await serveStatic();
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
   const page = await browser.newPage();
@@ -43,7 +43,7 @@ export async function openRunner(scenarioModule, env) {
   page.on('console', (message) => consoleLines.push(`${message.type()}: ${message.text()}`));
   page.on('pageerror', (error) => consoleLines.push(`pageerror: ${error.message}`));
   await page.goto(`${site.url}/tests/browser/runner.html`);
-  await page.evaluate(([module, env]) => window.loadScenarios(module, env), [scenarioModule, env]);
+  await page.evaluate(([modules, env]) => window.loadScenarios(modules, env), [scenarioModules, env]);
   return {
     page,
     consoleLines,

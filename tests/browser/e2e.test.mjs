@@ -1,7 +1,9 @@
-// The REST (and, with the muxws issue, muxws) scenarios in real headless Chromium against the real backend.
+// The REST and muxws scenarios in real headless Chromium against the real backend: the very files the
+// Node runs use, loaded into a page served from another origin.
 import { after, before, test } from 'node:test';
 
 import { startStack } from '../harness/stack.mjs';
+import { muxwsScenarios } from '../e2e/muxws-scenarios.mjs';
 import { restScenarios } from '../e2e/rest-scenarios.mjs';
 import { openRunner } from './browser.mjs';
 
@@ -10,13 +12,14 @@ let runner;
 
 before(async () => {
   stack = await startStack({});
-  runner = await openRunner('/tests/e2e/rest-scenarios.mjs', { baseUrl: stack.baseUrl, wsUrl: stack.wsUrl });
+  const env = { baseUrl: stack.baseUrl, wsUrl: stack.wsUrl };
+  runner = await openRunner(['/tests/e2e/rest-scenarios.mjs', '/tests/e2e/muxws-scenarios.mjs'], env);
 });
 after(async () => {
   await runner?.close();
   await stack?.stop();
 });
 
-for (const name of Object.keys(restScenarios)) {
+for (const name of [...Object.keys(restScenarios), ...Object.keys(muxwsScenarios)]) {
   test(`chromium: ${name}`, () => runner.run(name));
 }

@@ -1,0 +1,1421 @@
+//! One socket's worth of muxws dialer state (`SPEC.md` §4, §5.5, §5.14, §5.15).
+//!
+//! [`Connection`] owns exactly what WSM-STM-001 allows: the two high-water marks and the map of
+//! live streams — nothing per closed stream. It is sans-IO: text messages go in through
+//! [`Connection::receive`], encoded frames come out through [`Connection::poll_transmit`],
+//! notifications through [`Connection::poll_event`], timers through
+//! [`Connection::poll_timeout`]/[`Connection::handle_timeout`], and the end of the connection
+//! through [`Connection::poll_termination`].
+//!
+//! Classification of inbound frames (§4.3):
+//! - **connection-level** — undecodable message, missing `type`, wrong field types, an `open` with
+//!   odd (our) parity, an `open` not above the remote's previous highest, any frame naming an id
+//!   above the relevant high-water mark: `goaway(PROTOCOL_ERROR)` is queued, every live stream
+//!   fails with `ConnectionLost`, and [`Termination::ProtocolError`] asks the owner to close the
+//!   socket once the goaway is flushed (WSM-STM-003/023, WSM-SID-005, WSM-FRM-005);
+//! - **stream-level** — `data` after the remote's `end`, headers on a later frame, a non-fragment
+//!   frame mid-reassembly, an over-cap message, a payload over `max_payload_bytes`, an undecodable
+//!   reassembled payload: `reset(3)` or `reset(7)` for that stream only (WSM-STM-020/021,
+//!   WSM-FRM-016, WSM-FRG-031/032/033);
+//! - **ignored** — a frame for an id at or below the high-water mark that is not live (late frames
+//!   after cancel/timeout/reset), unknown frame types and unknown fields (WSM-STM-002/015,
+//!   WSM-FRM-001/002).
+//!
+//! The writer keeps a lane per stream plus a connection lane (`0`) and picks the next frame
+//! round-robin over lanes with work; a fragmented payload yields one fragment per turn and the next
+//! fragment is cut only when it is asked for (WSM-FRG-017/018/019, WSM-INV-004).
+
+use std::collections::VecDeque;
+
+use crate::error::{code, ConfigError, OpenError, SendError, StreamError};
+use crate::fragment::{
+    check_sendable, Assembler, AssemblyError, Split, Splitter, DEFAULT_MAX_PAYLOAD_BYTES,
+    MAX_FRAME_BYTES, MIN_FRAME_BYTES,
+};
+use crate::frame::{decode, encode, Frame, FrameType, Headers, Payload, RawJson};
+
+/// A stream id on one socket. Ids restart at 1 on every socket (WSM-RCN-031).
+pub type StreamId = u64;
+
+/// The largest stream id; taking it starts the exhaustion shutdown (WSM-SID-007).
+pub const MAX_STREAM_ID: StreamId = (1 << 31) - 1;
+
+/// Default `pingIntervalMs`: idle time before a heartbeat `ping` (WSM-RCN-010).
+pub const DEFAULT_PING_INTERVAL_MS: u64 = 20_000;
+
+/// Default `pingTimeoutMs`: how long a heartbeat `ping` waits for its `pong` (WSM-RCN-011).
+pub const DEFAULT_PING_TIMEOUT_MS: u64 = 10_000;
+
+/// Default `maxConcurrentStreams`: how many remote-opened streams may be live here (WSM-STM-036).
+pub const DEFAULT_MAX_CONCURRENT_STREAMS: usize = 100;
+
+/// Default goaway drain of `close()` (WSM-CON-024/025).
+pub const DEFAULT_DRAIN_MS: u64 = 10_000;
+
+/// After **receiving** a `goaway`, the dialer waits for the remote to close the socket
+/// (WSM-CON-024). If it has not done so this long after the goaway — twice the remote's default
+/// drain — the dialer closes the socket itself with 1000 so a misbehaving server cannot strand it.
+pub const GOAWAY_CLOSE_FALLBACK_MS: u64 = 20_000;
+
+/// Local, never-announced settings of one connection (`SPEC.md` §7, WSM-CON-031).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConnectionConfig {
+    /// Frame cap in bytes. [`MAX_FRAME_BYTES`] except in tests (WSM-FRG-004/005); also the size
+    /// above which an inbound message is reset with `PAYLOAD_TOO_LARGE` (WSM-FRG-031).
+    pub max_frame_bytes: usize,
+    /// Largest reassembled inbound payload (WSM-FRG-035).
+    pub max_payload_bytes: usize,
+    /// How many remote-opened streams may be live at once (WSM-STM-036/037).
+    pub max_concurrent_streams: usize,
+    /// Heartbeat idle interval; `0` disables the heartbeat (WSM-RCN-010).
+    pub ping_interval_ms: u64,
+    /// Heartbeat pong deadline (WSM-RCN-011).
+    pub ping_timeout_ms: u64,
+    /// Whether an incoming-stream (push) handler is registered; without one every incoming `open`
+    /// is answered `reset(REFUSED)` (WSM-STM-033).
+    pub accept_incoming: bool,
+}
+
+impl Default for ConnectionConfig {
+    fn default() -> Self {
+        ConnectionConfig {
+            max_frame_bytes: MAX_FRAME_BYTES,
+            max_payload_bytes: DEFAULT_MAX_PAYLOAD_BYTES,
+            max_concurrent_streams: DEFAULT_MAX_CONCURRENT_STREAMS,
+            ping_interval_ms: DEFAULT_PING_INTERVAL_MS,
+            ping_timeout_ms: DEFAULT_PING_TIMEOUT_MS,
+            accept_incoming: false,
+        }
+    }
+}
+
+impl ConnectionConfig {
+    /// Reject a frame cap below [`MIN_FRAME_BYTES`] at construction rather than as an endless
+    /// split loop later (WSM-FRG-034), and a zero payload or concurrency limit.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.max_frame_bytes < MIN_FRAME_BYTES {
+            return Err(ConfigError(format!(
+                "max_frame_bytes {} is below the floor of {MIN_FRAME_BYTES}: too small for an envelope plus one indivisible unit (WSM-FRG-034)",
+                self.max_frame_bytes
+            )));
+        }
+        if self.max_payload_bytes == 0 {
+            return Err(ConfigError(
+                "max_payload_bytes must be at least 1".to_owned(),
+            ));
+        }
+        if self.max_concurrent_streams == 0 {
+            return Err(ConfigError(
+                "max_concurrent_streams must be at least 1 (WSM-STM-036)".to_owned(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// What one `send` on a stream carries (WSM-FRM-011/012/013/016).
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Outbound {
+    /// The payload; [`Payload::Absent`] for a payload-less frame (`SPEC.md` §2.2, WSM-FRM-011).
+    pub payload: Payload,
+    /// Leading headers — only on this side's first frame of a stream it did not open
+    /// (WSM-FRM-016, WSM-API-024).
+    pub headers: Option<Headers>,
+    /// Trailers — only together with `end` (WSM-FRM-013).
+    pub trailers: Option<Headers>,
+    /// This side's last frame (WSM-FRM-012).
+    pub end: bool,
+}
+
+impl Outbound {
+    /// A `data` frame carrying `payload` (WSM-FRM-011).
+    pub fn data(payload: Payload) -> Outbound {
+        Outbound {
+            payload,
+            ..Outbound::default()
+        }
+    }
+
+    /// A `data` frame carrying `payload` and `end` — `Payload::Absent` for a bare end
+    /// (WSM-FRM-012).
+    pub fn end(payload: Payload) -> Outbound {
+        Outbound {
+            payload,
+            end: true,
+            ..Outbound::default()
+        }
+    }
+
+    /// Add leading headers (WSM-API-024).
+    pub fn with_headers(mut self, headers: Headers) -> Outbound {
+        self.headers = Some(headers);
+        self
+    }
+
+    /// Add trailers (WSM-FRM-013).
+    pub fn with_trailers(mut self, trailers: Headers) -> Outbound {
+        self.trailers = Some(trailers);
+        self
+    }
+}
+
+/// The state of a live stream (§4.2); `idle` is never observable (WSM-STM-011) and `closed`
+/// streams are not retained (WSM-STM-001).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StreamState {
+    /// Both directions open (§4.2).
+    Open,
+    /// This peer sent `end` (WSM-STM-012).
+    HalfClosedLocal,
+    /// The remote sent `end` (WSM-STM-012).
+    HalfClosedRemote,
+}
+
+/// Something that happened on one stream, in wire order (WSM-API-002/025, WSM-ERR-009).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StreamEvent {
+    /// On a stream this peer opened: the answering side's first frame arrived, carrying these
+    /// headers (empty if it carried none). Emitted exactly once, before that frame's payload; a
+    /// stream that fails before an answer gets `Failed` instead (WSM-FRM-016, WSM-API-025).
+    ReplyHeaders(Headers),
+    /// One reassembled payload; `null` is a payload (WSM-API-002/006, WSM-FRG-030).
+    Payload(RawJson),
+    /// The remote sent `end`, with its trailers (WSM-FRM-012/013).
+    End {
+        /// Trailers of the ending frame.
+        trailers: Option<Headers>,
+    },
+    /// Both sides ended: the stream closed **normally** (§4.2). Later sends raise `StreamClosed`
+    /// (WSM-ERR-009).
+    Closed,
+    /// The stream ended abnormally; terminal (WSM-ERR-009, WSM-RCN-041).
+    Failed(StreamError),
+}
+
+/// A notification from the connection (WSM-API-002, WSM-STM-031, WSM-CON-022).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ConnEvent {
+    /// An event on a stream this peer opened, or on an incoming stream already surfaced
+    /// (WSM-API-002, WSM-ERR-003).
+    Stream {
+        /// The stream.
+        id: StreamId,
+        /// What happened.
+        event: StreamEvent,
+    },
+    /// The remote opened a stream (a push) and its opening payload is fully reassembled; the
+    /// application handler runs now (WSM-STM-031/032). When the handler returns the owner calls
+    /// [`Connection::finish`] for the implicit end (WSM-STM-035).
+    Incoming {
+        /// The stream (even id).
+        id: StreamId,
+        /// The open's headers.
+        headers: Option<Headers>,
+        /// The opening payload (absent if the open carried none).
+        payload: Payload,
+        /// Whether the open carried `end` (a one-shot push, e.g. `notify`).
+        end: bool,
+    },
+    /// The remote sent `goaway`; `open()` now throws `ConnectionGoingAway`, streams above
+    /// `last_stream` already failed `Refused` (WSM-CON-022/023).
+    GoAway {
+        /// The goaway code (3 = we broke the protocol, §2.4).
+        code: i64,
+        /// The remote's reason, for logs.
+        reason: Option<String>,
+        /// Highest of our stream ids the remote will still complete (WSM-CON-020).
+        last_stream: StreamId,
+    },
+}
+
+/// Why the connection is over; reported once by [`Connection::poll_termination`]. The owner then
+/// flushes [`Connection::poll_transmit`] and closes the socket with
+/// [`Termination::close_code`] (WSM-STM-023, WSM-CON-024/025, WSM-RCN-011).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Termination {
+    /// A connection-level protocol error; `goaway(3)` is queued (WSM-STM-023).
+    ProtocolError {
+        /// What was wrong.
+        reason: String,
+    },
+    /// A goaway this peer sent has drained, or its drain deadline passed (WSM-CON-024/025).
+    Drained {
+        /// The reason given to `close()`.
+        reason: Option<String>,
+    },
+    /// No pong within the ping timeout: the socket is dead (WSM-RCN-011).
+    HeartbeatTimeout,
+    /// The remote sent a goaway and never closed the socket (see [`GOAWAY_CLOSE_FALLBACK_MS`];
+    /// WSM-CON-024).
+    GoawayTimeout,
+}
+
+/// WebSocket close code 1000, the only standard code a browser may send; used for every orderly
+/// local close, including a heartbeat death (WSM-RCN-011: never 1006).
+pub const CLOSE_NORMAL: u16 = 1000;
+
+/// Browser-legal stand-in for 1002 (protocol error): JS `close()` accepts only 1000 and
+/// 3000–4999 (WSM-STM-023).
+pub const CLOSE_PROTOCOL_ERROR: u16 = 4002;
+
+/// Browser-legal stand-in for 1008 (policy violation) after a subprotocol mismatch (WSM-CDC-028).
+pub const CLOSE_CODEC_MISMATCH: u16 = 4008;
+
+impl Termination {
+    /// The WebSocket close code the socket is closed with (WSM-RCN-011, WSM-STM-023).
+    pub fn close_code(&self) -> u16 {
+        match self {
+            Termination::ProtocolError { .. } => CLOSE_PROTOCOL_ERROR,
+            _ => CLOSE_NORMAL,
+        }
+    }
+
+    /// The close reason text (WSM-RCN-045).
+    pub fn close_reason(&self, ping_timeout_ms: u64) -> String {
+        match self {
+            Termination::ProtocolError { reason } => format!("protocol error: {reason}"),
+            Termination::Drained { reason } => reason.clone().unwrap_or_default(),
+            Termination::HeartbeatTimeout => format!("no pong within {ping_timeout_ms} ms"),
+            Termination::GoawayTimeout => "remote did not close after its goaway".to_owned(),
+        }
+    }
+}
+
+/// A map from stream id to `V`, kept as a sorted vector: live streams are few, and this is far
+/// smaller in wasm than a `BTreeMap` per value type.
+struct IdMap<V>(Vec<(StreamId, V)>);
+
+impl<V> Default for IdMap<V> {
+    fn default() -> Self {
+        IdMap(Vec::new())
+    }
+}
+
+impl<V> IdMap<V> {
+    fn index(&self, id: StreamId) -> Result<usize, usize> {
+        self.0.binary_search_by_key(&id, |(k, _)| *k)
+    }
+    fn get(&self, id: &StreamId) -> Option<&V> {
+        self.index(*id).ok().map(|i| &self.0[i].1)
+    }
+    fn get_mut(&mut self, id: &StreamId) -> Option<&mut V> {
+        match self.index(*id) {
+            Ok(i) => Some(&mut self.0[i].1),
+            Err(_) => None,
+        }
+    }
+    fn contains_key(&self, id: &StreamId) -> bool {
+        self.index(*id).is_ok()
+    }
+    fn insert(&mut self, id: StreamId, value: V) {
+        match self.index(id) {
+            Ok(i) => self.0[i].1 = value,
+            Err(i) => self.0.insert(i, (id, value)),
+        }
+    }
+    fn remove(&mut self, id: &StreamId) -> Option<V> {
+        self.index(*id).ok().map(|i| self.0.remove(i).1)
+    }
+    fn entry_or_default(&mut self, id: StreamId) -> &mut V
+    where
+        V: Default,
+    {
+        let i = match self.index(id) {
+            Ok(i) => i,
+            Err(i) => {
+                self.0.insert(i, (id, V::default()));
+                i
+            }
+        };
+        &mut self.0[i].1
+    }
+    fn keys(&self) -> impl Iterator<Item = StreamId> + '_ {
+        self.0.iter().map(|(k, _)| *k)
+    }
+    fn values(&self) -> impl Iterator<Item = &V> {
+        self.0.iter().map(|(_, v)| v)
+    }
+    fn iter(&self) -> impl Iterator<Item = (&StreamId, &V)> {
+        self.0.iter().map(|(k, v)| (k, v))
+    }
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    fn clear(&mut self) {
+        self.0.clear();
+    }
+}
+
+struct Assembly {
+    kind: FrameType,
+    assembler: Assembler,
+    headers: Option<Headers>,
+}
+
+struct StreamRec {
+    local: bool,
+    local_ended: bool,
+    remote_ended: bool,
+    /// The remote has sent its first frame here; its one chance at headers is spent (WSM-FRM-016).
+    remote_spoke: bool,
+    /// This side has sent its first frame here (for a local stream: the open).
+    we_spoke: bool,
+    /// The application knows the stream (local streams always; incoming ones once surfaced).
+    surfaced: bool,
+    assembly: Option<Assembly>,
+}
+
+#[derive(Default)]
+struct Lane {
+    queue: VecDeque<Frame>,
+    split: Option<Splitter>,
+}
+
+impl Lane {
+    fn has_work(&self) -> bool {
+        self.split.is_some() || !self.queue.is_empty()
+    }
+}
+
+/// Round-robin writer over per-stream lanes plus the connection lane `0` (WSM-FRG-017/018/019).
+#[derive(Default)]
+struct Writer {
+    lanes: IdMap<Lane>,
+    control: VecDeque<Frame>,
+    ring: VecDeque<StreamId>,
+}
+
+impl Writer {
+    fn has_work(&self, lane: StreamId) -> bool {
+        if lane == 0 {
+            !self.control.is_empty()
+        } else {
+            self.lanes.get(&lane).is_some_and(Lane::has_work)
+        }
+    }
+
+    fn push(&mut self, lane: StreamId, frame: Frame) {
+        let was_idle = !self.has_work(lane);
+        if lane == 0 {
+            self.control.push_back(frame);
+        } else {
+            self.lanes.entry_or_default(lane).queue.push_back(frame);
+        }
+        if was_idle && !self.ring.contains(&lane) {
+            self.ring.push_back(lane);
+        }
+    }
+
+    fn poll(&mut self, cap: usize) -> Option<String> {
+        while let Some(lane) = self.ring.pop_front() {
+            let produced = self.produce(lane, cap);
+            if self.has_work(lane) {
+                self.ring.push_back(lane);
+            } else if lane != 0 {
+                self.lanes.remove(&lane);
+            }
+            if produced.is_some() {
+                return produced;
+            }
+        }
+        None
+    }
+
+    fn produce(&mut self, lane: StreamId, cap: usize) -> Option<String> {
+        if lane == 0 {
+            return self.control.pop_front().map(|f| encode(&f));
+        }
+        let lane = self.lanes.get_mut(&lane)?;
+        loop {
+            if let Some(splitter) = &mut lane.split {
+                match splitter.next_fragment() {
+                    Ok(Some(fragment)) => {
+                        if splitter.is_done() {
+                            lane.split = None;
+                        }
+                        return Some(encode(&fragment));
+                    }
+                    // Unreachable after `check_sendable`; drop the rest rather than stall.
+                    Ok(None) | Err(_) => lane.split = None,
+                }
+                continue;
+            }
+            let frame = lane.queue.pop_front()?;
+            match Splitter::start(frame, cap) {
+                Ok(Split::Whole(frame)) => return Some(encode(&frame)),
+                Ok(Split::Fragments(splitter)) => lane.split = Some(splitter),
+                Err(_) => {} // unsendable frames are refused at enqueue time
+            }
+        }
+    }
+
+    /// Before queueing a reset: drop the stream's unsent frames, except an `open` that has not
+    /// (completely) reached the wire — a reset for an id the remote never saw opened is a
+    /// connection-level error there (WSM-STM-003). A data payload cut mid-sequence is simply
+    /// ended by the reset.
+    fn discard_for_reset(&mut self, lane: StreamId) {
+        if let Some(lane) = self.lanes.get_mut(&lane) {
+            if let Some(splitter) = &lane.split {
+                if *splitter.kind() == FrameType::Open {
+                    lane.queue.clear();
+                    return;
+                }
+                lane.split = None;
+            }
+            let keep = usize::from(
+                lane.queue
+                    .front()
+                    .is_some_and(|f| f.kind == FrameType::Open),
+            );
+            lane.queue.truncate(keep);
+        }
+    }
+
+    fn drop_lane(&mut self, lane: StreamId) {
+        self.lanes.remove(&lane);
+    }
+
+    fn clear_all(&mut self) {
+        self.lanes.clear();
+        self.control.clear();
+        self.ring.clear();
+    }
+
+    fn is_idle(&self) -> bool {
+        self.control.is_empty() && !self.lanes.values().any(Lane::has_work)
+    }
+}
+
+enum Phase {
+    Open,
+    Draining {
+        deadline: u64,
+        reason: Option<String>,
+    },
+    Done,
+}
+
+/// One socket's muxws dialer state; see the module documentation (WSM-STM-001, WSM-SID-002,
+/// WSM-CON-030).
+pub struct Connection {
+    cfg: ConnectionConfig,
+    next_local_id: StreamId,
+    highest_local_open: StreamId,
+    highest_remote_open: StreamId,
+    streams: IdMap<StreamRec>,
+    writer: Writer,
+    events: VecDeque<ConnEvent>,
+    phase: Phase,
+    goaway_sent: bool,
+    goaway_received: Option<StreamId>,
+    goaway_deadline: Option<u64>,
+    last_activity: u64,
+    ping: Option<(String, u64)>,
+    ping_count: u64,
+    termination: Option<Termination>,
+    ignored_frames: u64,
+    unknown_frames: u64,
+}
+
+impl Connection {
+    /// A fresh connection on a socket that just opened with the subprotocol accepted
+    /// (WSM-CON-030). Ids start at 1 (WSM-SID-002, WSM-RCN-031); the heartbeat clock starts now.
+    pub fn new(cfg: ConnectionConfig, now: u64) -> Result<Connection, ConfigError> {
+        cfg.validate()?;
+        Ok(Connection {
+            cfg,
+            next_local_id: 1,
+            highest_local_open: 0,
+            highest_remote_open: 0,
+            streams: IdMap::default(),
+            writer: Writer::default(),
+            events: VecDeque::new(),
+            phase: Phase::Open,
+            goaway_sent: false,
+            goaway_received: None,
+            goaway_deadline: None,
+            last_activity: now,
+            ping: None,
+            ping_count: 0,
+            termination: None,
+            ignored_frames: 0,
+            unknown_frames: 0,
+        })
+    }
+
+    // ----------------------------------------------------------------------------- queries
+
+    /// The configuration (`SPEC.md` §7).
+    pub fn config(&self) -> &ConnectionConfig {
+        &self.cfg
+    }
+
+    /// Register or unregister the incoming-stream handler (WSM-STM-030/033).
+    pub fn set_accept_incoming(&mut self, accept: bool) {
+        self.cfg.accept_incoming = accept;
+    }
+
+    /// Highest id this peer opened on this socket (WSM-STM-001).
+    pub fn highest_local_open(&self) -> StreamId {
+        self.highest_local_open
+    }
+
+    /// Highest id the remote opened on this socket (WSM-STM-001).
+    pub fn highest_remote_open(&self) -> StreamId {
+        self.highest_remote_open
+    }
+
+    /// State of a live stream; `None` once closed (WSM-STM-001, §4.2).
+    pub fn stream_state(&self, id: StreamId) -> Option<StreamState> {
+        self.streams
+            .get(&id)
+            .map(|rec| match (rec.local_ended, rec.remote_ended) {
+                (true, _) => StreamState::HalfClosedLocal,
+                (false, true) => StreamState::HalfClosedRemote,
+                (false, false) => StreamState::Open,
+            })
+    }
+
+    /// Ids of the live streams, ascending (WSM-STM-001).
+    pub fn live_streams(&self) -> impl Iterator<Item = StreamId> + '_ {
+        self.streams.keys()
+    }
+
+    /// The `last_stream` of a received goaway, if any (WSM-CON-022).
+    pub fn goaway_received(&self) -> Option<StreamId> {
+        self.goaway_received
+    }
+
+    /// Whether this peer sent a goaway (WSM-CON-021).
+    pub fn goaway_sent(&self) -> bool {
+        self.goaway_sent
+    }
+
+    /// When a frame last crossed the socket in either direction (WSM-RCN-010).
+    pub fn last_activity(&self) -> u64 {
+        self.last_activity
+    }
+
+    /// Late frames silently ignored (the "at most a counter" of WSM-STM-002).
+    pub fn ignored_frames(&self) -> u64 {
+        self.ignored_frames
+    }
+
+    /// Frames of unknown type ignored (WSM-FRM-002).
+    pub fn unknown_frames(&self) -> u64 {
+        self.unknown_frames
+    }
+
+    /// True once the connection is over and only flushing remains (WSM-STM-023).
+    pub fn is_done(&self) -> bool {
+        matches!(self.phase, Phase::Done)
+    }
+
+    // ----------------------------------------------------------------------------- outputs
+
+    /// The next encoded message for the socket, chosen round-robin (WSM-FRG-017/018/019).
+    /// Handing it out counts as traffic for the heartbeat (WSM-RCN-010).
+    pub fn poll_transmit(&mut self, now: u64) -> Option<String> {
+        let text = self.writer.poll(self.cfg.max_frame_bytes)?;
+        self.last_activity = self.last_activity.max(now);
+        self.check_drained();
+        Some(text)
+    }
+
+    /// Whether anything is waiting to be transmitted (WSM-CON-025 drain).
+    pub fn has_pending_transmit(&self) -> bool {
+        !self.writer.is_idle()
+    }
+
+    /// The next notification (WSM-API-002).
+    pub fn poll_event(&mut self) -> Option<ConnEvent> {
+        self.events.pop_front()
+    }
+
+    /// The connection's end, reported once (WSM-STM-023, WSM-CON-024, WSM-RCN-011).
+    pub fn poll_termination(&mut self) -> Option<Termination> {
+        self.termination.take()
+    }
+
+    /// The earliest time [`Connection::handle_timeout`] has work: the next heartbeat ping, the
+    /// pong deadline, the drain deadline or the goaway fallback (WSM-RCN-010/011, WSM-CON-024).
+    pub fn poll_timeout(&self) -> Option<u64> {
+        if self.is_done() {
+            return None;
+        }
+        let mut next: Option<u64> = None;
+        let mut consider = |t: u64| next = Some(next.map_or(t, |n: u64| n.min(t)));
+        match &self.ping {
+            Some((_, deadline)) => consider(*deadline),
+            None if self.cfg.ping_interval_ms > 0 => {
+                consider(self.last_activity.saturating_add(self.cfg.ping_interval_ms))
+            }
+            None => {}
+        }
+        if let Phase::Draining { deadline, .. } = self.phase {
+            consider(deadline);
+        }
+        if let Some(deadline) = self.goaway_deadline {
+            consider(deadline);
+        }
+        next
+    }
+
+    /// Run the timers due at `now` (WSM-RCN-010/011, WSM-CON-024).
+    pub fn handle_timeout(&mut self, now: u64) {
+        if self.is_done() {
+            return;
+        }
+        let ping_due = self.cfg.ping_interval_ms > 0
+            && now >= self.last_activity.saturating_add(self.cfg.ping_interval_ms);
+        match self.ping.as_ref().map(|(_, deadline)| *deadline) {
+            Some(deadline) if now >= deadline => {
+                self.terminate(Termination::HeartbeatTimeout);
+                return;
+            }
+            None if ping_due => {
+                self.ping_count += 1;
+                let nonce = format!("{:016x}", self.ping_count);
+                self.writer.push(
+                    0,
+                    Frame {
+                        nonce: Some(nonce.clone()),
+                        ..Frame::new(FrameType::Ping)
+                    },
+                );
+                self.ping = Some((nonce, now.saturating_add(self.cfg.ping_timeout_ms)));
+            }
+            _ => {}
+        }
+        if let Phase::Draining { deadline, reason } = &self.phase {
+            if now >= *deadline {
+                let reason = reason.clone();
+                self.terminate(Termination::Drained { reason });
+                return;
+            }
+        }
+        if self.goaway_deadline.is_some_and(|d| now >= d) {
+            self.terminate(Termination::GoawayTimeout);
+        }
+    }
+
+    /// End the connection now: every live stream fails `ConnectionLost`, nothing more is sent
+    /// (WSM-STM-014, WSM-RCN-041).
+    fn terminate(&mut self, termination: Termination) {
+        self.writer.clear_all();
+        self.lose_all();
+        self.phase = Phase::Done;
+        self.termination = Some(termination);
+    }
+
+    fn lose_all(&mut self) {
+        let streams = std::mem::take(&mut self.streams);
+        for (id, rec) in streams.0 {
+            if rec.surfaced {
+                self.events.push_back(ConnEvent::Stream {
+                    id,
+                    event: StreamEvent::Failed(StreamError::ConnectionLost),
+                });
+            }
+        }
+    }
+
+    /// Give up on this connection while still flushing what is queued (e.g. the `reset(TIMEOUT)`
+    /// of a timed-out hello before the socket is closed): every live stream fails
+    /// `ConnectionLost` and no further input is processed (WSM-RCN-026, WSM-RCN-041).
+    pub fn abandon(&mut self) {
+        self.lose_all();
+        self.phase = Phase::Done;
+    }
+
+    /// The socket closed (or is being abandoned): every live stream fails `ConnectionLost`
+    /// before the owner reports the close, and nothing is sent any more (WSM-STM-014,
+    /// WSM-RCN-041, WSM-INV-011).
+    pub fn socket_lost(&mut self) {
+        self.writer.clear_all();
+        self.lose_all();
+        self.phase = Phase::Done;
+    }
+
+    // ----------------------------------------------------------------------------- local API
+
+    /// Allocate the next odd id and enqueue its `open` in one step (WSM-SID-001/002/006,
+    /// WSM-INV-005, WSM-API-001). `payload` is what goes on the wire: `Payload::null()` is the
+    /// API default (WSM-API-003). Never refused for concurrency (WSM-STM-036).
+    pub fn open(
+        &mut self,
+        headers: Option<Headers>,
+        payload: Payload,
+        end: bool,
+        now: u64,
+    ) -> Result<StreamId, OpenError> {
+        if !matches!(self.phase, Phase::Open) || self.goaway_received.is_some() {
+            return Err(OpenError::GoingAway);
+        }
+        let id = self.next_local_id;
+        if id > MAX_STREAM_ID {
+            return Err(OpenError::GoingAway);
+        }
+        let frame = Frame {
+            headers,
+            payload,
+            end,
+            ..Frame::on_stream(FrameType::Open, id)
+        };
+        check_sendable(&frame, self.cfg.max_frame_bytes).map_err(OpenError::Unsendable)?;
+        self.next_local_id += 2;
+        self.highest_local_open = id;
+        self.streams.insert(
+            id,
+            StreamRec {
+                local: true,
+                local_ended: end,
+                remote_ended: false,
+                remote_spoke: false,
+                we_spoke: true,
+                surfaced: true,
+                assembly: None,
+            },
+        );
+        self.writer.push(id, frame);
+        if id == MAX_STREAM_ID {
+            self.begin_drain(
+                code::NO_ERROR,
+                Some("stream ids exhausted".to_owned()),
+                DEFAULT_DRAIN_MS,
+                now,
+            );
+        }
+        Ok(id)
+    }
+
+    /// Send `data` on a live stream (WSM-FRM-011/012/013/016, WSM-ERR-009, WSM-API-024).
+    pub fn send(&mut self, id: StreamId, out: Outbound) -> Result<(), SendError> {
+        let cap = self.cfg.max_frame_bytes;
+        let rec = self.streams.get_mut(&id).ok_or(SendError::NotLive)?;
+        if rec.local_ended {
+            return Err(SendError::AlreadyEnded);
+        }
+        if out.headers.is_some() && rec.we_spoke {
+            return Err(SendError::HeadersAlreadySent);
+        }
+        if out.trailers.is_some() && !out.end {
+            return Err(SendError::TrailersWithoutEnd);
+        }
+        let frame = Frame {
+            payload: out.payload,
+            headers: out.headers,
+            trailers: out.trailers,
+            end: out.end,
+            ..Frame::on_stream(FrameType::Data, id)
+        };
+        check_sendable(&frame, cap).map_err(SendError::Unsendable)?;
+        rec.we_spoke = true;
+        rec.local_ended = out.end;
+        let closed = rec.local_ended && rec.remote_ended;
+        self.writer.push(id, frame);
+        if closed {
+            self.close_normally(id);
+        }
+        self.check_drained();
+        Ok(())
+    }
+
+    /// The implicit end of an incoming stream whose handler returned (WSM-STM-035): a bare
+    /// `data(end)` unless this side already ended. Returns whether one was sent.
+    pub fn finish(&mut self, id: StreamId) -> bool {
+        match self.streams.get(&id) {
+            Some(rec) if !rec.local_ended => self.send(id, Outbound::end(Payload::Absent)).is_ok(),
+            _ => false,
+        }
+    }
+
+    /// `stream.cancel(reason)`: `reset(CANCELLED)` and close locally at once; payloads still in
+    /// flight are discarded (WSM-ERR-012). No-op (false) if the stream is not live
+    /// (WSM-RCN-041).
+    pub fn cancel(&mut self, id: StreamId, reason: Option<String>) -> bool {
+        self.local_reset(id, code::CANCELLED, reason, Payload::Absent)
+    }
+
+    /// A local deadline expired: `reset(TIMEOUT)` goes out first, then the stream fails locally
+    /// with `StreamTimeout` (WSM-ERR-011). No-op (false) if the stream is not live.
+    pub fn timeout(&mut self, id: StreamId) -> bool {
+        self.local_reset(
+            id,
+            code::TIMEOUT,
+            Some("deadline exceeded".to_owned()),
+            Payload::Absent,
+        )
+    }
+
+    /// `stream.reset(code, reason)` — e.g. `APPLICATION_ERROR` with the error serializer's payload
+    /// when a push handler raised (WSM-STM-034, WSM-ERR-006). Codes 5 and 9 are refused
+    /// (§2.4). `Ok(false)` if the stream is not live (WSM-RCN-041).
+    pub fn reset(
+        &mut self,
+        id: StreamId,
+        reset_code: i64,
+        reason: Option<String>,
+        payload: Payload,
+    ) -> Result<bool, SendError> {
+        if reset_code == code::RETIRED_STREAM_LIMIT || reset_code == code::CONNECTION_CLOSED {
+            return Err(SendError::InvalidResetCode(reset_code));
+        }
+        Ok(self.local_reset(id, reset_code, reason, payload))
+    }
+
+    fn local_reset(
+        &mut self,
+        id: StreamId,
+        reset_code: i64,
+        reason: Option<String>,
+        payload: Payload,
+    ) -> bool {
+        let Some(rec) = self.streams.remove(&id) else {
+            return false;
+        };
+        self.enqueue_reset(id, reset_code, reason.clone(), payload);
+        if rec.surfaced {
+            self.events.push_back(ConnEvent::Stream {
+                id,
+                event: StreamEvent::Failed(StreamError::LocalReset {
+                    code: reset_code,
+                    reason,
+                }),
+            });
+        }
+        self.check_drained();
+        true
+    }
+
+    fn enqueue_reset(
+        &mut self,
+        id: StreamId,
+        reset_code: i64,
+        reason: Option<String>,
+        payload: Payload,
+    ) {
+        self.writer.discard_for_reset(id);
+        let mut frame = Frame::reset(id, reset_code, reason);
+        frame.payload = payload;
+        self.push_fitted(id, frame);
+    }
+
+    /// Queue a frame of this peer's own making (`reset`, `goaway`), dropping its optional
+    /// `payload` and `reason` if it could not otherwise go out under the cap — a reset or goaway
+    /// must never be lost to a long reason under a test cap (WSM-FRG-004/005).
+    fn push_fitted(&mut self, lane: StreamId, mut frame: Frame) {
+        if check_sendable(&frame, self.cfg.max_frame_bytes).is_err() {
+            frame.payload = Payload::Absent;
+            frame.reason = None;
+        }
+        self.writer.push(lane, frame);
+    }
+
+    /// Start a graceful shutdown: `goaway(code, last_stream = highest_remote_open)`, refuse new
+    /// incoming opens, open nothing new, and drain until no stream is live and nothing is queued,
+    /// or `drain_ms` passes (WSM-CON-021/024/025).
+    pub fn begin_drain(
+        &mut self,
+        goaway_code: i64,
+        reason: Option<String>,
+        drain_ms: u64,
+        now: u64,
+    ) {
+        if !matches!(self.phase, Phase::Open) {
+            return;
+        }
+        self.push_fitted(
+            0,
+            Frame::goaway(goaway_code, self.highest_remote_open, reason.clone()),
+        );
+        self.goaway_sent = true;
+        self.phase = Phase::Draining {
+            deadline: now.saturating_add(drain_ms),
+            reason,
+        };
+        self.check_drained();
+    }
+
+    fn check_drained(&mut self) {
+        if let Phase::Draining { reason, .. } = &self.phase {
+            if self.streams.is_empty() && self.writer.is_idle() {
+                self.termination = Some(Termination::Drained {
+                    reason: reason.clone(),
+                });
+                self.phase = Phase::Done;
+            }
+        }
+    }
+
+    fn close_normally(&mut self, id: StreamId) {
+        if let Some(rec) = self.streams.remove(&id) {
+            if rec.surfaced {
+                self.events.push_back(ConnEvent::Stream {
+                    id,
+                    event: StreamEvent::Closed,
+                });
+            }
+        }
+    }
+
+    // ----------------------------------------------------------------------------- inbound
+
+    /// Handle one inbound text message (WSM-CDC-002: text only). Never panics; every outcome is
+    /// an event, a queued frame, a counter, or a [`Termination`].
+    pub fn receive(&mut self, text: &str, now: u64) {
+        if self.is_done() {
+            return;
+        }
+        self.last_activity = self.last_activity.max(now);
+        let outcome = match decode(text) {
+            Ok(frame) => self.on_frame(frame, text.len(), now),
+            Err(e) => Err(e.0),
+        };
+        if let Err(reason) = outcome {
+            self.protocol_error(reason);
+        }
+        self.check_drained();
+    }
+
+    /// A binary message arrived. The JSON codec is a text codec and the peer never sniffs messages
+    /// to pick a decoder, so this is an undecodable message: connection-level (WSM-CDC-002,
+    /// WSM-FRM-005).
+    pub fn receive_binary(&mut self, now: u64) {
+        if self.is_done() {
+            return;
+        }
+        self.last_activity = self.last_activity.max(now);
+        self.protocol_error("binary message under the json codec (WSM-CDC-002)".to_owned());
+    }
+
+    /// A connection-level error: `goaway(PROTOCOL_ERROR)` replaces everything queued, every live
+    /// stream fails `ConnectionLost`, and the owner closes the socket after the flush
+    /// (WSM-STM-023, WSM-FRM-005).
+    fn protocol_error(&mut self, reason: String) {
+        self.writer.clear_all();
+        self.push_fitted(
+            0,
+            Frame::goaway(
+                code::PROTOCOL_ERROR,
+                self.highest_remote_open,
+                Some(reason.clone()),
+            ),
+        );
+        self.goaway_sent = true;
+        self.lose_all();
+        self.phase = Phase::Done;
+        self.termination = Some(Termination::ProtocolError { reason });
+    }
+
+    fn on_frame(&mut self, frame: Frame, len: usize, now: u64) -> Result<(), String> {
+        match frame.kind {
+            FrameType::Unknown(_) => {
+                self.unknown_frames += 1;
+                Ok(())
+            }
+            FrameType::Ping => {
+                self.writer.push(
+                    0,
+                    Frame {
+                        nonce: frame.nonce,
+                        ..Frame::new(FrameType::Pong)
+                    },
+                );
+                Ok(())
+            }
+            FrameType::Pong => {
+                if let Some((nonce, _)) = &self.ping {
+                    if frame.nonce.as_deref() == Some(nonce.as_str()) {
+                        self.ping = None;
+                    }
+                }
+                Ok(())
+            }
+            FrameType::Goaway => {
+                self.on_goaway(frame, now);
+                Ok(())
+            }
+            FrameType::Open | FrameType::Data | FrameType::Reset => {
+                self.on_stream_frame(frame, len)
+            }
+        }
+    }
+
+    fn on_goaway(&mut self, frame: Frame, now: u64) {
+        let announced = frame.last_stream.unwrap_or(0);
+        let last = self
+            .goaway_received
+            .map_or(announced, |prev| prev.min(announced));
+        self.goaway_received = Some(last);
+        if self.goaway_deadline.is_none() {
+            self.goaway_deadline = Some(now.saturating_add(GOAWAY_CLOSE_FALLBACK_MS));
+        }
+        self.events.push_back(ConnEvent::GoAway {
+            code: frame.code.unwrap_or(code::NO_ERROR),
+            reason: frame.reason,
+            last_stream: last,
+        });
+        let refused: Vec<StreamId> = self
+            .streams
+            .iter()
+            .filter(|(id, rec)| rec.local && **id > last)
+            .map(|(id, _)| *id)
+            .collect();
+        for id in refused {
+            self.streams.remove(&id);
+            self.writer.drop_lane(id);
+            self.events.push_back(ConnEvent::Stream {
+                id,
+                event: StreamEvent::Failed(StreamError::Refused),
+            });
+        }
+    }
+
+    fn on_stream_frame(&mut self, frame: Frame, len: usize) -> Result<(), String> {
+        let kind = frame.kind.as_str().to_owned();
+        let id = match frame.stream {
+            Some(id) if id > 0 => id,
+            _ => return Err(format!("`{kind}` frame without a stream id (WSM-FRM-015)")),
+        };
+        let remote_parity = id % 2 == 0;
+        if frame.kind == FrameType::Open {
+            if !remote_parity {
+                return Err(format!(
+                    "open for stream {id}: the acceptor must open even ids (WSM-SID-005)"
+                ));
+            }
+            if id > self.highest_remote_open {
+                self.highest_remote_open = id;
+                self.on_remote_open(id, frame, len);
+                return Ok(());
+            }
+            if frame.fragment.is_some() {
+                match self.streams.get(&id) {
+                    // A later fragment of an open being reassembled.
+                    Some(rec)
+                        if rec
+                            .assembly
+                            .as_ref()
+                            .is_some_and(|a| a.kind == FrameType::Open) =>
+                    {
+                        self.on_continuation(id, frame, len);
+                        return Ok(());
+                    }
+                    // A later fragment of an open already refused or reset: a late frame.
+                    None => {
+                        self.ignored_frames += 1;
+                        return Ok(());
+                    }
+                    Some(_) => {}
+                }
+            }
+            return Err(format!(
+                "open for stream {id} is not above the remote's previous highest open {} (WSM-SID-005)",
+                self.highest_remote_open
+            ));
+        }
+        let mark = if remote_parity {
+            self.highest_remote_open
+        } else {
+            self.highest_local_open
+        };
+        if id > mark {
+            return Err(format!(
+                "`{kind}` for stream {id}, above the high-water mark {mark} (WSM-STM-003)"
+            ));
+        }
+        if !self.streams.contains_key(&id) {
+            self.ignored_frames += 1;
+            return Ok(());
+        }
+        if frame.kind == FrameType::Reset {
+            self.on_reset(id, frame);
+        } else {
+            self.on_data(id, frame, len);
+        }
+        Ok(())
+    }
+
+    fn stream_error(&mut self, id: StreamId, reset_code: i64, reason: String) {
+        self.local_reset(id, reset_code, Some(reason), Payload::Absent);
+    }
+
+    fn over_cap(&mut self, id: StreamId, len: usize) -> bool {
+        if len > self.cfg.max_frame_bytes {
+            let reason = format!(
+                "message of {len} bytes is over the {}-byte frame cap (WSM-FRG-031)",
+                self.cfg.max_frame_bytes
+            );
+            self.stream_error(id, code::PAYLOAD_TOO_LARGE, reason);
+            return true;
+        }
+        false
+    }
+
+    fn on_remote_open(&mut self, id: StreamId, frame: Frame, len: usize) {
+        let live_remote = self.streams.values().filter(|rec| !rec.local).count();
+        let refusal = if !matches!(self.phase, Phase::Open) || self.goaway_sent {
+            Some("going away (WSM-CON-021)")
+        } else if !self.cfg.accept_incoming {
+            Some("no incoming-stream handler (WSM-STM-033)")
+        } else if live_remote >= self.cfg.max_concurrent_streams {
+            Some("too many streams in flight (WSM-STM-036)")
+        } else {
+            None
+        };
+        if let Some(reason) = refusal {
+            self.push_fitted(id, Frame::reset(id, code::REFUSED, Some(reason.to_owned())));
+            return;
+        }
+        self.streams.insert(
+            id,
+            StreamRec {
+                local: false,
+                local_ended: false,
+                remote_ended: false,
+                remote_spoke: true,
+                we_spoke: false,
+                surfaced: false,
+                assembly: None,
+            },
+        );
+        if self.over_cap(id, len) {
+            return;
+        }
+        match frame.fragment {
+            Some(fragment) => {
+                if let Some(rec) = self.streams.get_mut(&id) {
+                    rec.assembly = Some(Assembly {
+                        kind: FrameType::Open,
+                        assembler: Assembler::new(),
+                        headers: frame.headers,
+                    });
+                }
+                self.feed(id, &fragment, frame.more, frame.end, frame.trailers);
+            }
+            None => self.deliver(
+                id,
+                FrameType::Open,
+                frame.headers,
+                frame.payload,
+                frame.end,
+                None,
+            ),
+        }
+    }
+
+    fn on_continuation(&mut self, id: StreamId, frame: Frame, len: usize) {
+        if self.over_cap(id, len) {
+            return;
+        }
+        if frame.headers.is_some() {
+            self.stream_error(
+                id,
+                code::PROTOCOL_ERROR,
+                "headers on a later frame (WSM-FRM-016)".to_owned(),
+            );
+            return;
+        }
+        if let Some(fragment) = frame.fragment {
+            self.feed(id, &fragment, frame.more, frame.end, frame.trailers);
+        }
+    }
+
+    fn on_data(&mut self, id: StreamId, frame: Frame, len: usize) {
+        if self.over_cap(id, len) {
+            return;
+        }
+        let Some(rec) = self.streams.get_mut(&id) else {
+            return;
+        };
+        if rec.remote_ended {
+            self.stream_error(
+                id,
+                code::PROTOCOL_ERROR,
+                "data after the remote's end (WSM-STM-020)".to_owned(),
+            );
+            return;
+        }
+        if let Some(assembly) = &rec.assembly {
+            if frame.fragment.is_none() || assembly.kind != FrameType::Data {
+                self.stream_error(
+                    id,
+                    code::PROTOCOL_ERROR,
+                    "a non-fragment frame arrived during reassembly (WSM-FRG-033)".to_owned(),
+                );
+                return;
+            }
+            self.on_continuation(id, frame, len);
+            return;
+        }
+        if frame.headers.is_some() && rec.remote_spoke {
+            self.stream_error(
+                id,
+                code::PROTOCOL_ERROR,
+                "headers on a later frame (WSM-FRM-016)".to_owned(),
+            );
+            return;
+        }
+        let first_answer = !rec.remote_spoke && rec.local;
+        rec.remote_spoke = true;
+        if first_answer {
+            self.events.push_back(ConnEvent::Stream {
+                id,
+                event: StreamEvent::ReplyHeaders(frame.headers.unwrap_or_default()),
+            });
+        }
+        match frame.fragment {
+            Some(fragment) => {
+                if let Some(rec) = self.streams.get_mut(&id) {
+                    rec.assembly = Some(Assembly {
+                        kind: FrameType::Data,
+                        assembler: Assembler::new(),
+                        headers: None,
+                    });
+                }
+                self.feed(id, &fragment, frame.more, frame.end, frame.trailers);
+            }
+            None => self.deliver(
+                id,
+                FrameType::Data,
+                None,
+                frame.payload,
+                frame.end,
+                frame.trailers,
+            ),
+        }
+    }
+
+    fn feed(
+        &mut self,
+        id: StreamId,
+        fragment: &str,
+        more: bool,
+        end: bool,
+        trailers: Option<Headers>,
+    ) {
+        if more && end {
+            self.stream_error(
+                id,
+                code::PROTOCOL_ERROR,
+                "end on a fragment that is not the last (WSM-FRG-020)".to_owned(),
+            );
+            return;
+        }
+        let limit = self.cfg.max_payload_bytes;
+        let Some(assembly) = self
+            .streams
+            .get_mut(&id)
+            .and_then(|rec| rec.assembly.as_mut())
+        else {
+            return;
+        };
+        match assembly.assembler.feed(fragment, more, limit) {
+            Ok(None) => {}
+            Ok(Some(payload)) => {
+                let (kind, headers) =
+                    match self.streams.get_mut(&id).and_then(|r| r.assembly.take()) {
+                        Some(a) => (a.kind, a.headers),
+                        None => return,
+                    };
+                self.deliver(id, kind, headers, Payload::Json(payload), end, trailers);
+            }
+            Err(AssemblyError::TooLarge) => self.stream_error(
+                id,
+                code::PAYLOAD_TOO_LARGE,
+                format!("payload over max_payload_bytes {limit} (WSM-FRG-032)"),
+            ),
+            Err(AssemblyError::Undecodable(e)) => self.stream_error(
+                id,
+                code::PROTOCOL_ERROR,
+                format!("reassembled payload is not JSON: {}", e.0),
+            ),
+        }
+    }
+
+    /// A complete frame's worth of content arrived on a live stream.
+    fn deliver(
+        &mut self,
+        id: StreamId,
+        kind: FrameType,
+        headers: Option<Headers>,
+        payload: Payload,
+        end: bool,
+        trailers: Option<Headers>,
+    ) {
+        if let Payload::Json(raw) = &payload {
+            if raw.as_str().len() > self.cfg.max_payload_bytes {
+                self.stream_error(
+                    id,
+                    code::PAYLOAD_TOO_LARGE,
+                    format!(
+                        "payload over max_payload_bytes {} (WSM-FRG-032)",
+                        self.cfg.max_payload_bytes
+                    ),
+                );
+                return;
+            }
+        }
+        let Some(rec) = self.streams.get_mut(&id) else {
+            return;
+        };
+        if end {
+            rec.remote_ended = true;
+        }
+        if kind == FrameType::Open {
+            rec.surfaced = true;
+            self.events.push_back(ConnEvent::Incoming {
+                id,
+                headers,
+                payload,
+                end,
+            });
+            return;
+        }
+        let closed = rec.remote_ended && rec.local_ended;
+        if let Payload::Json(raw) = payload {
+            self.events.push_back(ConnEvent::Stream {
+                id,
+                event: StreamEvent::Payload(raw),
+            });
+        }
+        if end {
+            self.events.push_back(ConnEvent::Stream {
+                id,
+                event: StreamEvent::End { trailers },
+            });
+        }
+        if closed {
+            self.close_normally(id);
+        }
+    }
+
+    fn on_reset(&mut self, id: StreamId, frame: Frame) {
+        let Some(rec) = self.streams.remove(&id) else {
+            return;
+        };
+        // The remote killed the stream in both directions: nothing more goes out for it, and no
+        // reset is sent back (WSM-FRM-014).
+        self.writer.drop_lane(id);
+        // A fragmented reset closes the stream on its first fragment; its later fragments are
+        // then late frames (WSM-STM-002).
+        let payload = match (&frame.fragment, frame.more) {
+            (Some(fragment), false) => RawJson::parse(fragment.clone())
+                .map(Payload::Json)
+                .unwrap_or_default(),
+            (Some(_), true) => Payload::Absent,
+            (None, _) => frame.payload,
+        };
+        if rec.surfaced {
+            self.events.push_back(ConnEvent::Stream {
+                id,
+                event: StreamEvent::Failed(StreamError::RemoteReset {
+                    code: frame.code.unwrap_or(code::PROTOCOL_ERROR),
+                    reason: frame.reason,
+                    payload,
+                }),
+            });
+        }
+    }
+}

@@ -1,0 +1,291 @@
+//! Error values and the names of the TypeScript error classes they map to (`SPEC.md` §5.6,
+//! WSM-ERR-002…009).
+//!
+//! Every error here carries a [`class_name`](StreamError::class_name) — the `name` discriminator of
+//! the JS class the wasm layer must throw (WSM-ERR-004). The hierarchy on the JS side:
+//!
+//! ```text
+//! MuxwsError
+//! ├── ProtocolError  ├── ConnectionClosed  ├── ConnectionGoingAway  ├── StreamClosed
+//! ├── CodecError → CodecMismatch
+//! └── StreamReset{code} → RemoteError(2) · StreamRefused(4) · StreamTimeout(6) · ConnectionLost(9)
+//! ```
+
+use std::fmt;
+
+use crate::fragment::FragmentError;
+use crate::frame::Payload;
+
+/// Reset codes of `SPEC.md` §2.4; unknown codes stay plain integers everywhere (a closed enum in
+/// the read loop is the failure §2.4 warns about).
+pub mod code {
+    /// Graceful; "done, no longer interested" (§2.4).
+    pub const NO_ERROR: i64 = 0;
+    /// The initiator asked the operation to stop (WSM-ERR-012).
+    pub const CANCELLED: i64 = 1;
+    /// The remote handler raised; optional structured payload (WSM-ERR-006).
+    pub const APPLICATION_ERROR: i64 = 2;
+    /// The peer violated the specification (WSM-STM-021).
+    pub const PROTOCOL_ERROR: i64 = 3;
+    /// Not accepted and definitely not processed (WSM-STM-033/036, WSM-CON-021/023).
+    pub const REFUSED: i64 = 4;
+    /// Retired `STREAM_LIMIT`; never sent, treated as unknown when received (WSM-STM-022).
+    pub const RETIRED_STREAM_LIMIT: i64 = 5;
+    /// A local deadline expired (WSM-ERR-011).
+    pub const TIMEOUT: i64 = 6;
+    /// Over the frame cap or `max_payload_bytes` (WSM-FRG-031/032).
+    pub const PAYLOAD_TOO_LARGE: i64 = 7;
+    /// A bug in the peer implementation (§2.4).
+    pub const INTERNAL_ERROR: i64 = 8;
+    /// Synthesised locally at socket death; never on the wire (WSM-STM-014).
+    pub const CONNECTION_CLOSED: i64 = 9;
+}
+
+/// Why a stream failed — the terminal, non-normal outcome of a stream (WSM-ERR-009, WSM-RCN-041).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum StreamError {
+    /// The remote sent `reset` (WSM-FRM-014). Any code is accepted, unknown ones included (§2.4).
+    RemoteReset {
+        /// The wire code, unconverted.
+        code: i64,
+        /// The remote's `reason`, for logs only.
+        reason: Option<String>,
+        /// The structured error of an `APPLICATION_ERROR` (WSM-ERR-006); absent when the reset
+        /// carried none or was fragmented (the stream closes on its first fragment).
+        payload: Payload,
+    },
+    /// This peer sent `reset` on the stream: `cancel()` (1, WSM-ERR-012), `timeout()` (6,
+    /// WSM-ERR-011), an explicit `reset()`, or a stream-level violation by the remote (3 or 7,
+    /// WSM-STM-020/021).
+    LocalReset {
+        /// The code that went on the wire.
+        code: i64,
+        /// The reason that went on the wire.
+        reason: Option<String>,
+    },
+    /// Failed locally because a received `goaway`'s `last_stream` is below this stream's id;
+    /// nothing was sent (WSM-CON-023). Definitely not processed.
+    Refused,
+    /// The socket died while the stream was live: a synthesised `CONNECTION_CLOSED`, never on the
+    /// wire (WSM-STM-014, WSM-RCN-041).
+    ConnectionLost,
+}
+
+impl StreamError {
+    /// The numeric code the JS `StreamReset.code` carries (§2.4).
+    pub fn code(&self) -> i64 {
+        match self {
+            StreamError::RemoteReset { code, .. } | StreamError::LocalReset { code, .. } => *code,
+            StreamError::Refused => code::REFUSED,
+            StreamError::ConnectionLost => code::CONNECTION_CLOSED,
+        }
+    }
+
+    /// The JS class `name` (WSM-ERR-002/004): `RemoteError` (2), `StreamRefused` (4),
+    /// `StreamTimeout` (6), `ConnectionLost` (socket death), else `StreamReset`. A reset this peer
+    /// sent itself maps to `StreamTimeout` for code 6 and `StreamReset` otherwise.
+    pub fn class_name(&self) -> &'static str {
+        match self {
+            StreamError::RemoteReset { code, .. } => match *code {
+                code::APPLICATION_ERROR => "RemoteError",
+                code::REFUSED => "StreamRefused",
+                code::TIMEOUT => "StreamTimeout",
+                _ => "StreamReset",
+            },
+            StreamError::LocalReset { code, .. } if *code == code::TIMEOUT => "StreamTimeout",
+            StreamError::LocalReset { .. } => "StreamReset",
+            StreamError::Refused => "StreamRefused",
+            StreamError::ConnectionLost => "ConnectionLost",
+        }
+    }
+
+    /// The reason, if any (for the JS `.reason`; never parsed, §2.2).
+    pub fn reason(&self) -> Option<&str> {
+        match self {
+            StreamError::RemoteReset { reason, .. } | StreamError::LocalReset { reason, .. } => {
+                reason.as_deref()
+            }
+            StreamError::Refused | StreamError::ConnectionLost => None,
+        }
+    }
+}
+
+impl fmt::Display for StreamError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StreamError::RemoteReset { code, reason, .. } => {
+                write!(f, "stream reset by the remote with code {code}")?;
+                if let Some(reason) = reason {
+                    write!(f, ": {reason}")?;
+                }
+                Ok(())
+            }
+            StreamError::LocalReset { code, reason } => {
+                write!(f, "stream reset locally with code {code}")?;
+                if let Some(reason) = reason {
+                    write!(f, ": {reason}")?;
+                }
+                Ok(())
+            }
+            StreamError::Refused => f.write_str(
+                "stream refused: above the last_stream of the remote's goaway, never processed",
+            ),
+            StreamError::ConnectionLost => f.write_str("connection lost"),
+        }
+    }
+}
+
+impl std::error::Error for StreamError {}
+
+/// Why `open()` threw synchronously (WSM-API-004).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum OpenError {
+    /// A `goaway` was received or sent (also: `close()` is draining, ids exhausted)
+    /// (WSM-CON-021/022, WSM-SID-007). JS: `ConnectionGoingAway`.
+    GoingAway,
+    /// Between sockets, including the hello window; nothing is queued (WSM-RCN-042/043).
+    /// JS: `ConnectionLost`.
+    ConnectionLost,
+    /// The frame cannot be sent under the frame cap, e.g. headers larger than the cap
+    /// (WSM-FRG-021). JS: `ProtocolError`.
+    Unsendable(FragmentError),
+}
+
+impl OpenError {
+    /// The JS class `name` (WSM-ERR-004).
+    pub fn class_name(&self) -> &'static str {
+        match self {
+            OpenError::GoingAway => "ConnectionGoingAway",
+            OpenError::ConnectionLost => "ConnectionLost",
+            OpenError::Unsendable(_) => "ProtocolError",
+        }
+    }
+}
+
+impl fmt::Display for OpenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OpenError::GoingAway => {
+                f.write_str("the connection is going away; open on the next connection")
+            }
+            OpenError::ConnectionLost => {
+                f.write_str("not connected (between sockets); nothing was sent")
+            }
+            OpenError::Unsendable(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for OpenError {}
+
+/// Why a send-side stream call (`send`/`end`/`reset`) was refused at the call site (WSM-ERR-009,
+/// WSM-API-024).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum SendError {
+    /// The stream is not live on the current socket. No per-closed-stream state is kept
+    /// (WSM-STM-001), so the wasm layer picks the class from the outcome it already delivered:
+    /// `StreamClosed` after a normal close, the reset's own class after a reset, `ConnectionLost`
+    /// after socket death (WSM-ERR-009).
+    NotLive,
+    /// This side already sent `end` (WSM-FRM-011). JS: `StreamClosed`.
+    AlreadyEnded,
+    /// `headers` after this side's first frame on the stream (WSM-FRM-016, WSM-API-024).
+    /// JS: `ProtocolError`.
+    HeadersAlreadySent,
+    /// `trailers` without `end` (WSM-FRM-013). JS: `ProtocolError`.
+    TrailersWithoutEnd,
+    /// Reset code 5 (retired) or 9 (never on the wire) (§2.4, WSM-STM-022). JS: `ProtocolError`.
+    InvalidResetCode(i64),
+    /// The frame cannot be sent under the frame cap (WSM-FRG-021). JS: `ProtocolError`.
+    Unsendable(FragmentError),
+}
+
+impl SendError {
+    /// The JS class `name` (WSM-ERR-004, WSM-ERR-009); for [`SendError::NotLive`] this is only the
+    /// fallback — see its doc.
+    pub fn class_name(&self) -> &'static str {
+        match self {
+            SendError::NotLive | SendError::AlreadyEnded => "StreamClosed",
+            _ => "ProtocolError",
+        }
+    }
+}
+
+impl fmt::Display for SendError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SendError::NotLive => f.write_str("the stream is no longer open"),
+            SendError::AlreadyEnded => f.write_str("this side of the stream already ended"),
+            SendError::HeadersAlreadySent => f.write_str(
+                "headers ride only this side's first frame on a stream; on a stream this peer opened that is the open (WSM-FRM-016)",
+            ),
+            SendError::TrailersWithoutEnd => {
+                f.write_str("trailers ride only the frame carrying end (WSM-FRM-013)")
+            }
+            SendError::InvalidResetCode(c) => write!(
+                f,
+                "reset code {c} must never be sent (retired 5, local-only 9)"
+            ),
+            SendError::Unsendable(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for SendError {}
+
+/// Why the **first** connection attempt failed; `connectMuxws()` rejects with it and the peer is
+/// finished (WSM-RCN-006, WSM-INV-018).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum ConnectError {
+    /// The handshake was refused, the socket never opened, or the server selected another
+    /// subprotocol. Composed by the dialer from the codec it offered (WSM-CDC-024/028).
+    CodecMismatch {
+        /// The full message, naming the offered codec, both environment variables and both
+        /// causes a browser cannot tell apart.
+        message: String,
+        /// What the server selected, when the socket did open.
+        selected: Option<String>,
+    },
+    /// The hello was reset, timed out or lost its socket; the underlying error, unwrapped
+    /// (WSM-RCN-026).
+    Hello(StreamError),
+    /// `close()` was called before the first connection was established. JS: `ConnectionClosed`
+    /// (WSM-ERR-002: peer-level, not a stream error).
+    Closed,
+}
+
+impl ConnectError {
+    /// The JS class `name` (WSM-ERR-004/005).
+    pub fn class_name(&self) -> &'static str {
+        match self {
+            ConnectError::CodecMismatch { .. } => "CodecMismatch",
+            ConnectError::Hello(e) => e.class_name(),
+            ConnectError::Closed => "ConnectionClosed",
+        }
+    }
+}
+
+impl fmt::Display for ConnectError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConnectError::CodecMismatch { message, .. } => f.write_str(message),
+            ConnectError::Hello(e) => write!(f, "the hello failed: {e}"),
+            ConnectError::Closed => f.write_str("closed before the connection was established"),
+        }
+    }
+}
+
+impl std::error::Error for ConnectError {}
+
+/// An invalid option, reported at construction (WSM-FRG-034, WSM-RCN reconnect validation).
+/// JS: a plain `Error` — a programming mistake, not a protocol failure.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct ConfigError(pub String);
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ConfigError {}

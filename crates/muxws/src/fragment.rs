@@ -1,0 +1,325 @@
+//! Fragmentation: the send-side splitter and the receive-side assembler (`SPEC.md` §3,
+//! WSM-FRG-001…035).
+//!
+//! Every size is the UTF-8 byte length of the **whole encoded message** (WSM-FRG-001); Rust's
+//! `str::len` is already that. The splitter is the reference algorithm, so it cuts where the
+//! Python and TypeScript ports cut (WSM-FRG-016):
+//!
+//! 1. a frame whose encoding fits the cap goes out whole;
+//! 2. otherwise the payload's JSON text is sliced: each pass first tries everything left as the
+//!    closing fragment (`end`/`trailers`, no `more`) — even when nothing is left (WSM-FRG-020);
+//! 3. else a middle slice of `budget = max(1, cap − min(512, cap/2))` bytes (WSM-FRG-013), cut back
+//!    to a codepoint boundary (WSM-FRG-012), at least one codepoint;
+//! 4. verified and shrunk to the largest codepoint count whose encoded frame fits (WSM-FRG-014) —
+//!    the fragment text is JSON-escaped again inside the envelope, so a control character costs six
+//!    bytes;
+//! 5. `headers` ride the first fragment only (never split, WSM-FRG-021), `end`/`trailers` the last
+//!    only, `code`/`reason` every fragment.
+//!
+//! [`Splitter`] produces fragments lazily, one at a time, so the writer can keep at most one unsent
+//! fragment per stream (WSM-FRG-018). [`split_frame`] is the same computation as a pure function
+//! (WSM-FRG-015).
+
+use std::fmt;
+
+use crate::frame::{encode, escaped_width, Frame, FrameType, InvalidJson, Payload, RawJson};
+
+/// The largest encoded message a sender may emit: a protocol constant, never negotiated, announced
+/// or configured (WSM-FRG-004).
+pub const MAX_FRAME_BYTES: usize = 65_536;
+
+/// Default largest reassembled payload this peer accepts; local, never announced (WSM-FRG-035).
+pub const DEFAULT_MAX_PAYLOAD_BYTES: usize = 67_108_864;
+
+/// Smallest test-override cap a [`crate::ConnectionConfig`] accepts (WSM-FRG-005, WSM-FRG-034):
+/// room for a fragment envelope plus one escaped codepoint on an early stream. The shared
+/// conformance corpus goes as low as 64.
+pub const MIN_FRAME_BYTES: usize = 64;
+
+/// Why a frame cannot be cut under a cap (WSM-FRG-021, WSM-FRG-034).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum FragmentError {
+    /// The frame does not fit and has no payload to fragment: its headers (or other envelope
+    /// fields) alone exceed the cap, and headers are never fragmented (WSM-FRG-021).
+    EnvelopeTooLarge {
+        /// The cap in bytes.
+        cap: usize,
+    },
+    /// Not even one codepoint of payload fits beside the envelope (WSM-FRG-034).
+    Floor {
+        /// The cap in bytes.
+        cap: usize,
+    },
+    /// The closing fragment does not fit even with no payload: `end`/`trailers` are never split
+    /// (WSM-FRG-020, WSM-FRG-034).
+    ClosingFloor {
+        /// The cap in bytes.
+        cap: usize,
+    },
+}
+
+impl fmt::Display for FragmentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FragmentError::EnvelopeTooLarge { cap } => write!(
+                f,
+                "frame exceeds the {cap}-byte cap but carries no payload to fragment; headers are never fragmented (WSM-FRG-021)"
+            ),
+            FragmentError::Floor { cap } => write!(
+                f,
+                "a frame cap of {cap} bytes cannot hold this frame's envelope plus one indivisible unit of payload (WSM-FRG-034)"
+            ),
+            FragmentError::ClosingFloor { cap } => write!(
+                f,
+                "a frame cap of {cap} bytes cannot hold this frame's closing envelope; trailers are never fragmented (WSM-FRG-020/034)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for FragmentError {}
+
+fn reservation(cap: usize) -> usize {
+    (cap / 2).min(512)
+}
+
+/// Encoded length of `frame` without building the payload-carrying string twice (WSM-FRG-001).
+pub fn encoded_len(frame: &Frame) -> usize {
+    match &frame.payload {
+        Payload::Absent => encode(frame).len(),
+        Payload::Json(raw) => {
+            let bare = Frame {
+                payload: Payload::Absent,
+                ..frame.clone()
+            };
+            // `,"payload":` is 11 bytes; the payload text is inserted verbatim.
+            encode(&bare).len() + 11 + raw.as_str().len()
+        }
+    }
+}
+
+/// One fragment of `source`: `headers` only when `first`, `end`/`trailers` only when `last`,
+/// `more` on all but the last, `code`/`reason`/`nonce`/`last_stream` always (WSM-FRG-020/021).
+fn fragment_frame(source: &Frame, chunk: &str, first: bool, last: bool) -> Frame {
+    Frame {
+        kind: source.kind.clone(),
+        stream: source.stream,
+        payload: Payload::Absent,
+        fragment: Some(chunk.to_owned()),
+        more: !last,
+        headers: if first { source.headers.clone() } else { None },
+        end: last && source.end,
+        trailers: if last { source.trailers.clone() } else { None },
+        code: source.code,
+        reason: source.reason.clone(),
+        nonce: source.nonce.clone(),
+        last_stream: source.last_stream,
+    }
+}
+
+/// Envelope bytes of a fragment frame whose fragment is empty; a fragment of escaped width `w`
+/// makes the message exactly `w` bytes longer.
+fn fragment_base(source: &Frame, first: bool, last: bool) -> usize {
+    encode(&fragment_frame(source, "", first, last)).len()
+}
+
+fn escaped_len(s: &str) -> usize {
+    s.chars().map(escaped_width).sum()
+}
+
+/// Check at enqueue time that `frame` can be sent under `cap` — whole or fragmented — so that an
+/// unsendable frame is a synchronous error at the call site rather than a stall (WSM-FRG-021/034).
+pub fn check_sendable(frame: &Frame, cap: usize) -> Result<(), FragmentError> {
+    if encoded_len(frame) <= cap {
+        return Ok(());
+    }
+    if frame.payload.is_absent() {
+        return Err(FragmentError::EnvelopeTooLarge { cap });
+    }
+    // A middle fragment always makes progress if one worst-case codepoint (six escaped bytes) fits
+    // beside the first fragment's envelope (which carries the headers); the sequence always ends
+    // if the closing envelope fits with nothing in it.
+    if fragment_base(frame, true, false) + 6 > cap {
+        return Err(FragmentError::Floor { cap });
+    }
+    if fragment_base(frame, false, true) > cap {
+        return Err(FragmentError::ClosingFloor { cap });
+    }
+    Ok(())
+}
+
+/// The result of starting to send a frame under a cap (WSM-FRG-010).
+#[derive(Debug)]
+pub enum Split {
+    /// The frame fits as it is (WSM-FRG-004).
+    Whole(Frame),
+    /// The frame must be fragmented; pull the fragments one by one (WSM-FRG-018).
+    Fragments(Splitter),
+}
+
+/// Lazy fragment producer for one frame (WSM-FRG-011…021); see the module doc for the algorithm.
+#[derive(Debug)]
+pub struct Splitter {
+    source: Frame,
+    text: String,
+    position: usize,
+    emitted: usize,
+    cap: usize,
+    done: bool,
+}
+
+impl Splitter {
+    /// Decide whether `frame` goes out whole or fragmented under `cap` (WSM-FRG-010).
+    pub fn start(frame: Frame, cap: usize) -> Result<Split, FragmentError> {
+        if encoded_len(&frame) <= cap {
+            return Ok(Split::Whole(frame));
+        }
+        let mut source = frame;
+        let text = match std::mem::take(&mut source.payload) {
+            Payload::Absent => return Err(FragmentError::EnvelopeTooLarge { cap }),
+            Payload::Json(raw) => raw.into_string(),
+        };
+        Ok(Split::Fragments(Splitter {
+            source,
+            text,
+            position: 0,
+            emitted: 0,
+            cap,
+            done: false,
+        }))
+    }
+
+    /// The frame type being fragmented (WSM-FRG-017).
+    pub fn kind(&self) -> &FrameType {
+        &self.source.kind
+    }
+
+    /// True once the closing fragment was produced (WSM-FRG-020).
+    pub fn is_done(&self) -> bool {
+        self.done
+    }
+
+    /// The next fragment, or `Ok(None)` after the closing one (WSM-FRG-012/013/014/020).
+    pub fn next_fragment(&mut self) -> Result<Option<Frame>, FragmentError> {
+        if self.done {
+            return Ok(None);
+        }
+        let cap = self.cap;
+        let first = self.emitted == 0;
+        let rest = &self.text[self.position..];
+
+        // Everything left, as the closing fragment? Escaping never shrinks text, so a remainder
+        // longer than the cap cannot fit and need not be encoded to find that out.
+        if rest.len() <= cap && fragment_base(&self.source, first, true) + escaped_len(rest) <= cap
+        {
+            self.done = true;
+            return Ok(Some(fragment_frame(&self.source, rest, first, true)));
+        }
+        if rest.is_empty() {
+            return Err(FragmentError::ClosingFloor { cap });
+        }
+
+        // A middle fragment: at most `budget` raw bytes (at least one codepoint), shrunk to the
+        // largest codepoint count whose encoded frame fits. Escaped width grows with every
+        // codepoint, so the largest fitting prefix is found in one pass; it is the same count the
+        // reference's binary search settles on.
+        let budget = cap.saturating_sub(reservation(cap)).max(1);
+        let room = cap.saturating_sub(fragment_base(&self.source, first, false));
+        let (mut raw, mut escaped, mut count) = (0usize, 0usize, 0usize);
+        for c in rest.chars() {
+            let width = c.len_utf8();
+            if count >= 1 && raw + width > budget {
+                break;
+            }
+            let cost = escaped_width(c);
+            if escaped + cost > room {
+                break;
+            }
+            raw += width;
+            escaped += cost;
+            count += 1;
+            if raw > budget {
+                break;
+            }
+        }
+        if count == 0 {
+            return Err(FragmentError::Floor { cap });
+        }
+        let chunk = &rest[..raw];
+        let frame = fragment_frame(&self.source, chunk, first, false);
+        self.position += raw;
+        self.emitted += 1;
+        Ok(Some(frame))
+    }
+}
+
+/// Every fragment of `frame` at `cap` at once — `[frame]` itself when it fits. A pure function
+/// (WSM-FRG-015); the writer uses [`Splitter`] and cuts in exactly the same places.
+pub fn split_frame(frame: &Frame, cap: usize) -> Result<Vec<Frame>, FragmentError> {
+    match Splitter::start(frame.clone(), cap)? {
+        Split::Whole(frame) => Ok(vec![frame]),
+        Split::Fragments(mut splitter) => {
+            let mut out = Vec::new();
+            while let Some(fragment) = splitter.next_fragment()? {
+                out.push(fragment);
+            }
+            Ok(out)
+        }
+    }
+}
+
+/// Why reassembly of one stream's payload failed; both are stream-level (WSM-FRG-032, §4.3).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum AssemblyError {
+    /// The accumulated fragments crossed `max_payload_bytes` → `reset(PAYLOAD_TOO_LARGE)`
+    /// (WSM-FRG-032, WSM-INV-017).
+    TooLarge,
+    /// The joined text is not a JSON value → `reset(PROTOCOL_ERROR)` (WSM-FRG-030).
+    Undecodable(InvalidJson),
+}
+
+/// Receive-side reassembly for one stream: concatenates `fragment` strings and validates the
+/// joined JSON when a fragment arrives without `more` (WSM-FRG-030…033).
+#[derive(Debug, Default)]
+pub struct Assembler {
+    buffer: String,
+}
+
+impl Assembler {
+    /// An empty assembler (WSM-FRG-030).
+    pub fn new() -> Assembler {
+        Assembler::default()
+    }
+
+    /// Bytes accumulated so far (WSM-FRG-032).
+    pub fn len(&self) -> usize {
+        self.buffer.len()
+    }
+
+    /// True when nothing has been accumulated (WSM-FRG-030).
+    pub fn is_empty(&self) -> bool {
+        self.buffer.is_empty()
+    }
+
+    /// Add one fragment, enforcing `max_payload_bytes` **as it arrives** (WSM-FRG-032,
+    /// WSM-INV-017). Returns the payload once `more` is false, `None` while more are expected.
+    pub fn feed(
+        &mut self,
+        fragment: &str,
+        more: bool,
+        max_payload_bytes: usize,
+    ) -> Result<Option<RawJson>, AssemblyError> {
+        if self.buffer.len() + fragment.len() > max_payload_bytes {
+            self.buffer = String::new();
+            return Err(AssemblyError::TooLarge);
+        }
+        self.buffer.push_str(fragment);
+        if more {
+            return Ok(None);
+        }
+        let joined = std::mem::take(&mut self.buffer);
+        RawJson::parse(joined)
+            .map(Some)
+            .map_err(AssemblyError::Undecodable)
+    }
+}

@@ -1,0 +1,650 @@
+//! The twelve-field envelope and the JSON codec (`SPEC.md` §2.2, §3; WSM-FRM-*, WSM-CDC-001…005).
+//!
+//! - Payloads and header values stay **raw JSON text** end to end ([`RawJson`]): the wasm layer
+//!   turns them into JS values with `JSON.parse` and back with `JSON.stringify`, and this crate
+//!   never re-encodes or looks inside a payload (WSM-FRM-006).
+//! - An absent `payload` and `"payload": null` are different frames ([`Payload::Absent`] versus
+//!   `Payload::Json("null")`, `SPEC.md` §2.2).
+//! - Decoding is tolerant of what it does not know (unknown fields are dropped, WSM-FRM-001; an
+//!   unknown `type` decodes as [`FrameType::Unknown`], WSM-FRM-002) and strict about what it does:
+//!   a known field with the wrong JSON type, a missing `type`, a non-object or an unparsable
+//!   message is a [`DecodeError`], which the connection treats as connection-level (WSM-FRM-005).
+//! - Encoding is compact, un-escaped non-ASCII, in the canonical key order `type`, `stream`, then
+//!   the rest alphabetically, omitting every field at its default (WSM-CDC-005).
+
+use std::fmt;
+
+use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+/// The only subprotocol this dialer offers and accepts: generation `v1`, codec `json`
+/// (WSM-CDC-020, WSM-CON-009, WSM-PKG-005).
+pub const SUBPROTOCOL: &str = "muxws.v1.json";
+
+/// The codec name carried in [`SUBPROTOCOL`]; the only codec this crate implements (WSM-CDC-004).
+pub const CODEC_NAME: &str = "json";
+
+/// A syntactically valid JSON text, kept verbatim (WSM-FRM-006: muxws never looks inside it).
+///
+/// Construct it with [`RawJson::parse`], which validates the text once; after that it is only ever
+/// copied, never re-encoded.
+#[derive(Clone, PartialEq, Eq, Debug, Hash)]
+pub struct RawJson(String);
+
+impl RawJson {
+    /// Validate `text` as exactly one JSON value and keep it verbatim (WSM-CDC-004).
+    pub fn parse(text: impl Into<String>) -> Result<RawJson, InvalidJson> {
+        let text = text.into();
+        serde_json::from_str::<IgnoredAny>(&text).map_err(|e| InvalidJson::at(&e))?;
+        Ok(RawJson(text))
+    }
+
+    /// The JSON `null` — the default payload of `open()` (WSM-API-003).
+    pub fn null() -> RawJson {
+        RawJson("null".to_owned())
+    }
+
+    /// The JSON text, exactly as received or given (WSM-FRM-006).
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The JSON text, by value (WSM-FRM-006).
+    pub fn into_string(self) -> String {
+        self.0
+    }
+
+    /// Wrap text already known to be valid JSON (it came out of the JSON parser).
+    pub(crate) fn trusted(text: String) -> RawJson {
+        RawJson(text)
+    }
+}
+
+impl fmt::Display for RawJson {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Text that is not exactly one JSON value (WSM-CDC-004); the message is the parser's.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct InvalidJson(pub String);
+
+impl InvalidJson {
+    /// Where the parser stopped. The parser's own prose is deliberately not rendered: it would
+    /// pull serde_json's message tables into the wasm binary for a diagnostic nobody reads.
+    fn at(error: &serde_json::Error) -> InvalidJson {
+        InvalidJson(format!("line {} column {}", error.line(), error.column()))
+    }
+}
+
+impl fmt::Display for InvalidJson {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "not a JSON value (at {})", self.0)
+    }
+}
+
+impl std::error::Error for InvalidJson {}
+
+/// The `payload` field: absent is "no payload", which is a different frame from a `null` payload
+/// (`SPEC.md` §2.2, WSM-CDC-005).
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub enum Payload {
+    /// No `payload` key at all (§2.2).
+    #[default]
+    Absent,
+    /// A payload; `null` is one (and counts as a reply, WSM-API-006).
+    Json(RawJson),
+}
+
+impl Payload {
+    /// `Payload::Json(null)` — what `open()` sends when the caller gave no payload (WSM-API-003).
+    pub fn null() -> Payload {
+        Payload::Json(RawJson::null())
+    }
+
+    /// Validate `text` and wrap it as a present payload (WSM-CDC-004).
+    pub fn json(text: impl Into<String>) -> Result<Payload, InvalidJson> {
+        RawJson::parse(text).map(Payload::Json)
+    }
+
+    /// True for [`Payload::Absent`] (`SPEC.md` §2.2).
+    pub fn is_absent(&self) -> bool {
+        matches!(self, Payload::Absent)
+    }
+
+    /// The JSON text, if a payload is present (`SPEC.md` §2.2).
+    pub fn as_json(&self) -> Option<&RawJson> {
+        match self {
+            Payload::Absent => None,
+            Payload::Json(raw) => Some(raw),
+        }
+    }
+}
+
+/// `headers` / `trailers`: an ordered map from string keys to JSON values, kept as raw JSON text so
+/// that `":status": 201` stays an integer and `":query": {…}` keeps its key order. muxws never
+/// interprets them (WSM-AUT-002, WSM-FRM-016).
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct Headers(Vec<(String, RawJson)>);
+
+impl Headers {
+    /// An empty map (WSM-API-025: "an empty mapping when there are none").
+    pub fn new() -> Headers {
+        Headers(Vec::new())
+    }
+
+    /// Parse a JSON object; anything else is an error. Duplicate keys: the last one wins, in the
+    /// position of the first, as `JSON.parse` does (WSM-FRM-001 strictness on known fields).
+    pub fn from_json(text: &str) -> Result<Headers, InvalidJson> {
+        serde_json::from_str::<Headers>(text).map_err(|e| InvalidJson::at(&e))
+    }
+
+    /// Set `key` to `value`, replacing an existing entry in place (WSM-AUT-002: opaque values).
+    pub fn insert(&mut self, key: impl Into<String>, value: RawJson) {
+        let key = key.into();
+        match self.0.iter_mut().find(|(k, _)| *k == key) {
+            Some(entry) => entry.1 = value,
+            None => self.0.push((key, value)),
+        }
+    }
+
+    /// Builder form of [`Headers::insert`] (WSM-AUT-002).
+    pub fn with(mut self, key: impl Into<String>, value: RawJson) -> Headers {
+        self.insert(key, value);
+        self
+    }
+
+    /// The raw JSON value of `key` (WSM-AUT-002: the application reads it, muxws does not).
+    pub fn get(&self, key: &str) -> Option<&RawJson> {
+        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    /// Entries in order (WSM-AUT-002).
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &RawJson)> {
+        self.0.iter().map(|(k, v)| (k.as_str(), v))
+    }
+
+    /// Number of entries (WSM-AUT-002).
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// True when there are no entries (WSM-API-025).
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The map as compact JSON object text, values verbatim (WSM-CDC-005).
+    pub fn to_json(&self) -> String {
+        let mut out = String::new();
+        self.write_json(&mut out);
+        out
+    }
+
+    fn write_json(&self, out: &mut String) {
+        out.push('{');
+        for (i, (key, value)) in self.0.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            push_json_string(out, key);
+            out.push(':');
+            out.push_str(value.as_str());
+        }
+        out.push('}');
+    }
+}
+
+impl<'de> Deserialize<'de> for Headers {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Headers, D::Error> {
+        struct HeadersVisitor;
+        impl<'de> Visitor<'de> for HeadersVisitor {
+            type Value = Headers;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Headers, A::Error> {
+                let mut headers = Headers::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    let value: Box<RawValue> = map.next_value()?;
+                    let text: Box<str> = value.into();
+                    headers.insert(key, RawJson::trusted(text.into_string()));
+                }
+                Ok(headers)
+            }
+        }
+        deserializer.deserialize_map(HeadersVisitor)
+    }
+}
+
+/// The `type` field. Six types in v1 (`SPEC.md` §2.3); anything else is kept as `Unknown` so the
+/// peer can ignore it rather than fail the read loop (WSM-FRM-002).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum FrameType {
+    /// Opens a stream (WSM-FRM-010).
+    Open,
+    /// A payload chunk, headers and/or `end` on an open stream (WSM-FRM-011).
+    Data,
+    /// Terminates a stream in both directions (WSM-FRM-014).
+    Reset,
+    /// Liveness probe carrying a nonce (WSM-CON-010).
+    Ping,
+    /// Echo of a ping's nonce (WSM-CON-010).
+    Pong,
+    /// Graceful shutdown with `last_stream` (WSM-CON-020).
+    Goaway,
+    /// A type this generation does not know; ignored by the peer (WSM-FRM-002).
+    Unknown(String),
+}
+
+impl FrameType {
+    /// The wire name (`SPEC.md` §2.3).
+    pub fn as_str(&self) -> &str {
+        match self {
+            FrameType::Open => "open",
+            FrameType::Data => "data",
+            FrameType::Reset => "reset",
+            FrameType::Ping => "ping",
+            FrameType::Pong => "pong",
+            FrameType::Goaway => "goaway",
+            FrameType::Unknown(name) => name,
+        }
+    }
+
+    /// Map a wire name; unknown names are preserved as [`FrameType::Unknown`] (WSM-FRM-002).
+    pub fn from_name(name: &str) -> FrameType {
+        match name {
+            "open" => FrameType::Open,
+            "data" => FrameType::Data,
+            "reset" => FrameType::Reset,
+            "ping" => FrameType::Ping,
+            "pong" => FrameType::Pong,
+            "goaway" => FrameType::Goaway,
+            other => FrameType::Unknown(other.to_owned()),
+        }
+    }
+
+    /// True for `open`, `data` and `reset`, which name a stream (WSM-FRM-015).
+    pub fn is_stream_level(&self) -> bool {
+        matches!(self, FrameType::Open | FrameType::Data | FrameType::Reset)
+    }
+}
+
+/// One logical frame: exactly the twelve envelope fields of `SPEC.md` §2.2, with the defaults of
+/// the reference ports (`None`/`false`/[`Payload::Absent`]).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Frame {
+    /// `type` (`SPEC.md` §2.3).
+    pub kind: FrameType,
+    /// `stream`; omitted on connection-level frames (WSM-FRM-015, WSM-SID-003).
+    pub stream: Option<u64>,
+    /// `payload`; excludes `fragment` (WSM-FRM-004).
+    pub payload: Payload,
+    /// `fragment`: a slice of the encoded payload (WSM-FRG-011).
+    pub fragment: Option<String>,
+    /// `more`: true on every fragment but the last (WSM-FRG-020).
+    pub more: bool,
+    /// `headers`: only on the sender's first frame on a stream (WSM-FRM-016).
+    pub headers: Option<Headers>,
+    /// `end`: the sender's last frame on the stream (WSM-FRM-012).
+    pub end: bool,
+    /// `trailers`: only with `end` (WSM-FRM-013).
+    pub trailers: Option<Headers>,
+    /// `code` on `reset`/`goaway` (`SPEC.md` §2.4).
+    pub code: Option<i64>,
+    /// `reason`: for logs, never parsed (`SPEC.md` §2.2).
+    pub reason: Option<String>,
+    /// `nonce` on `ping`/`pong` (WSM-CON-010).
+    pub nonce: Option<String>,
+    /// `last_stream` on `goaway` (WSM-CON-020).
+    pub last_stream: Option<u64>,
+}
+
+impl Frame {
+    /// A frame of `kind` with every other field at its default (`SPEC.md` §2.2).
+    pub fn new(kind: FrameType) -> Frame {
+        Frame {
+            kind,
+            stream: None,
+            payload: Payload::Absent,
+            fragment: None,
+            more: false,
+            headers: None,
+            end: false,
+            trailers: None,
+            code: None,
+            reason: None,
+            nonce: None,
+            last_stream: None,
+        }
+    }
+
+    /// A stream-level frame of `kind` on `stream` (WSM-FRM-010/011/014).
+    pub fn on_stream(kind: FrameType, stream: u64) -> Frame {
+        Frame {
+            stream: Some(stream),
+            ..Frame::new(kind)
+        }
+    }
+
+    /// `reset` with `code` and an optional reason (WSM-FRM-014).
+    pub fn reset(stream: u64, code: i64, reason: Option<String>) -> Frame {
+        Frame {
+            code: Some(code),
+            reason,
+            ..Frame::on_stream(FrameType::Reset, stream)
+        }
+    }
+
+    /// `goaway` (WSM-CON-020).
+    pub fn goaway(code: i64, last_stream: u64, reason: Option<String>) -> Frame {
+        Frame {
+            code: Some(code),
+            last_stream: Some(last_stream),
+            reason,
+            ..Frame::new(FrameType::Goaway)
+        }
+    }
+}
+
+/// A message that is not a frame: unparsable, not an object, no `type`, a known field of the wrong
+/// type, or `payload` together with `fragment`. Always connection-level (WSM-FRM-004, WSM-FRM-005).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct DecodeError(pub String);
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+const FIELD_NAMES: [&str; 12] = [
+    "type",
+    "stream",
+    "payload",
+    "fragment",
+    "more",
+    "headers",
+    "end",
+    "trailers",
+    "code",
+    "reason",
+    "nonce",
+    "last_stream",
+];
+
+/// The known envelope fields of one message, still as raw text; unknown keys are skipped.
+struct RawEnvelope<'a>([Option<&'a RawValue>; 12]);
+
+impl<'de> Deserialize<'de> for RawEnvelope<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct EnvelopeVisitor;
+        impl<'de> Visitor<'de> for EnvelopeVisitor {
+            type Value = RawEnvelope<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut fields: [Option<&'de RawValue>; 12] = [None; 12];
+                while let Some(key) = map.next_key::<String>()? {
+                    let value: &'de RawValue = map.next_value()?;
+                    if let Some(index) = FIELD_NAMES.iter().position(|name| *name == key) {
+                        fields[index] = Some(value);
+                    }
+                }
+                Ok(RawEnvelope(fields))
+            }
+        }
+        deserializer.deserialize_map(EnvelopeVisitor)
+    }
+}
+
+fn type_error(name: &str, expected: &str, raw: &RawValue) -> DecodeError {
+    let mut shown: String = raw.get().chars().take(40).collect();
+    if shown.len() < raw.get().len() {
+        shown.push('…');
+    }
+    DecodeError(format!(
+        "envelope field `{name}` must be {expected}, got {shown} (WSM-FRM-005)"
+    ))
+}
+
+fn is_null(raw: &RawValue) -> bool {
+    raw.get() == "null"
+}
+
+fn field_string(name: &str, raw: Option<&RawValue>) -> Result<Option<String>, DecodeError> {
+    match raw {
+        None => Ok(None),
+        Some(raw) if is_null(raw) => Ok(None),
+        Some(raw) => serde_json::from_str::<String>(raw.get())
+            .map(Some)
+            .map_err(|_| type_error(name, "a string", raw)),
+    }
+}
+
+fn field_bool(name: &str, raw: Option<&RawValue>) -> Result<bool, DecodeError> {
+    match raw {
+        None => Ok(false),
+        Some(raw) => {
+            serde_json::from_str::<bool>(raw.get()).map_err(|_| type_error(name, "a boolean", raw))
+        }
+    }
+}
+
+/// Largest integer a float may carry exactly; `1.0` is accepted as `1`, as the reference does.
+const MAX_EXACT_FLOAT: f64 = 9_007_199_254_740_991.0;
+
+fn field_id(name: &str, raw: Option<&RawValue>) -> Result<Option<u64>, DecodeError> {
+    let raw = match raw {
+        None => return Ok(None),
+        Some(raw) if is_null(raw) => return Ok(None),
+        Some(raw) => raw,
+    };
+    let number = serde_json::from_str::<serde_json::Number>(raw.get())
+        .map_err(|_| type_error(name, "a non-negative integer", raw))?;
+    if let Some(value) = number.as_u64() {
+        return Ok(Some(value));
+    }
+    match number.as_f64() {
+        Some(value) if value >= 0.0 && value.fract() == 0.0 && value <= MAX_EXACT_FLOAT => {
+            Ok(Some(value as u64))
+        }
+        _ => Err(type_error(name, "a non-negative integer", raw)),
+    }
+}
+
+fn field_int(name: &str, raw: Option<&RawValue>) -> Result<Option<i64>, DecodeError> {
+    match raw {
+        None => Ok(None),
+        Some(raw) if is_null(raw) => Ok(None),
+        Some(raw) => serde_json::from_str::<i64>(raw.get())
+            .map(Some)
+            .map_err(|_| type_error(name, "an integer", raw)),
+    }
+}
+
+fn field_map(name: &str, raw: Option<&RawValue>) -> Result<Option<Headers>, DecodeError> {
+    match raw {
+        None => Ok(None),
+        Some(raw) if is_null(raw) => Ok(None),
+        Some(raw) => serde_json::from_str::<Headers>(raw.get())
+            .map(Some)
+            .map_err(|_| type_error(name, "an object", raw)),
+    }
+}
+
+/// Decode one text message into a [`Frame`] (WSM-CDC-001, WSM-FRM-001/002/004/005).
+///
+/// Unknown keys are dropped; an unknown `type` survives as [`FrameType::Unknown`]. Fields whose
+/// default is `null` accept `null`; `more`/`end` must be booleans; `stream`/`last_stream` must be
+/// non-negative integers (an integral float such as `1.0` is accepted); `code` an integer;
+/// `headers`/`trailers` objects; `reason`/`nonce`/`fragment` strings. `payload` is kept verbatim.
+pub fn decode(text: &str) -> Result<Frame, DecodeError> {
+    let envelope: RawEnvelope<'_> = serde_json::from_str(text).map_err(|e| {
+        let what = if e.is_data() {
+            "the message is not a JSON object"
+        } else {
+            "the json codec could not decode the message"
+        };
+        DecodeError(format!(
+            "{what} (line {} column {}) (WSM-FRM-005)",
+            e.line(),
+            e.column()
+        ))
+    })?;
+    let f = &envelope.0;
+    let kind = match f[0] {
+        None => {
+            return Err(DecodeError(
+                "frame is missing the required `type` field (WSM-FRM-005)".to_owned(),
+            ))
+        }
+        Some(raw) => serde_json::from_str::<String>(raw.get())
+            .map_err(|_| type_error("type", "a string", raw))?,
+    };
+    if f[2].is_some() && f[3].is_some() {
+        return Err(DecodeError(
+            "frame carries both `payload` and `fragment` (WSM-FRM-004)".to_owned(),
+        ));
+    }
+    Ok(Frame {
+        kind: FrameType::from_name(&kind),
+        stream: field_id("stream", f[1])?,
+        payload: match f[2] {
+            None => Payload::Absent,
+            Some(raw) => Payload::Json(RawJson::trusted(raw.get().to_owned())),
+        },
+        fragment: field_string("fragment", f[3])?,
+        more: field_bool("more", f[4])?,
+        headers: field_map("headers", f[5])?,
+        end: field_bool("end", f[6])?,
+        trailers: field_map("trailers", f[7])?,
+        code: field_int("code", f[8])?,
+        reason: field_string("reason", f[9])?,
+        nonce: field_string("nonce", f[10])?,
+        last_stream: field_id("last_stream", f[11])?,
+    })
+}
+
+/// Encode a frame as compact JSON in canonical key order — `type`, `stream`, then the rest
+/// alphabetically — omitting every field at its default; payload and header values are inserted
+/// verbatim (WSM-CDC-004/005, `SPEC.md` §3).
+pub fn encode(frame: &Frame) -> String {
+    let mut out = String::with_capacity(
+        64 + frame.payload.as_json().map_or(0, |p| p.as_str().len())
+            + frame.fragment.as_ref().map_or(0, |s| s.len() + s.len() / 8),
+    );
+    out.push_str("{\"type\":");
+    push_json_string(&mut out, frame.kind.as_str());
+    if let Some(stream) = frame.stream {
+        out.push_str(",\"stream\":");
+        out.push_str(&stream.to_string());
+    }
+    if let Some(code) = frame.code {
+        out.push_str(",\"code\":");
+        out.push_str(&code.to_string());
+    }
+    if frame.end {
+        out.push_str(",\"end\":true");
+    }
+    if let Some(fragment) = &frame.fragment {
+        out.push_str(",\"fragment\":");
+        push_json_string(&mut out, fragment);
+    }
+    if let Some(headers) = &frame.headers {
+        out.push_str(",\"headers\":");
+        headers.write_json(&mut out);
+    }
+    if let Some(last) = frame.last_stream {
+        out.push_str(",\"last_stream\":");
+        out.push_str(&last.to_string());
+    }
+    if frame.more {
+        out.push_str(",\"more\":true");
+    }
+    if let Some(nonce) = &frame.nonce {
+        out.push_str(",\"nonce\":");
+        push_json_string(&mut out, nonce);
+    }
+    if let Payload::Json(payload) = &frame.payload {
+        out.push_str(",\"payload\":");
+        out.push_str(payload.as_str());
+    }
+    if let Some(reason) = &frame.reason {
+        out.push_str(",\"reason\":");
+        push_json_string(&mut out, reason);
+    }
+    if let Some(trailers) = &frame.trailers {
+        out.push_str(",\"trailers\":");
+        trailers.write_json(&mut out);
+    }
+    out.push('}');
+    out
+}
+
+/// Bytes `c` occupies inside a JSON string literal, as Python's `json.dumps(ensure_ascii=False)`,
+/// `JSON.stringify` and `serde_json` write it: `"`/`\\` and the five short control escapes take 2,
+/// other control characters 6 (`\u00XX`), everything else its UTF-8 width (WSM-FRG-001).
+pub(crate) fn escaped_width(c: char) -> usize {
+    match c {
+        '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
+        c if (c as u32) < 0x20 => 6,
+        c => c.len_utf8(),
+    }
+}
+
+/// Append `s` as a JSON string literal (lowercase `\u00xx` for other control characters, no
+/// escaping of non-ASCII or of `/`), byte-identical to the reference ports (`SPEC.md` §3).
+pub(crate) fn push_json_string(out: &mut String, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push('"');
+    let mut start = 0;
+    for (i, b) in s.bytes().enumerate() {
+        let short = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            0x00..=0x1f => "",
+            _ => continue,
+        };
+        out.push_str(&s[start..i]);
+        if short.is_empty() {
+            out.push_str("\\u00");
+            out.push(char::from(HEX[usize::from(b >> 4)]));
+            out.push(char::from(HEX[usize::from(b & 0xf)]));
+        } else {
+            out.push_str(short);
+        }
+        start = i + 1;
+    }
+    out.push_str(&s[start..]);
+    out.push('"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escaping_matches_serde_json_for_every_ascii_control_and_specials() {
+        let mut all = String::new();
+        for c in 0u8..0x80 {
+            all.push(char::from(c));
+        }
+        all.push_str("č🛰\u{2028}/");
+        let mut ours = String::new();
+        push_json_string(&mut ours, &all);
+        assert_eq!(ours, serde_json::to_string(&all).unwrap());
+        let widths: usize = all.chars().map(escaped_width).sum();
+        assert_eq!(widths + 2, ours.len());
+    }
+}

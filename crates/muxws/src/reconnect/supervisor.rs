@@ -1,0 +1,924 @@
+//! The supervisor: one [`Peer`] over a sequence of sockets (`SPEC.md` §5.12, WSM-RCN-*).
+//!
+//! Life of a peer:
+//!
+//! ```text
+//!  new ──Dial──▶ Dialing ──socket_opened(muxws.v1.json)──▶ [Hello] ──ack──▶ Established
+//!                  │  (fails before open / wrong protocol)      │ reset, timeout, loss
+//!                  ▼                                            ▼
+//!        first connect? ConnectFailed, Stopped      first connect? ConnectFailed, Stopped
+//!        else attempts+1 ─▶ Backoff ─(delay)─▶ Dial      else attempts+1, Closed{…} ─▶ Backoff
+//!  Established ──socket loss──▶ streams ConnectionLost, Closed{…, will_retry} ─▶ Backoff | Stopped
+//!  close() ──▶ goaway(code), drain, close 1000 ─▶ Closed{will_retry: false}, Stopped
+//! ```
+//!
+//! Every socket gets a fresh [`SocketId`]; inputs naming any other socket are ignored, so events
+//! of a socket that is being closed can never leak into the next one. Stream handles are
+//! [`StreamRef`]s — socket plus id — because ids restart at 1 on every socket (WSM-RCN-031).
+
+use std::collections::VecDeque;
+use std::fmt;
+
+use super::{delay_ms, ReconnectOptions};
+use crate::connection::{
+    ConnEvent, Connection, ConnectionConfig, Outbound, StreamEvent, StreamId, StreamState,
+    Termination, CLOSE_CODEC_MISMATCH, CLOSE_NORMAL, CLOSE_PROTOCOL_ERROR,
+};
+use crate::error::{ConfigError, ConnectError, OpenError, SendError, StreamError};
+use crate::fragment::check_sendable;
+use crate::frame::{Frame, FrameType, Headers, Payload, CODEC_NAME, SUBPROTOCOL};
+
+/// Default `helloTimeoutMs` (WSM-RCN-026).
+pub const DEFAULT_HELLO_TIMEOUT_MS: u64 = 10_000;
+
+/// Identifies one WebSocket the driver created for an [`Action::Dial`]; never reused, so no event
+/// of a closed socket can reach the next one (WSM-RCN-031/032).
+pub type SocketId = u64;
+
+/// A stream handle: the socket it lives on and its id there (WSM-RCN-031/032).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct StreamRef {
+    /// The socket (WSM-RCN-031).
+    pub socket: SocketId,
+    /// The stream id on that socket (WSM-SID-008: known as soon as `open()` returns).
+    pub id: StreamId,
+}
+
+impl fmt::Display for StreamRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.socket, self.id)
+    }
+}
+
+/// The hello: captured once, replayed verbatim as stream 1 of every socket (WSM-RCN-020/021).
+/// Never carry a credential in it (WSM-RCN-025).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hello {
+    /// Headers of the hello `open` (WSM-RCN-021).
+    pub headers: Option<Headers>,
+    /// The hello payload (`Payload::null()` when only headers were given, as `open()` defaults,
+    /// WSM-API-003; WSM-RCN-020).
+    pub payload: Payload,
+}
+
+/// Everything a [`Peer`] is constructed with (`SPEC.md` §7; TS `ConnectOptions`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PeerOptions {
+    /// Extra `Sec-WebSocket-Protocol` entries offered **after** `muxws.v1.json` — e.g. a bearer
+    /// token, which must be a valid HTTP token (WSM-CDC-020/021).
+    pub subprotocols: Vec<String>,
+    /// The hello, or `None` for none (WSM-RCN-024).
+    pub hello: Option<Hello>,
+    /// How long the hello may go unacknowledged (WSM-RCN-026).
+    pub hello_timeout_ms: u64,
+    /// The backoff schedule (WSM-RCN-001…005, WSM-RCN-044).
+    pub reconnect: ReconnectOptions,
+    /// Per-socket settings: caps, limits, heartbeat, push acceptance (WSM-FRG-005/035,
+    /// WSM-STM-036, WSM-RCN-010/011).
+    pub connection: ConnectionConfig,
+}
+
+impl Default for PeerOptions {
+    fn default() -> Self {
+        PeerOptions {
+            subprotocols: Vec::new(),
+            hello: None,
+            hello_timeout_ms: DEFAULT_HELLO_TIMEOUT_MS,
+            reconnect: ReconnectOptions::default(),
+            connection: ConnectionConfig::default(),
+        }
+    }
+}
+
+/// Work for the driver's socket layer, drained with [`Peer::poll_action`] (WSM-API-021: the
+/// socket adapter is the only transport-specific code).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Create `new WebSocket(url, protocols)` and report its events with this `socket` id
+    /// (WSM-CDC-020/021: `protocols[0]` is `muxws.v1.json`).
+    Dial {
+        /// The id to report this socket's events with.
+        socket: SocketId,
+        /// The subprotocol offer, muxws's entry first.
+        protocols: Vec<String>,
+    },
+    /// `ws.send(text)` — always a text message (WSM-CDC-002).
+    Send {
+        /// The socket.
+        socket: SocketId,
+        /// One encoded frame.
+        text: String,
+    },
+    /// `ws.close(code, reason)` (code is 1000 or 4xxx, reason ≤ 123 UTF-8 bytes; WSM-RCN-011).
+    Close {
+        /// The socket.
+        socket: SocketId,
+        /// WebSocket close code.
+        code: u16,
+        /// Close reason.
+        reason: String,
+    },
+}
+
+/// `CloseReason` of WSM-RCN-045: exactly these four fields, for every socket loss.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CloseReason {
+    /// WebSocket close code (1006 for a heartbeat death or giving up, WSM-RCN-011/044).
+    pub code: u16,
+    /// Close reason text (WSM-RCN-045).
+    pub reason: String,
+    /// Whether the close was orderly (WSM-RCN-045).
+    pub was_clean: bool,
+    /// Whether the supervisor will dial again (WSM-RCN-040).
+    pub will_retry: bool,
+}
+
+/// Notifications for the application layer, drained with [`Peer::poll_event`] (WSM-ERR-003:
+/// each reaches its awaiting call site in the JS layer).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// The first connection is established (subprotocol accepted, hello acknowledged):
+    /// `connectMuxws()` resolves (WSM-RCN-004/006).
+    Established,
+    /// The first connection attempt failed; `connectMuxws()` rejects and the peer is finished —
+    /// the first connect is never retried (WSM-RCN-006, WSM-INV-018).
+    ConnectFailed(ConnectError),
+    /// A connection was re-established after a loss; `attempt` is the 1-based count of
+    /// re-establishments. Re-subscribe here (WSM-RCN-030).
+    Reconnected {
+        /// 1, 2, 3, … per re-establishment.
+        attempt: u32,
+    },
+    /// A socket that existed was lost — exactly once per loss, after every stream on it failed
+    /// `ConnectionLost`; at most one `will_retry: false` per peer (WSM-RCN-040/041/044/045).
+    Closed(CloseReason),
+    /// The server sent `goaway` (WSM-CON-022/023); see [`ConnEvent::GoAway`].
+    GoAway {
+        /// Goaway code; 3 means this client broke the protocol.
+        code: i64,
+        /// The server's reason, for logs.
+        reason: Option<String>,
+        /// Highest of our stream ids the server will still complete.
+        last_stream: StreamId,
+    },
+    /// The server opened a stream (a push) and its payload is complete: run the handler, answer
+    /// with [`Peer::send`]/[`Peer::reset`], and call [`Peer::finish`] when it returns
+    /// (WSM-STM-031/034/035).
+    Incoming {
+        /// The pushed stream.
+        stream: StreamRef,
+        /// The open's headers (e.g. `:event`, `:topic`).
+        headers: Option<Headers>,
+        /// The opening payload.
+        payload: Payload,
+        /// Whether the open also ended the server's side (a one-shot push).
+        end: bool,
+    },
+    /// Something happened on a stream (see [`StreamEvent`]; WSM-API-002, WSM-ERR-009).
+    Stream {
+        /// The stream.
+        stream: StreamRef,
+        /// What happened.
+        event: StreamEvent,
+    },
+}
+
+enum Phase {
+    Dialing { socket: SocketId },
+    Hello { hello_id: StreamId, deadline: u64 },
+    Established,
+    Closing,
+    Backoff { until: u64 },
+    Stopped,
+}
+
+struct Retiring {
+    socket: SocketId,
+    conn: Connection,
+    code: u16,
+    reason: String,
+}
+
+/// The dialer supervisor: one application-facing peer over a sequence of sockets; see the module
+/// documentation. Sans-IO: socket events go in through `socket_*`, work comes out through
+/// [`Peer::poll_action`], notifications through [`Peer::poll_event`], and timers through
+/// [`Peer::poll_timeout`]/[`Peer::handle_timeout`] (WSM-RCN-001…006, WSM-RCN-020…045,
+/// WSM-INV-002: one peer type, pushes included).
+pub struct Peer {
+    options: PeerOptions,
+    jitter: Box<dyn FnMut() -> f64>,
+    phase: Phase,
+    live: Option<(SocketId, Connection)>,
+    retiring: Vec<Retiring>,
+    actions: VecDeque<Action>,
+    events: VecDeque<Event>,
+    next_socket: SocketId,
+    attempts: u32,
+    reconnects: u32,
+    first: bool,
+    final_reported: bool,
+    /// The latest `now` any input carried; calls that take no clock settle with it.
+    last_now: u64,
+}
+
+/// A browser rejects a close reason over 123 UTF-8 bytes; cut on a character boundary.
+fn close_reason_text(reason: &str) -> String {
+    let mut end = reason.len().min(123);
+    while !reason.is_char_boundary(end) {
+        end -= 1;
+    }
+    reason[..end].to_owned()
+}
+
+/// WSM-CDC-024: composed by the dialer from the codec it offered, naming both environment
+/// variables and both causes a browser cannot tell apart.
+fn codec_mismatch(selected: Option<&str>) -> ConnectError {
+    let what = match selected {
+        Some(selected) => format!(
+            "the server accepted the WebSocket but selected subprotocol \"{selected}\" instead of \"{SUBPROTOCOL}\""
+        ),
+        None => format!(
+            "the WebSocket handshake offering \"{SUBPROTOCOL}\" did not complete"
+        ),
+    };
+    let message = format!(
+        "CodecMismatch: {what}. This client offered the \"{CODEC_NAME}\" codec (VITE_MUXWS_CODEC in the browser). \
+         Either the server is configured with a different codec (MUXWS_CODEC on the server) and refused the upgrade, \
+         or the server refused the connection for another reason (origin not allowed, wrong endpoint or path, \
+         nothing listening) - a browser cannot tell these apart."
+    );
+    ConnectError::CodecMismatch {
+        message,
+        selected: selected.map(str::to_owned),
+    }
+}
+
+impl Peer {
+    /// Validate the options and queue the first [`Action::Dial`]. `jitter` returns draws in
+    /// `[-1, 1]` for the backoff schedule — `Math.random() * 2 - 1` in the browser
+    /// (WSM-RCN-003/005).
+    pub fn new(options: PeerOptions, jitter: Box<dyn FnMut() -> f64>) -> Result<Peer, ConfigError> {
+        options.reconnect.validate()?;
+        options.connection.validate()?;
+        if let Some(hello) = &options.hello {
+            let frame = Frame {
+                headers: hello.headers.clone(),
+                payload: hello.payload.clone(),
+                end: true,
+                ..Frame::on_stream(FrameType::Open, 1)
+            };
+            check_sendable(&frame, options.connection.max_frame_bytes)
+                .map_err(|e| ConfigError(format!("the hello cannot be sent: {e}")))?;
+        }
+        let mut peer = Peer {
+            options,
+            jitter,
+            phase: Phase::Stopped,
+            live: None,
+            retiring: Vec::new(),
+            actions: VecDeque::new(),
+            events: VecDeque::new(),
+            next_socket: 1,
+            attempts: 0,
+            reconnects: 0,
+            first: true,
+            final_reported: false,
+            last_now: 0,
+        };
+        peer.dial();
+        Ok(peer)
+    }
+
+    // ------------------------------------------------------------------------------ queries
+
+    /// True while a connection is established — false between sockets, in the hello window and
+    /// while `close()` drains (WSM-RCN-042/043).
+    pub fn is_open(&self) -> bool {
+        matches!(self.phase, Phase::Established)
+    }
+
+    /// True once the peer will never dial again (closed, gave up, or the first connect failed)
+    /// (WSM-RCN-044).
+    pub fn is_closed(&self) -> bool {
+        matches!(self.phase, Phase::Stopped)
+    }
+
+    /// Consecutive failed attempts — the helper's only persistent state (WSM-RCN-001).
+    pub fn attempts(&self) -> u32 {
+        self.attempts
+    }
+
+    /// The current socket, if one is open (WSM-RCN-043: it may be in the hello window).
+    pub fn socket(&self) -> Option<SocketId> {
+        self.live.as_ref().map(|(socket, _)| *socket)
+    }
+
+    /// The current connection, for inspection (WSM-STM-001).
+    pub fn connection(&self) -> Option<&Connection> {
+        self.live.as_ref().map(|(_, conn)| conn)
+    }
+
+    /// State of a live stream; `None` once closed or if its socket is gone (§4.2).
+    pub fn stream_state(&self, stream: StreamRef) -> Option<StreamState> {
+        self.conn_for(stream)
+            .and_then(|conn| conn.stream_state(stream.id))
+    }
+
+    fn conn_for(&self, stream: StreamRef) -> Option<&Connection> {
+        match &self.live {
+            Some((socket, conn)) if *socket == stream.socket => Some(conn),
+            _ => None,
+        }
+    }
+
+    fn conn_for_mut(&mut self, stream: StreamRef) -> Option<&mut Connection> {
+        match &mut self.live {
+            Some((socket, conn)) if *socket == stream.socket => Some(conn),
+            _ => None,
+        }
+    }
+
+    // ------------------------------------------------------------------------------ outputs
+
+    /// The next socket action. Call after every input until it returns `None`, then drain
+    /// [`Peer::poll_event`]. Yielding a macrotask between `Send`s lets other work interleave with
+    /// a long fragmented upload (WSM-FRG-019).
+    pub fn poll_action(&mut self, now: u64) -> Option<Action> {
+        self.progress(now);
+        if let Some(action) = self.actions.pop_front() {
+            return Some(action);
+        }
+        if let Some((socket, conn)) = &mut self.live {
+            let socket = *socket;
+            if let Some(text) = conn.poll_transmit(now) {
+                self.progress(now);
+                return Some(Action::Send { socket, text });
+            }
+        }
+        if let Some(retiring) = self.retiring.first_mut() {
+            if let Some(text) = retiring.conn.poll_transmit(now) {
+                return Some(Action::Send {
+                    socket: retiring.socket,
+                    text,
+                });
+            }
+            let retiring = self.retiring.remove(0);
+            return Some(Action::Close {
+                socket: retiring.socket,
+                code: retiring.code,
+                reason: close_reason_text(&retiring.reason),
+            });
+        }
+        None
+    }
+
+    /// The next application notification (WSM-ERR-003: each reaches its call site in the JS
+    /// layer).
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    /// When to call [`Peer::handle_timeout`] next: backoff end, hello deadline, heartbeat,
+    /// drain deadline (WSM-RCN-010/011/026, WSM-CON-024).
+    pub fn poll_timeout(&self) -> Option<u64> {
+        let own = match self.phase {
+            Phase::Backoff { until } => Some(until),
+            Phase::Hello { deadline, .. } => Some(deadline),
+            _ => None,
+        };
+        let conn = self.live.as_ref().and_then(|(_, conn)| conn.poll_timeout());
+        match (own, conn) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Run whatever is due at `now` (WSM-RCN-010/011/026, WSM-CON-024).
+    pub fn handle_timeout(&mut self, now: u64) {
+        match self.phase {
+            Phase::Backoff { until } if now >= until => self.dial(),
+            Phase::Hello { hello_id, deadline } if now >= deadline => {
+                if let Some((_, conn)) = &mut self.live {
+                    conn.timeout(hello_id);
+                }
+            }
+            _ => {}
+        }
+        if let Some((_, conn)) = &mut self.live {
+            conn.handle_timeout(now);
+        }
+        self.progress(now);
+    }
+
+    // ------------------------------------------------------------------------------ socket inputs
+
+    /// The socket opened; `protocol` is `ws.protocol`. Anything but `muxws.v1.json` closes it and
+    /// fails the attempt with `CodecMismatch` (WSM-CDC-028, WSM-CON-030).
+    pub fn socket_opened(&mut self, socket: SocketId, protocol: &str, now: u64) {
+        self.last_now = self.last_now.max(now);
+        if !matches!(self.phase, Phase::Dialing { socket: s } if s == socket) {
+            return;
+        }
+        if protocol != SUBPROTOCOL {
+            self.actions.push_back(Action::Close {
+                socket,
+                code: CLOSE_CODEC_MISMATCH,
+                reason: close_reason_text(&format!("expected subprotocol {SUBPROTOCOL}")),
+            });
+            self.dial_failed(codec_mismatch(Some(protocol)), now);
+            return;
+        }
+        let mut conn = match Connection::new(self.options.connection.clone(), now) {
+            Ok(conn) => conn,
+            Err(_) => {
+                // Unreachable: validated in `Peer::new`.
+                self.actions.push_back(Action::Close {
+                    socket,
+                    code: CLOSE_NORMAL,
+                    reason: String::new(),
+                });
+                self.dial_failed(ConnectError::Closed, now);
+                return;
+            }
+        };
+        let hello = self.options.hello.clone();
+        match hello {
+            Some(hello) => {
+                // The hello is an ordinary open, stream 1, before any application frame; no
+                // interceptor sees it (WSM-RCN-021/023).
+                match conn.open(hello.headers, hello.payload, true, now) {
+                    Ok(hello_id) => {
+                        self.phase = Phase::Hello {
+                            hello_id,
+                            deadline: now.saturating_add(self.options.hello_timeout_ms),
+                        };
+                        self.live = Some((socket, conn));
+                    }
+                    Err(_) => {
+                        // Unreachable: the hello was checked in `Peer::new`.
+                        self.live = Some((socket, conn));
+                        self.established();
+                    }
+                }
+            }
+            None => {
+                self.live = Some((socket, conn));
+                self.established();
+            }
+        }
+    }
+
+    /// One inbound text message on `socket` (WSM-CDC-002). Malformed input never panics: it
+    /// becomes a connection-level error (WSM-FRM-005).
+    pub fn socket_message(&mut self, socket: SocketId, text: &str, now: u64) {
+        if let Some((s, conn)) = &mut self.live {
+            if *s == socket {
+                conn.receive(text, now);
+                self.progress(now);
+            }
+        }
+    }
+
+    /// A **binary** message on `socket`: a connection-level error under the JSON codec
+    /// (WSM-CDC-002, WSM-FRM-005).
+    pub fn socket_binary_message(&mut self, socket: SocketId, now: u64) {
+        if let Some((s, conn)) = &mut self.live {
+            if *s == socket {
+                conn.receive_binary(now);
+                self.progress(now);
+            }
+        }
+    }
+
+    /// The socket's `close` event (also the only event of a socket that never opened): every
+    /// stream on it fails `ConnectionLost`, then the loss is reported once (WSM-RCN-040/041,
+    /// WSM-CDC-024 for a socket that never opened).
+    pub fn socket_closed(
+        &mut self,
+        socket: SocketId,
+        code: u16,
+        reason: &str,
+        was_clean: bool,
+        now: u64,
+    ) {
+        self.last_now = self.last_now.max(now);
+        if matches!(self.phase, Phase::Dialing { socket: s } if s == socket) {
+            self.dial_failed(codec_mismatch(None), now);
+            return;
+        }
+        if let Some((s, conn)) = &mut self.live {
+            if *s == socket {
+                conn.socket_lost();
+                self.pump();
+                self.live = None;
+                self.lost(code, reason.to_owned(), was_clean, now);
+                return;
+            }
+        }
+        // A socket we were closing anyway: nothing left to flush or close.
+        self.retiring.retain(|r| r.socket != socket);
+    }
+
+    // ------------------------------------------------------------------------------ application calls
+
+    /// `peer.open()`: synchronous; allocates the id and enqueues the `open` in one step. Throws
+    /// exactly `ConnectionGoingAway` (after a goaway, while closing) or `ConnectionLost` (between
+    /// sockets, including the hello window); nothing is ever queued for a later socket
+    /// (WSM-API-001/003/004, WSM-SID-006, WSM-RCN-042). `headers` are final — open interceptors
+    /// run in the JS layer before this call.
+    pub fn open(
+        &mut self,
+        headers: Option<Headers>,
+        payload: Payload,
+        end: bool,
+        now: u64,
+    ) -> Result<StreamRef, OpenError> {
+        match self.phase {
+            Phase::Established => {}
+            Phase::Closing => return Err(OpenError::GoingAway),
+            _ => return Err(OpenError::ConnectionLost),
+        }
+        let Some((socket, conn)) = &mut self.live else {
+            return Err(OpenError::ConnectionLost);
+        };
+        let socket = *socket;
+        let id = conn.open(headers, payload, end, now)?;
+        self.progress(now);
+        Ok(StreamRef { socket, id })
+    }
+
+    /// `stream.send()/end()/reply()/sendHeaders()` (WSM-FRM-011/016, WSM-ERR-009, WSM-API-024).
+    pub fn send(&mut self, stream: StreamRef, out: Outbound) -> Result<(), SendError> {
+        let result = self
+            .conn_for_mut(stream)
+            .ok_or(SendError::NotLive)?
+            .send(stream.id, out);
+        self.settle();
+        result
+    }
+
+    /// After a call that carries no clock: forward the connection's events at once, using the
+    /// latest time seen.
+    fn settle(&mut self) {
+        self.progress(self.last_now);
+    }
+
+    /// The implicit end when a push handler returns (WSM-STM-035); false if nothing was sent.
+    pub fn finish(&mut self, stream: StreamRef) -> bool {
+        let sent = self
+            .conn_for_mut(stream)
+            .is_some_and(|conn| conn.finish(stream.id));
+        self.settle();
+        sent
+    }
+
+    /// `stream.cancel(reason)`: `reset(CANCELLED)`, closed locally at once; a no-op after socket
+    /// death (WSM-ERR-012, WSM-RCN-041).
+    pub fn cancel(&mut self, stream: StreamRef, reason: Option<String>) -> bool {
+        let done = self
+            .conn_for_mut(stream)
+            .is_some_and(|conn| conn.cancel(stream.id, reason));
+        self.settle();
+        done
+    }
+
+    /// A request deadline expired: `reset(TIMEOUT)` first, then `StreamTimeout` locally
+    /// (WSM-ERR-011). The deadline itself is the caller's timer (WSM-ERR-010: none by default).
+    pub fn timeout(&mut self, stream: StreamRef) -> bool {
+        let done = self
+            .conn_for_mut(stream)
+            .is_some_and(|conn| conn.timeout(stream.id));
+        self.settle();
+        done
+    }
+
+    /// `stream.reset(code, reason)`, e.g. `APPLICATION_ERROR` with a serialized error when a push
+    /// handler raised (WSM-STM-034, WSM-ERR-006/008). A no-op after socket death (WSM-RCN-041).
+    pub fn reset(
+        &mut self,
+        stream: StreamRef,
+        code: i64,
+        reason: Option<String>,
+        payload: Payload,
+    ) -> Result<bool, SendError> {
+        let result = match self.conn_for_mut(stream) {
+            Some(conn) => conn.reset(stream.id, code, reason, payload),
+            None => Ok(false),
+        };
+        self.settle();
+        result
+    }
+
+    /// Register or unregister the push handler; without one incoming opens are refused
+    /// (WSM-STM-030/033). Applies to the current and every later socket.
+    pub fn set_accept_incoming(&mut self, accept: bool) {
+        self.options.connection.accept_incoming = accept;
+        if let Some((_, conn)) = &mut self.live {
+            conn.set_accept_incoming(accept);
+        }
+    }
+
+    /// `peer.close({code, reason, drainMs})`: stop reconnecting (even mid-backoff), send
+    /// `goaway(code, last_stream = highest_remote_open)`, drain, close with 1000, then report
+    /// `Closed{will_retry: false}` once (WSM-CON-021/025, WSM-RCN-040/044).
+    pub fn close(&mut self, code: i64, reason: Option<String>, drain_ms: u64, now: u64) {
+        match self.phase {
+            Phase::Stopped | Phase::Closing => {}
+            Phase::Established => {
+                if let Some((_, conn)) = &mut self.live {
+                    conn.begin_drain(code, reason, drain_ms, now);
+                }
+                self.phase = Phase::Closing;
+                self.progress(now);
+            }
+            Phase::Dialing { socket } => {
+                let reason = reason.unwrap_or_default();
+                self.actions.push_back(Action::Close {
+                    socket,
+                    code: CLOSE_NORMAL,
+                    reason: close_reason_text(&reason),
+                });
+                self.closed_by_application(reason);
+            }
+            Phase::Hello { .. } => {
+                let reason = reason.unwrap_or_default();
+                if let Some((socket, mut conn)) = self.live.take() {
+                    conn.socket_lost();
+                    Self::pump_into(socket, &mut conn, &mut self.events, None);
+                    self.retiring.push(Retiring {
+                        socket,
+                        conn,
+                        code: CLOSE_NORMAL,
+                        reason: reason.clone(),
+                    });
+                }
+                self.closed_by_application(reason);
+            }
+            Phase::Backoff { .. } => self.closed_by_application(reason.unwrap_or_default()),
+        }
+    }
+
+    /// Skip a pending backoff sleep and dial now — a "try again now" button. Does not reset the
+    /// attempt counter (WSM-RCN-004). Returns false when no backoff was pending.
+    pub fn reconnect_now(&mut self, _now: u64) -> bool {
+        if matches!(self.phase, Phase::Backoff { .. }) {
+            self.dial();
+            true
+        } else {
+            false
+        }
+    }
+
+    // ------------------------------------------------------------------------------ internals
+
+    fn dial(&mut self) {
+        let socket = self.next_socket;
+        self.next_socket += 1;
+        self.phase = Phase::Dialing { socket };
+        let mut protocols = Vec::with_capacity(1 + self.options.subprotocols.len());
+        protocols.push(SUBPROTOCOL.to_owned());
+        protocols.extend(self.options.subprotocols.iter().cloned());
+        self.actions.push_back(Action::Dial { socket, protocols });
+    }
+
+    fn backoff(&mut self, now: u64) {
+        let draw = (self.jitter)();
+        let delay = delay_ms(self.attempts, &self.options.reconnect, draw);
+        // `as` saturates for floats; the delay is finite and non-negative.
+        let until = now.saturating_add(delay.round() as u64);
+        self.phase = Phase::Backoff { until };
+    }
+
+    fn retry_or_give_up(&mut self, now: u64) {
+        if self.options.reconnect.should_retry(self.attempts) {
+            self.backoff(now);
+        } else {
+            if !self.final_reported {
+                self.final_reported = true;
+                self.events.push_back(Event::Closed(CloseReason {
+                    code: 1006,
+                    reason: format!("gave up reconnecting after {} attempts", self.attempts),
+                    was_clean: false,
+                    will_retry: false,
+                }));
+            }
+            self.phase = Phase::Stopped;
+        }
+    }
+
+    /// A dial that never produced an established socket: no `Closed` (WSM-RCN-040).
+    fn dial_failed(&mut self, error: ConnectError, now: u64) {
+        if self.first {
+            self.connect_failed(error);
+            return;
+        }
+        self.attempts = self.attempts.saturating_add(1);
+        self.retry_or_give_up(now);
+    }
+
+    fn connect_failed(&mut self, error: ConnectError) {
+        self.first = false;
+        self.final_reported = true;
+        self.phase = Phase::Stopped;
+        self.events.push_back(Event::ConnectFailed(error));
+    }
+
+    fn closed_by_application(&mut self, reason: String) {
+        if self.first {
+            self.connect_failed(ConnectError::Closed);
+            return;
+        }
+        if !self.final_reported {
+            self.final_reported = true;
+            self.events.push_back(Event::Closed(CloseReason {
+                code: CLOSE_NORMAL,
+                reason,
+                was_clean: true,
+                will_retry: false,
+            }));
+        }
+        self.phase = Phase::Stopped;
+    }
+
+    fn established(&mut self) {
+        self.phase = Phase::Established;
+        self.attempts = 0;
+        if self.first {
+            self.first = false;
+            self.events.push_back(Event::Established);
+        } else {
+            self.reconnects = self.reconnects.saturating_add(1);
+            self.events.push_back(Event::Reconnected {
+                attempt: self.reconnects,
+            });
+        }
+    }
+
+    /// A socket that existed is gone; every stream on it has already failed (WSM-RCN-041).
+    /// Report it once and decide whether to redial (WSM-RCN-040/044).
+    fn lost(&mut self, code: u16, reason: String, was_clean: bool, now: u64) {
+        match self.phase {
+            Phase::Closing => {
+                if !self.final_reported {
+                    self.final_reported = true;
+                    self.events.push_back(Event::Closed(CloseReason {
+                        code,
+                        reason,
+                        was_clean,
+                        will_retry: false,
+                    }));
+                }
+                self.phase = Phase::Stopped;
+            }
+            Phase::Hello { .. } if self.first => {
+                self.connect_failed(ConnectError::Hello(StreamError::ConnectionLost));
+            }
+            _ => {
+                if matches!(self.phase, Phase::Hello { .. }) {
+                    // A hello attempt that lost its socket is a failed attempt (WSM-RCN-026).
+                    self.attempts = self.attempts.saturating_add(1);
+                }
+                let will_retry = self.options.reconnect.should_retry(self.attempts);
+                self.events.push_back(Event::Closed(CloseReason {
+                    code,
+                    reason,
+                    was_clean,
+                    will_retry,
+                }));
+                if will_retry {
+                    self.backoff(now);
+                } else {
+                    self.final_reported = true;
+                    self.phase = Phase::Stopped;
+                }
+            }
+        }
+    }
+
+    fn hello_failed(&mut self, error: StreamError, now: u64) {
+        let reason = format!("hello failed: {error}");
+        if let Some((socket, mut conn)) = self.live.take() {
+            conn.abandon();
+            Self::pump_into(socket, &mut conn, &mut self.events, None);
+            self.retiring.push(Retiring {
+                socket,
+                conn,
+                code: CLOSE_NORMAL,
+                reason: reason.clone(),
+            });
+        }
+        if self.first {
+            self.connect_failed(ConnectError::Hello(error));
+            return;
+        }
+        self.attempts = self.attempts.saturating_add(1);
+        let will_retry = self.options.reconnect.should_retry(self.attempts);
+        self.events.push_back(Event::Closed(CloseReason {
+            code: CLOSE_NORMAL,
+            reason,
+            was_clean: true,
+            will_retry,
+        }));
+        if will_retry {
+            self.backoff(now);
+        } else {
+            self.final_reported = true;
+            self.phase = Phase::Stopped;
+        }
+    }
+
+    fn on_termination(&mut self, termination: Termination, now: u64) {
+        let Some((socket, mut conn)) = self.live.take() else {
+            return;
+        };
+        Self::pump_into(socket, &mut conn, &mut self.events, None);
+        let ping_timeout_ms = conn.config().ping_timeout_ms;
+        let close_reason = termination.close_reason(ping_timeout_ms);
+        let (code, was_clean) = match termination {
+            Termination::HeartbeatTimeout => (1006, false),
+            Termination::ProtocolError { .. } => (CLOSE_PROTOCOL_ERROR, false),
+            Termination::Drained { .. } | Termination::GoawayTimeout => (CLOSE_NORMAL, true),
+        };
+        self.retiring.push(Retiring {
+            socket,
+            conn,
+            code: termination.close_code(),
+            reason: close_reason.clone(),
+        });
+        self.lost(code, close_reason, was_clean, now);
+    }
+
+    /// Translate the connection's events into peer events; returns the hello's outcome, if the
+    /// hello stream finished (acknowledged: `Ok`).
+    fn pump_into(
+        socket: SocketId,
+        conn: &mut Connection,
+        events: &mut VecDeque<Event>,
+        hello_id: Option<StreamId>,
+    ) -> Option<Result<(), StreamError>> {
+        let mut hello = None;
+        while let Some(event) = conn.poll_event() {
+            match event {
+                ConnEvent::Stream { id, event } if Some(id) == hello_id => match event {
+                    StreamEvent::Closed => hello = Some(Ok(())),
+                    StreamEvent::Failed(error) => hello = Some(Err(error)),
+                    _ => {}
+                },
+                ConnEvent::Stream { id, event } => events.push_back(Event::Stream {
+                    stream: StreamRef { socket, id },
+                    event,
+                }),
+                ConnEvent::Incoming {
+                    id,
+                    headers,
+                    payload,
+                    end,
+                } => events.push_back(Event::Incoming {
+                    stream: StreamRef { socket, id },
+                    headers,
+                    payload,
+                    end,
+                }),
+                ConnEvent::GoAway {
+                    code,
+                    reason,
+                    last_stream,
+                } => events.push_back(Event::GoAway {
+                    code,
+                    reason,
+                    last_stream,
+                }),
+            }
+        }
+        hello
+    }
+
+    fn pump(&mut self) -> Option<Result<(), StreamError>> {
+        let hello_id = match self.phase {
+            Phase::Hello { hello_id, .. } => Some(hello_id),
+            _ => None,
+        };
+        let (socket, conn) = self.live.as_mut()?;
+        Self::pump_into(*socket, conn, &mut self.events, hello_id)
+    }
+
+    /// Move the current connection forward after any input: forward its events, then act on a
+    /// hello outcome or on the connection's end.
+    fn progress(&mut self, now: u64) {
+        self.last_now = self.last_now.max(now);
+        let termination = match &mut self.live {
+            Some((_, conn)) => conn.poll_termination(),
+            None => return,
+        };
+        let hello = self.pump();
+        if let Some(termination) = termination {
+            self.on_termination(termination, now);
+            return;
+        }
+        match hello {
+            Some(Ok(())) => self.established(),
+            Some(Err(error)) => self.hello_failed(error, now),
+            None => {}
+        }
+    }
+}

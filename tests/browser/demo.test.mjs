@@ -1,0 +1,249 @@
+// The demo page (www/) in Chromium against the real stack: the busy indicator, the connectivity
+// notice with its countdown and attempt number, "Try again now", and the server counters that show
+// a repeated call ran once. Run: node --test tests/browser/demo.test.mjs
+// Needs pkg/ (bash scripts/build.sh), the backend venv and Debian chromium (bash scripts/install.sh).
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+import { chromium } from 'playwright-core';
+
+import { findLeftovers } from '../harness/no-leftovers.mjs';
+import { startDemo } from '../../www/serve.mjs';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const artifactsDir = path.join(repoRoot, 'tests', 'artifacts');
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+/** The status of a GET of `rawPath` sent as is (fetch would normalise the dot segments away). */
+function rawStatus(base, rawPath) {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    http.get({ hostname, port, path: rawPath }, (response) => {
+      response.resume();
+      resolve(response.statusCode);
+    }).on('error', reject);
+  });
+}
+
+describe('demo page', { timeout: 180_000 }, () => {
+  let demo;
+  let browser;
+  let page;
+  const pageErrors = [];
+
+  before(async () => {
+    fs.mkdirSync(artifactsDir, { recursive: true });
+    demo = await startDemo({ port: 0 });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    page = await browser.newPage({ viewport: { width: 1400, height: 1000 }, deviceScaleFactor: 1 });
+    page.on('pageerror', (error) => pageErrors.push(error));
+    await page.goto(demo.url);
+    await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
+  });
+
+  after(async () => {
+    await browser?.close().catch(() => {});
+    await demo?.stop();
+  });
+
+  const busyCount = async () => Number(await page.getAttribute('#busy', 'data-count'));
+  const runsOf = async (action) => Number(await page.getAttribute(`#counters tr[data-action="${action}"] .runs`, 'data-runs'));
+  /** Waits until the page shows `expected` runs of `action` (the page polls the backend's counters). */
+  const waitForRuns = (action, expected) =>
+    page.waitForFunction(
+      ([name, value]) => document.querySelector(`#counters tr[data-action="${name}"] .runs`)?.getAttribute('data-runs') === String(value),
+      [action, expected],
+      { timeout: 10_000 },
+    );
+
+  it('serves the page, its config and the package over REST', async () => {
+    const config = await (await fetch(new URL('config.json', demo.url))).json();
+    assert.deepEqual(config, { baseUrl: demo.stack.baseUrl, wsUrl: demo.stack.wsUrl });
+    assert.equal(await rawStatus(demo.url, '/../serve.mjs'), 404, 'nothing outside www/dist is served');
+    assert.equal(await rawStatus(demo.url, '/%2e%2e/serve.mjs'), 404);
+    assert.equal(await busyCount(), 0);
+    assert.equal(await page.isHidden('#notice'), true);
+    // muxws is feature-detected: the switch is usable exactly when the package exports connectMuxws
+    const pkg = await import('../../pkg/index.js');
+    assert.equal(await page.isDisabled('#transport-muxws'), !('connectMuxws' in pkg));
+  });
+
+  it('creates, renames and deletes items, each call run once on the server', async () => {
+    const item = (name) => page.locator('#items li.item', { hasText: name });
+    for (const [name, qty] of [['Espresso beans', '3'], ['Oat milk', '6'], ['Paper filters', '100']]) {
+      await page.fill('#create-name', name);
+      await page.fill('#create-qty', qty);
+      await page.click('#create-submit');
+      await item(name).waitFor();
+    }
+    await item('Espresso beans').getByRole('button', { name: 'Rename' }).click();
+    await page.fill('#items input.rename', 'Decaf beans');
+    await page.press('#items input.rename', 'Enter');
+    await item('Decaf beans').waitFor();
+    await item('Oat milk').getByRole('button', { name: 'Delete' }).click();
+    await item('Oat milk').waitFor({ state: 'detached' });
+    assert.deepEqual(await page.$$eval('#items li.item .item-name', (names) => names.map((name) => name.textContent)), ['Decaf beans', 'Paper filters']);
+    await waitForRuns('create', 3);
+    await waitForRuns('partial_update', 1);
+    await waitForRuns('destroy', 1);
+    assert.equal(await busyCount(), 0);
+  });
+
+  it('repeats the slow action whose answer was lost; "Try again now" settles it; the server ran it once', async () => {
+    const before = await runsOf('slow');
+    const serverBefore = (await demo.stack.counters()).slow ?? 0;
+
+    await page.selectOption('#fault-target', 'slow');
+    // the proxy forwards the call and cuts its answer off half-way (not drop_after: Chromium resends a
+    // request on its own when a reused keep-alive connection closes before the answer's head)
+    await page.click('#fault-lose-answer');
+    await page.locator('#fault-list li.chip[data-mode="truncate_after"]').waitFor({ timeout: 5_000 });
+
+    await page.fill('#slow-sleep', '0.5');
+    await page.fill('#slow-note', 'lost answer');
+    await page.click('#slow-run');
+
+    // the first attempt ran on the server, its answer was dropped: a repeat waits for its delay
+    await page.locator('#notice').waitFor({ state: 'visible', timeout: 10_000 });
+    await page.waitForFunction(() => /retrying in \d+ s/.test(document.querySelector('#notice')?.textContent ?? ''), null, { timeout: 5_000 });
+    const notice = await page.textContent('#notice');
+    assert.match(notice, /Attempt 2/);
+    assert.match(notice, /retrying in \d+ s/);
+    assert.match(notice, /POST \/items\/slow/);
+    assert.ok((await busyCount()) >= 1, 'the busy indicator counts the pending call');
+    assert.match(await page.textContent('#busy'), /1 call pending/);
+    assert.equal(await page.getAttribute('#slow-result', 'data-state'), 'pending');
+    await page.screenshot({ path: path.join(artifactsDir, 'demo-busy.png'), fullPage: true });
+
+    await page.click('#retry-now');
+    await page.waitForSelector('#slow-result[data-state="done"]', { timeout: 15_000 });
+    await page.waitForFunction(() => document.querySelector('#busy')?.getAttribute('data-count') === '0', null, { timeout: 5_000 });
+    await page.locator('#notice').waitFor({ state: 'hidden', timeout: 5_000 });
+
+    assert.equal(await page.getAttribute('#slow-result', 'data-executions'), String(serverBefore + 1));
+    const result = await page.textContent('#slow-result');
+    assert.match(result, /lost answer/);
+    assert.match(result, /after 2 attempts/);
+    await waitForRuns('slow', before + 1);
+    assert.equal((await demo.stack.counters()).slow, serverBefore + 1, 'the backend ran the action exactly once');
+    // the log shows start, retry (network-error, 2 s) and settle for the call's key
+    const key = await page.getAttribute('#slow-result', 'data-key');
+    const types = await page.$$eval(`#log tr[data-key="${key}"]`, (rows) => rows.map((row) => row.getAttribute('data-type')).reverse());
+    assert.deepEqual(types, ['start', 'retry', 'settle']);
+    assert.match(await page.textContent(`#log tr[data-key="${key}"][data-type="retry"]`), /network-error.*2 s/);
+    await page.screenshot({ path: path.join(artifactsDir, 'demo-settled.png'), fullPage: true });
+  });
+
+  it('repeats through 503 error pages of the gateway until the call gets through', async () => {
+    const serverBefore = (await demo.stack.counters()).slow ?? 0;
+    await page.fill('#fault-503-count', '2');
+    await page.click('#fault-503');
+    await page.locator('#fault-list li.chip[data-mode="status:503"]').waitFor({ timeout: 5_000 });
+    await page.fill('#slow-sleep', '0');
+    await page.fill('#slow-note', 'through the gateway');
+    await page.click('#slow-run');
+    for (const attempt of [2, 3]) {
+      await page.waitForFunction((n) => {
+        const text = document.querySelector('#notice')?.textContent ?? '';
+        return text.includes(`Attempt ${n}`) && /retrying in \d+ s/.test(text);
+      }, attempt, { timeout: 10_000 });
+      assert.match(await page.textContent('#notice'), /error page/);
+      await page.click('#retry-now');
+    }
+    await page.waitForSelector('#slow-result[data-state="done"]', { timeout: 15_000 });
+    assert.match(await page.textContent('#slow-result'), /after 3 attempts/);
+    await page.waitForFunction(() => document.querySelector('#busy')?.getAttribute('data-count') === '0', null, { timeout: 5_000 });
+    assert.equal((await demo.stack.counters()).slow, serverBefore + 1);
+    assert.deepEqual(pageErrors, []);
+  });
+
+  it('switches to muxws: a call whose WebSocket is cut is repeated after the reconnect and runs once', async (t) => {
+    const pkg = await import('../../pkg/index.js');
+    if (!('connectMuxws' in pkg)) {
+      t.skip('this build of the package has no muxws client');
+      return;
+    }
+    await page.click('#transport-muxws');
+    await page.waitForSelector('#transport-muxws[aria-pressed="true"]', { timeout: 10_000 });
+    assert.equal(await page.textContent('#transport-note'), 'connected');
+    assert.equal(await page.isDisabled('#fault-kill-ws'), false);
+    assert.equal(await page.isDisabled('#fault-503'), true, 'HTTP faults do not reach calls inside the tunnel');
+    await page.waitForSelector('#log tr[data-type="settle"][data-call="GET /items"][data-transport="muxws"]', { timeout: 10_000 });
+
+    const serverBefore = (await demo.stack.counters()).slow ?? 0;
+    await page.fill('#slow-sleep', '1.5');
+    await page.fill('#slow-note', 'over muxws');
+    await page.click('#slow-run');
+    await page.waitForSelector('#slow-result[data-state="pending"]');
+    await page.waitForTimeout(300); // the stream is open and the action runs
+    await page.click('#fault-kill-ws');
+    await page.waitForFunction(() => /WebSocket was lost/.test(document.querySelector('#notice')?.textContent ?? ''), null, { timeout: 5_000 });
+    assert.match(await page.textContent('#notice'), /Attempt 2/);
+    await page.waitForSelector('#slow-result[data-state="done"]', { timeout: 15_000 });
+    assert.match(await page.textContent('#slow-result'), /over muxws/);
+    assert.match(await page.textContent('#slow-result'), /after 2 attempts/);
+    assert.equal((await demo.stack.counters()).slow, serverBefore + 1);
+    await page.screenshot({ path: path.join(artifactsDir, 'demo-muxws.png'), fullPage: true });
+
+    await page.click('#transport-rest');
+    await page.waitForSelector('#transport-rest[aria-pressed="true"]', { timeout: 10_000 });
+    await page.waitForFunction(() => document.querySelector('#busy')?.getAttribute('data-count') === '0', null, { timeout: 5_000 });
+    assert.deepEqual(pageErrors, []);
+  });
+
+  it('stops every process it started', async () => {
+    await browser.close();
+    await demo.stop();
+    assert.deepEqual(findLeftovers({ owner: process.pid }), []);
+    await assert.rejects(fetch(demo.url));
+  });
+});
+
+describe('www/serve.mjs', { timeout: 120_000 }, () => {
+  let child;
+  after(() => {
+    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+
+  it('prints one line with the URL and stops the stack on SIGTERM', async () => {
+    child = spawn(process.execPath, [path.join(repoRoot, 'www', 'serve.mjs'), '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const line = await new Promise((resolve, reject) => {
+      child.stdout.on('data', (chunk) => {
+        stdout += chunk;
+        if (stdout.includes('\n')) resolve(stdout.split('\n')[0]);
+      });
+      child.once('exit', (code) => reject(new Error(`serve.mjs exited (${code}) before printing its URL: ${stderr}`)));
+    });
+    const match = /^demo: (http:\/\/127\.0\.0\.1:(\d+)\/)$/.exec(line);
+    assert.ok(match, `unexpected line ${JSON.stringify(line)}`);
+    const config = await (await fetch(new URL('config.json', match[1]))).json();
+    assert.match(config.baseUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
+    assert.equal((await fetch(`${config.baseUrl}/__test/ready`)).status, 200);
+    assert.match(await (await fetch(match[1])).text(), /<title>Idempotent calls/);
+
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    await exited;
+    assert.equal(stdout, `${line}\n`, 'one line on stdout');
+    assert.deepEqual(findLeftovers({ owner: child.pid }), []);
+    await assert.rejects(fetch(`${config.baseUrl}/__test/ready`));
+  });
+});
