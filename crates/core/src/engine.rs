@@ -11,12 +11,14 @@
 //! [`CallEngine::poll_action`], and the moment it wants to be woken out of
 //! [`CallEngine::poll_timeout`], at which the driver calls [`CallEngine::handle_timeout`].
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 
 use crate::activity::{ActivityEvent, ActivityKind};
 use crate::headers::{carry_over, with_key, Headers};
 use crate::key::IdempotencyKey;
 use crate::repeat::{classify, AttemptEnd, RepeatPolicy, Verdict, DEFAULT_ATTEMPT_TIMEOUT_MS};
+use crate::slab::IdSlab;
 
 /// The engine's id of a call, unique for the engine's lifetime and increasing in issue order.
 pub type CallId = u64;
@@ -220,8 +222,10 @@ struct Call {
     /// The latest attempt was abandoned already (its timeout passed).
     last_abandoned: bool,
     phase: Phase,
-    /// The due time of the call's one timer, mirrored in `CallEngine::timers`.
+    /// The due time of the call's one timer; its entry in `CallEngine::timers` carries `timer_gen`.
     timer: Option<u64>,
+    /// Bumped whenever the timer changes, which turns the timer's older heap entries stale.
+    timer_gen: u32,
 }
 
 impl Call {
@@ -259,20 +263,35 @@ impl Call {
 /// first", "Only the last attempt settles the promise", "Every attempt is sent with the headers of the
 /// first", "A repeat over muxws waits for peer.onReconnect, at most until withinMs has elapsed. A peer
 /// that closes for good […] ends the wait", and the whole "Call activity" section.
+///
+/// The calls that wait for a peer are found by a scan of the unsettled calls (peer news is rare); no
+/// hashing or B-tree is used, for the sake of the wasm module's size.
 #[derive(Debug)]
 pub struct CallEngine {
     /// Unsettled calls by id; ids increase in issue order, so this is also oldest first.
-    calls: BTreeMap<CallId, Call>,
+    calls: IdSlab<Call>,
     next_call: CallId,
     /// Unsettled calls that are not background, for an O(1) `pending_call_count`.
     foreground_calls: usize,
-    /// `(due, call)` of every call's one timer; the first entry is the next wakeup.
-    timers: BTreeSet<(u64, CallId)>,
-    /// Calls whose waiting repeat depends on a peer, by peer.
-    reconnect_waiters: HashMap<PeerId, BTreeSet<CallId>>,
-    /// Peers that are not available; a peer not listed is available.
-    peers: HashMap<PeerId, PeerState>,
+    /// A min-heap of `(due, call, timer_gen)`. An entry is live while its call exists, has a timer
+    /// and the same `timer_gen`; the others are stale, dropped lazily. Between entry points the top
+    /// entry, if any, is live (the next wakeup) and stale entries are at most as many as live ones.
+    timers: BinaryHeap<Reverse<TimerEntry>>,
+    /// The number of calls with a timer (the live entries of `timers`).
+    live_timers: usize,
+    /// Peers that are not available; a peer not listed is available. Few: one per muxws peer.
+    peers: Vec<(PeerId, PeerState)>,
     actions: VecDeque<Action>,
+}
+
+/// `(due, call, timer_gen)`: one entry of [`CallEngine`]'s timer heap.
+type TimerEntry = (u64, CallId, u32);
+
+/// The entry still stands for its call's timer.
+fn timer_is_live(calls: &IdSlab<Call>, &(due, id, generation): &TimerEntry) -> bool {
+    calls
+        .get(id)
+        .is_some_and(|call| call.timer == Some(due) && call.timer_gen == generation)
 }
 
 impl Default for CallEngine {
@@ -286,12 +305,12 @@ impl CallEngine {
     /// [`CallEngine::peer_available`] says otherwise.
     pub fn new() -> Self {
         CallEngine {
-            calls: BTreeMap::new(),
+            calls: IdSlab::new(),
             next_call: 1,
             foreground_calls: 0,
-            timers: BTreeSet::new(),
-            reconnect_waiters: HashMap::new(),
-            peers: HashMap::new(),
+            timers: BinaryHeap::new(),
+            live_timers: 0,
+            peers: Vec::new(),
             actions: VecDeque::new(),
         }
     }
@@ -314,6 +333,7 @@ impl CallEngine {
             last_abandoned: false,
             phase: Phase::InFlight,
             timer: None,
+            timer_gen: 0,
         };
         self.actions
             .push_back(call.event(id, ActivityKind::Start, now));
@@ -330,7 +350,7 @@ impl CallEngine {
     ///
     /// Seed rule: "Every attempt is sent with the headers of the first".
     pub fn attempt_headers(&mut self, call: CallId, attempt: u32, headers: Headers) {
-        let Some(state) = self.calls.get_mut(&call) else {
+        let Some(state) = self.calls.get_mut(call) else {
             return;
         };
         if attempt == 0 || attempt > state.attempt || state.captured_headers.is_some() {
@@ -347,7 +367,7 @@ impl CallEngine {
     /// would fall more than `within_ms` after the first attempt's start is not scheduled, and the call
     /// settles at once with this end.
     pub fn attempt_ended(&mut self, call: CallId, attempt: u32, end: AttemptEnd, now: u64) {
-        let Some(state) = self.calls.get(&call) else {
+        let Some(state) = self.calls.get(call) else {
             return;
         };
         if state.attempt != attempt || state.phase != Phase::InFlight {
@@ -360,7 +380,7 @@ impl CallEngine {
     /// flight (none while a repeat waits) and settles the call with [`AttemptEnd::Cancelled`].
     /// Unknown or settled calls are ignored.
     pub fn cancel(&mut self, call: CallId, now: u64) {
-        let Some(state) = self.calls.get_mut(&call) else {
+        let Some(state) = self.calls.get_mut(call) else {
             return;
         };
         if state.phase == Phase::InFlight {
@@ -382,26 +402,13 @@ impl CallEngine {
     /// elapsed."
     pub fn peer_available(&mut self, peer: PeerId, available: bool, now: u64) {
         if !available {
-            self.peers.entry(peer).or_insert(PeerState::Unavailable);
+            if self.peer_is_available(peer) {
+                self.peers.push((peer, PeerState::Unavailable));
+            }
             return;
         }
-        self.peers.remove(&peer);
-        let ready: Vec<CallId> = self
-            .reconnect_waiters
-            .get(&peer)
-            .into_iter()
-            .flatten()
-            .copied()
-            .filter(|id| {
-                matches!(
-                    self.calls.get(id).map(|c| c.phase),
-                    Some(Phase::Waiting {
-                        delay_until: None,
-                        ..
-                    })
-                )
-            })
-            .collect();
+        self.peers.retain(|&(listed, _)| listed != peer);
+        let ready = self.waiting_for(peer, true);
         for id in ready {
             self.repeat_now(id, now);
         }
@@ -415,13 +422,11 @@ impl CallEngine {
     /// Seed rule: "A peer that closes for good (onClose with willRetry false) ends the wait, and the
     /// call rejects with the ConnectionClosed its next open() throws."
     pub fn peer_closed_for_good(&mut self, peer: PeerId, now: u64) {
-        self.peers.insert(peer, PeerState::ClosedForGood);
-        let waiting: Vec<CallId> = self
-            .reconnect_waiters
-            .remove(&peer)
-            .into_iter()
-            .flatten()
-            .collect();
+        match self.peers.iter_mut().find(|(listed, _)| *listed == peer) {
+            Some((_, state)) => *state = PeerState::ClosedForGood,
+            None => self.peers.push((peer, PeerState::ClosedForGood)),
+        }
+        let waiting = self.waiting_for(peer, false);
         for id in waiting {
             self.repeat_now(id, now);
         }
@@ -439,16 +444,19 @@ impl CallEngine {
             .calls
             .iter()
             .filter_map(|(id, c)| match c.phase {
-                Phase::Waiting { reconnect, .. } => Some((*id, reconnect)),
+                Phase::Waiting { reconnect, .. } => Some((id, reconnect)),
                 Phase::InFlight => None,
             })
             .collect();
-        let mut reconnect_peers = BTreeSet::new();
+        // Sorted and without repeats: one `ReconnectNow` per peer, in increasing peer order.
+        let mut reconnect_peers: Vec<PeerId> = Vec::new();
         for (id, reconnect) in waiting {
             match reconnect {
                 Some(peer) if !self.peer_is_available(peer) => {
                     self.end_delay(id);
-                    reconnect_peers.insert(peer);
+                    if let Err(index) = reconnect_peers.binary_search(&peer) {
+                        reconnect_peers.insert(index, peer);
+                    }
                 }
                 _ => self.repeat_now(id, now),
             }
@@ -464,9 +472,11 @@ impl CallEngine {
     }
 
     /// When the engine next wants [`CallEngine::handle_timeout`] called: the earliest attempt
-    /// deadline, repeat delay or within deadline; `None` when nothing is timed. O(log n).
+    /// deadline, repeat delay or within deadline; `None` when nothing is timed. O(1).
     pub fn poll_timeout(&self) -> Option<u64> {
-        self.timers.first().map(|(due, _)| *due)
+        let Reverse(top) = self.timers.peek()?;
+        debug_assert!(timer_is_live(&self.calls, top), "a stale timer on top");
+        Some(top.0)
     }
 
     /// Runs every timer due at `now`, earliest first: an attempt whose deadline passed is abandoned
@@ -475,15 +485,21 @@ impl CallEngine {
     /// the peer unavailable, waits for it until the within deadline); a reconnect wait that reached the
     /// within deadline settles the call with its last attempt's end.
     pub fn handle_timeout(&mut self, now: u64) {
-        while let Some(&(due, id)) = self.timers.first() {
+        loop {
+            self.tidy_timers();
+            let Some(&Reverse((due, id, _))) = self.timers.peek() else {
+                break;
+            };
             if due > now {
                 break;
             }
-            self.timers.pop_first();
-            let Some(call) = self.calls.get_mut(&id) else {
+            self.timers.pop();
+            // Live: `tidy_timers` left a live entry on top.
+            let Some(call) = self.calls.get_mut(id) else {
                 continue;
             };
             call.timer = None;
+            self.live_timers -= 1;
             let phase = call.phase;
             match phase {
                 Phase::InFlight => {
@@ -522,7 +538,7 @@ impl CallEngine {
     pub fn pending_calls(&self) -> Vec<PendingCall> {
         self.calls
             .iter()
-            .map(|(id, c)| {
+            .map(|(call, c)| {
                 let (unanswered_attempts, next_attempt_at, waiting_for_reconnect) = match c.phase {
                     Phase::InFlight => (c.attempt - 1, None, false),
                     Phase::Waiting {
@@ -531,7 +547,7 @@ impl CallEngine {
                     } => (c.attempt, delay_until, reconnect.is_some()),
                 };
                 PendingCall {
-                    call: *id,
+                    call,
                     key: c.spec.key.clone(),
                     method: c.spec.method.clone(),
                     path: c.spec.path.clone(),
@@ -555,7 +571,7 @@ impl CallEngine {
 
     /// The key of an unsettled call (`ViewSetCall.key` is readable before the call settles).
     pub fn call_key(&self, call: CallId) -> Option<&IdempotencyKey> {
-        self.calls.get(&call).map(|c| &c.spec.key)
+        self.calls.get(call).map(|c| &c.spec.key)
     }
 
     /// The number of calls the engine holds state for (unsettled calls, background included). A
@@ -564,9 +580,11 @@ impl CallEngine {
         self.calls.len()
     }
 
-    /// The number of timers the engine holds (at most one per unsettled call).
+    /// The number of timers the engine holds (at most one per unsettled call). The storage behind
+    /// them holds at most twice as many entries, and none when this is 0.
     pub fn scheduled_timers(&self) -> usize {
-        self.timers.len()
+        debug_assert!(self.timers.len() <= 2 * self.live_timers);
+        self.live_timers
     }
 
     /// The number of actions queued and not yet taken with [`CallEngine::poll_action`].
@@ -577,31 +595,71 @@ impl CallEngine {
     // ----- internals -----
 
     fn peer_is_available(&self, peer: PeerId) -> bool {
-        !self.peers.contains_key(&peer)
+        !self.peers.iter().any(|&(listed, _)| listed == peer)
     }
 
     fn peer_is_closed_for_good(&self, peer: PeerId) -> bool {
-        self.peers.get(&peer) == Some(&PeerState::ClosedForGood)
+        self.peers.contains(&(peer, PeerState::ClosedForGood))
     }
 
-    /// Sets (or clears, with `None`) the one timer of `id`.
+    /// The calls whose waiting repeat waits for `peer`, oldest first; with `delay_elapsed`, only
+    /// those whose delay has elapsed (that wait for nothing else).
+    fn waiting_for(&self, peer: PeerId, delay_elapsed: bool) -> Vec<CallId> {
+        self.calls
+            .iter()
+            .filter(|(_, c)| match c.phase {
+                Phase::Waiting {
+                    delay_until,
+                    reconnect: Some(waited),
+                } => waited == peer && !(delay_elapsed && delay_until.is_some()),
+                _ => false,
+            })
+            .map(|(id, _)| id)
+            .collect()
+    }
+
+    /// Sets (or clears, with `None`) the one timer of `id`. The previous timer's heap entry turns
+    /// stale.
     fn set_timer(&mut self, id: CallId, due: Option<u64>) {
-        let Some(call) = self.calls.get_mut(&id) else {
+        let Some(call) = self.calls.get_mut(id) else {
             return;
         };
-        if let Some(old) = call.timer.take() {
-            self.timers.remove(&(old, id));
+        if call.timer == due {
+            return;
         }
+        if call.timer.is_some() {
+            self.live_timers -= 1;
+        }
+        call.timer = due;
+        call.timer_gen = call.timer_gen.wrapping_add(1);
         if let Some(due) = due {
-            call.timer = Some(due);
-            self.timers.insert((due, id));
+            self.live_timers += 1;
+            self.timers.push(Reverse((due, id, call.timer_gen)));
+        }
+        self.tidy_timers();
+    }
+
+    /// Restores the timer heap's shape between entry points: drops every stale entry once they
+    /// outnumber the live ones (amortized O(1) per stale entry; the heap is empty when no timer is
+    /// set), then the stale entries on top, so that the top is the next wakeup.
+    fn tidy_timers(&mut self) {
+        if self.timers.len() > 2 * self.live_timers {
+            let calls = &self.calls;
+            self.timers
+                .retain(|Reverse(entry)| timer_is_live(calls, entry));
+        }
+        while let Some(Reverse(top)) = self.timers.peek() {
+            if timer_is_live(&self.calls, top) {
+                break;
+            }
+            self.timers.pop();
         }
     }
 
     /// Sends the call's next attempt: abandons the latest one first unless it already was, then
     /// queues `SendAttempt` with the captured headers and starts the attempt's timeout.
     fn send_attempt(&mut self, id: CallId, now: u64) {
-        let Some(call) = self.calls.get_mut(&id) else {
+        let Some(call) = self.calls.get_mut(id) else {
             return;
         };
         let previous = call.attempt;
@@ -628,7 +686,7 @@ impl CallEngine {
     /// The latest attempt of `id` ended with `end`: repeat it by the Repeats table, or settle.
     fn end_attempt(&mut self, id: CallId, end: AttemptEnd, now: u64) {
         self.set_timer(id, None);
-        let Some(call) = self.calls.get_mut(&id) else {
+        let Some(call) = self.calls.get_mut(id) else {
             return;
         };
         let verdict = classify(&end);
@@ -652,7 +710,7 @@ impl CallEngine {
     /// Schedules the repeat of `id` after `delay` ms (0: at once), also waiting for `reconnect`'s peer
     /// when given; settles the call instead when the repeat would go out past the within deadline.
     fn schedule_repeat(&mut self, id: CallId, delay: u64, reconnect: Option<PeerId>, now: u64) {
-        let Some(call) = self.calls.get_mut(&id) else {
+        let Some(call) = self.calls.get_mut(id) else {
             return;
         };
         let send_at = now.saturating_add(delay);
@@ -674,30 +732,28 @@ impl CallEngine {
             now,
         );
         self.actions.push_back(retry);
-        let peer_ready = reconnect.is_none_or(|peer| self.peer_is_available(peer));
-        if delay == 0 && peer_ready {
-            return self.send_attempt(id, now);
-        }
-        let call = self.calls.get_mut(&id).expect("call checked above");
-        call.phase = Phase::Waiting {
-            delay_until: (delay > 0).then_some(send_at),
-            reconnect,
-        };
-        if let Some(peer) = reconnect {
-            self.reconnect_waiters.entry(peer).or_default().insert(id);
-        }
         let due = if delay > 0 {
             send_at
         } else {
             call.within_deadline()
         };
+        let peer_ready = reconnect.is_none_or(|peer| self.peer_is_available(peer));
+        if delay == 0 && peer_ready {
+            return self.send_attempt(id, now);
+        }
+        if let Some(call) = self.calls.get_mut(id) {
+            call.phase = Phase::Waiting {
+                delay_until: (delay > 0).then_some(send_at),
+                reconnect,
+            };
+        }
         self.set_timer(id, Some(due));
     }
 
     /// The delay of a repeat that also waits for its peer has elapsed (or is treated as elapsed): it
     /// now waits only for the peer, at most until the within deadline.
     fn end_delay(&mut self, id: CallId) {
-        let Some(call) = self.calls.get_mut(&id) else {
+        let Some(call) = self.calls.get_mut(id) else {
             return;
         };
         if let Phase::Waiting { reconnect, .. } = call.phase {
@@ -713,8 +769,7 @@ impl CallEngine {
     /// Sends the waiting repeat of `id` now, or settles the call when now is past the within deadline
     /// (a late wakeup).
     fn repeat_now(&mut self, id: CallId, now: u64) {
-        self.stop_waiting(id);
-        let Some(call) = self.calls.get(&id) else {
+        let Some(call) = self.calls.get(id) else {
             return;
         };
         if call.within_allows(now) {
@@ -724,28 +779,10 @@ impl CallEngine {
         }
     }
 
-    /// Forgets that `id` waits for a peer.
-    fn stop_waiting(&mut self, id: CallId) {
-        let Some(Phase::Waiting {
-            reconnect: Some(peer),
-            ..
-        }) = self.calls.get(&id).map(|c| c.phase)
-        else {
-            return;
-        };
-        if let Some(waiters) = self.reconnect_waiters.get_mut(&peer) {
-            waiters.remove(&id);
-            if waiters.is_empty() {
-                self.reconnect_waiters.remove(&peer);
-            }
-        }
-    }
-
     /// Settles `id` with its latest attempt's end and drops every trace of it.
     fn settle(&mut self, id: CallId, now: u64) {
-        self.stop_waiting(id);
         self.set_timer(id, None);
-        let Some(call) = self.calls.remove(&id) else {
+        let Some(call) = self.calls.remove(id) else {
             return;
         };
         if !call.spec.background {
@@ -777,7 +814,7 @@ mod tests {
 
     use super::*;
     use proptest::prelude::*;
-    use std::collections::HashMap;
+    use std::collections::{BTreeSet, HashMap};
 
     #[derive(Clone, Debug)]
     enum Step {
@@ -874,24 +911,49 @@ mod tests {
     }
 
     fn check_bookkeeping(engine: &CallEngine) {
-        let with_timer: Vec<(u64, CallId)> = engine
+        let with_timer: BTreeSet<(u64, CallId)> = engine
             .calls
             .iter()
-            .filter_map(|(id, c)| c.timer.map(|due| (due, *id)))
+            .filter_map(|(id, c)| c.timer.map(|due| (due, id)))
             .collect();
-        assert_eq!(
-            engine.timers.iter().copied().collect::<BTreeSet<_>>(),
-            with_timer.into_iter().collect()
+        // Every timer has exactly one live heap entry, and only timers have one.
+        let live: Vec<(u64, CallId)> = engine
+            .timers
+            .iter()
+            .filter(|Reverse(entry)| timer_is_live(&engine.calls, entry))
+            .map(|&Reverse((due, id, _))| (due, id))
+            .collect();
+        assert_eq!(live.len(), with_timer.len(), "one live entry per timer");
+        assert_eq!(live.into_iter().collect::<BTreeSet<_>>(), with_timer);
+        assert_eq!(engine.live_timers, with_timer.len());
+        assert_eq!(engine.scheduled_timers(), with_timer.len());
+        // Stale entries never outnumber live ones, and the top is the next wakeup.
+        assert!(
+            engine.timers.len() <= 2 * engine.live_timers,
+            "{} heap entries for {} timers",
+            engine.timers.len(),
+            engine.live_timers
         );
+        if let Some(Reverse(top)) = engine.timers.peek() {
+            assert!(timer_is_live(&engine.calls, top), "a stale entry on top");
+        }
+        assert_eq!(
+            engine.poll_timeout(),
+            with_timer.first().map(|&(due, _)| due)
+        );
+        assert!(engine.calls.slots() <= 2 * engine.calls.len());
         let foreground = engine.calls.values().filter(|c| !c.spec.background).count();
         assert_eq!(engine.foreground_calls, foreground);
-        let mut waiters: HashMap<PeerId, BTreeSet<CallId>> = HashMap::new();
-        for (id, c) in &engine.calls {
+        for (_, c) in engine.calls.iter() {
             match c.phase {
                 Phase::Waiting { reconnect, .. } => {
                     assert!(c.timer.is_some(), "a waiting call has a timer");
                     if let Some(peer) = reconnect {
-                        waiters.entry(peer).or_default().insert(*id);
+                        assert_eq!(
+                            c.spec.transport.peer(),
+                            Some(peer),
+                            "waits for its own peer"
+                        );
                     }
                 }
                 Phase::InFlight => {
@@ -899,7 +961,10 @@ mod tests {
                 }
             }
         }
-        assert_eq!(engine.reconnect_waiters, waiters);
+        let mut peers: Vec<PeerId> = engine.peers.iter().map(|&(peer, _)| peer).collect();
+        peers.sort_unstable();
+        peers.dedup();
+        assert_eq!(peers.len(), engine.peers.len(), "a peer listed twice");
     }
 
     fn drain(engine: &mut CallEngine, seen: &mut HashMap<CallId, Seen>) {
@@ -955,6 +1020,95 @@ mod tests {
                 Action::ReconnectNow { .. } => {}
             }
         }
+    }
+
+    fn spec(n: u8, timeout_ms: u64) -> CallSpec {
+        let mut spec = CallSpec::new(
+            IdempotencyKey::generate([n; 16]),
+            Transport::Rest,
+            "POST",
+            "/x",
+        );
+        spec.attempt_timeout_ms = timeout_ms;
+        spec
+    }
+
+    #[test]
+    fn a_stale_timer_on_top_is_dropped_at_once() {
+        let mut engine = CallEngine::new();
+        let first = engine.issue(spec(1, 1_000), 0);
+        let second = engine.issue(spec(2, 2_000), 0);
+        assert_eq!(engine.poll_timeout(), Some(1_000));
+        engine.cancel(first, 10);
+        assert_eq!(engine.poll_timeout(), Some(2_000));
+        assert_eq!(engine.timers.len(), 1, "the cancelled call's entry is gone");
+        // A timer moved later leaves a stale entry behind, never on top.
+        engine.attempt_ended(second, 1, AttemptEnd::NetworkError, 20);
+        let delay_due = 20 + RepeatPolicy::default().delay_before(0);
+        assert_eq!(engine.poll_timeout(), Some(delay_due));
+        assert_eq!(engine.scheduled_timers(), 1);
+        assert!(engine.timers.len() <= 2);
+        engine.cancel(second, 30);
+        assert_eq!(engine.poll_timeout(), None);
+        assert!(engine.timers.is_empty());
+    }
+
+    #[test]
+    fn stale_timers_never_outnumber_live_ones() {
+        let mut engine = CallEngine::new();
+        let calls: Vec<CallId> = (0..200u8)
+            .map(|n| engine.issue(spec(n, 30_000), u64::from(n)))
+            .collect();
+        while engine.poll_action().is_some() {}
+        assert_eq!(engine.scheduled_timers(), 200);
+        // Every attempt fails: each call's deadline is replaced by its repeat delay.
+        for (n, call) in calls.iter().enumerate() {
+            engine.attempt_ended(*call, 1, AttemptEnd::NetworkError, 1_000 + n as u64);
+            assert!(engine.timers.len() <= 2 * engine.scheduled_timers());
+        }
+        assert_eq!(engine.scheduled_timers(), 200);
+        // All but the newest settle: the heap shrinks with them.
+        for call in &calls[..199] {
+            engine.cancel(*call, 2_000);
+            assert!(engine.timers.len() <= 2 * engine.scheduled_timers());
+        }
+        assert_eq!(engine.scheduled_timers(), 1);
+        assert!(engine.timers.len() <= 2);
+        assert!(engine.calls.slots() <= 2);
+        let last = calls[199];
+        assert_eq!(
+            engine.poll_timeout(),
+            Some(1_199 + RepeatPolicy::default().delay_before(0))
+        );
+        engine.cancel(last, 3_000);
+        assert_eq!(engine.scheduled_timers(), 0);
+        assert!(engine.timers.is_empty());
+        assert_eq!(engine.calls.slots(), 0);
+        assert_eq!(engine.poll_timeout(), None);
+    }
+
+    #[test]
+    fn peers_are_listed_once_and_forgotten_when_available() {
+        let mut engine = CallEngine::new();
+        engine.peer_available(4, false, 0);
+        engine.peer_available(4, false, 0);
+        engine.peer_available(5, false, 0);
+        assert_eq!(
+            engine.peers,
+            vec![(4, PeerState::Unavailable), (5, PeerState::Unavailable)]
+        );
+        engine.peer_closed_for_good(4, 0);
+        engine.peer_available(4, false, 0);
+        assert!(
+            engine.peer_is_closed_for_good(4),
+            "a lost socket does not revive it"
+        );
+        engine.peer_closed_for_good(6, 0);
+        assert!(engine.peer_is_closed_for_good(6));
+        engine.peer_available(4, true, 0);
+        engine.peer_available(5, true, 0);
+        engine.peer_available(6, true, 0);
+        assert!(engine.peers.is_empty());
     }
 
     proptest! {
@@ -1023,7 +1177,8 @@ mod tests {
             drain(&mut engine, &mut seen);
             check_bookkeeping(&engine);
             prop_assert_eq!(engine.scheduled_timers(), 0);
-            for (id, call) in &engine.calls {
+            prop_assert!(engine.timers.is_empty(), "stale timer entries left behind");
+            for (id, call) in engine.calls.iter() {
                 prop_assert_eq!(call.phase, Phase::InFlight, "call {} still waits", id);
             }
             for id in issued {
@@ -1032,7 +1187,8 @@ mod tests {
             drain(&mut engine, &mut seen);
             prop_assert_eq!(engine.live_calls(), 0);
             prop_assert_eq!(engine.pending_call_count(), 0);
-            prop_assert!(engine.reconnect_waiters.is_empty());
+            prop_assert!(engine.timers.is_empty());
+            prop_assert_eq!(engine.calls.slots(), 0, "call slots left behind");
             prop_assert!(seen.values().all(|s| s.settled && s.settle_event));
         }
     }

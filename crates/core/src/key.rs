@@ -46,12 +46,20 @@ impl fmt::Display for KeyError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             KeyError::Empty => f.write_str("An idempotency key must not be empty."),
-            KeyError::NotPrintableAscii { index, ch } => write!(
-                f,
-                "An idempotency key may hold only printable ASCII characters (U+0020 to U+007E), \
-                 but the character at position {index} is {ch:?} (U+{:04X}).",
-                u32::from(*ch)
-            ),
+            KeyError::NotPrintableAscii { index, ch } => {
+                // Written out by hand: `{:?}` on a char would pull core's Unicode tables (several
+                // KB) into the wasm module.
+                f.write_str(
+                    "An idempotency key may hold only printable ASCII characters (U+0020 to \
+                     U+007E), but the character at position ",
+                )?;
+                write!(f, "{index}")?;
+                f.write_str(" is ")?;
+                write_quoted(f, *ch)?;
+                f.write_str(" (U+")?;
+                write_hex(f, u32::from(*ch), 4, b"0123456789ABCDEF")?;
+                f.write_str(").")
+            }
             KeyError::NotStructuredField => f.write_str(
                 "An Idempotency-Key header must be a Structured Field string: printable ASCII in \
                  double quotes, with \" and \\ escaped by a backslash.",
@@ -61,6 +69,55 @@ impl fmt::Display for KeyError {
 }
 
 impl std::error::Error for KeyError {}
+
+/// Writes `ch` in single quotes, escaped as `{:?}` escapes it for the characters a key rejects
+/// most often: `\0`, `\t`, `\n`, `\r`, and `\u{…}` for the other control characters (C0, DEL, C1)
+/// and for common invisible ones (no-break and other spaces, soft hyphen, combining diacritics,
+/// zero-width and direction marks, separators, private use, BOM, specials). Any other character is
+/// written as itself, where `{:?}` may still escape a rarer one: the message gives the code point
+/// anyway.
+fn write_quoted(f: &mut fmt::Formatter<'_>, ch: char) -> fmt::Result {
+    f.write_str("'")?;
+    match ch {
+        '\0' => f.write_str("\\0")?,
+        '\t' => f.write_str("\\t")?,
+        '\n' => f.write_str("\\n")?,
+        '\r' => f.write_str("\\r")?,
+        '\u{0}'..='\u{1f}'
+        | '\u{7f}'..='\u{a0}'
+        | '\u{ad}'
+        | '\u{300}'..='\u{36f}'
+        | '\u{2000}'..='\u{200f}'
+        | '\u{2028}'..='\u{202f}'
+        | '\u{205f}'..='\u{206f}'
+        | '\u{3000}'
+        | '\u{e000}'..='\u{f8ff}'
+        | '\u{feff}'
+        | '\u{fff0}'..='\u{fffb}' => {
+            f.write_str("\\u{")?;
+            write_hex(f, u32::from(ch), 1, b"0123456789abcdef")?;
+            f.write_str("}")?;
+        }
+        other => f.write_str(other.encode_utf8(&mut [0; 4]))?,
+    }
+    f.write_str("'")
+}
+
+/// Writes `value` in hexadecimal with `digits` (lower or upper case), at least `min_digits` of
+/// them: `\u{…}` as `{:?}` writes it, `U+…` as `{:04X}` does.
+fn write_hex(
+    f: &mut fmt::Formatter<'_>,
+    value: u32,
+    min_digits: u32,
+    digits: &[u8; 16],
+) -> fmt::Result {
+    let count = (32 - value.leading_zeros()).div_ceil(4).max(min_digits);
+    let mut text = [0u8; 8];
+    for (index, shift) in (0..count).rev().enumerate() {
+        text[index] = digits[((value >> (shift * 4)) & 0xf) as usize];
+    }
+    f.write_str(std::str::from_utf8(&text[..count as usize]).unwrap_or("?"))
+}
 
 /// The first character of `text` outside printable ASCII, with its position in characters.
 fn first_non_printable(text: &str) -> Option<(usize, char)> {
@@ -257,6 +314,59 @@ mod tests {
                 .as_str(),
             "k"
         );
+    }
+
+    /// The message as `{ch:?}` and `{:04X}` wrote it before they were written out by hand (to keep
+    /// core's Unicode tables out of the wasm module).
+    fn message_with_debug(index: usize, ch: char) -> String {
+        format!(
+            "An idempotency key may hold only printable ASCII characters (U+0020 to U+007E), \
+             but the character at position {index} is {ch:?} (U+{:04X}).",
+            u32::from(ch)
+        )
+    }
+
+    #[test]
+    fn not_printable_message_names_the_character() {
+        assert_eq!(
+            KeyError::NotPrintableAscii { index: 2, ch: '\t' }.to_string(),
+            "An idempotency key may hold only printable ASCII characters (U+0020 to U+007E), \
+             but the character at position 2 is '\\t' (U+0009)."
+        );
+        assert_eq!(
+            KeyError::NotPrintableAscii { index: 0, ch: 'é' }.to_string(),
+            "An idempotency key may hold only printable ASCII characters (U+0020 to U+007E), \
+             but the character at position 0 is 'é' (U+00E9)."
+        );
+        assert_eq!(
+            KeyError::NotPrintableAscii {
+                index: 12345,
+                ch: '\u{10ffff}'
+            }
+            .to_string(),
+            "An idempotency key may hold only printable ASCII characters (U+0020 to U+007E), \
+             but the character at position 12345 is '\u{10ffff}' (U+10FFFF)."
+        );
+    }
+
+    #[test]
+    fn not_printable_message_matches_debug_formatting() {
+        // Every character the hand-written quoting escapes is escaped the same way by `{:?}`.
+        let mut escaped = 0;
+        for ch in ('\0'..='\u{ffff}').filter(|ch| !(FIRST_PRINTABLE..=LAST_PRINTABLE).contains(ch))
+        {
+            let text = KeyError::NotPrintableAscii { index: 7, ch }.to_string();
+            if text.contains("is '\\") {
+                escaped += 1;
+                assert_eq!(text, message_with_debug(7, ch), "U+{:04X}", u32::from(ch));
+            }
+        }
+        assert!(escaped > 200, "{escaped}");
+        // Characters written as themselves, as `{:?}` writes them too.
+        for ch in ['é', 'ß', 'Ω', 'ж', '中', '€', '😀', 'ü'] {
+            let text = KeyError::NotPrintableAscii { index: 0, ch }.to_string();
+            assert_eq!(text, message_with_debug(0, ch), "U+{:04X}", u32::from(ch));
+        }
     }
 
     #[test]

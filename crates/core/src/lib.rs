@@ -5,7 +5,9 @@
 //! - [`headers`]: the header rules of repeats (carry-over, key replacement);
 //! - [`repeat`]: the repeat policy, how an attempt ended, the Repeats table ([`classify`]);
 //! - [`engine`]: the [`CallEngine`] — attempts, timeouts, repeats, settling, pending calls;
-//! - [`activity`]: call-activity events and the [`Listeners`] registry.
+//! - [`activity`]: call-activity events and the [`Listeners`] registry;
+//! - [`slab`]: [`IdSlab`], the small id-keyed map the engine keeps its calls in (no hashing, no
+//!   B-tree: each instantiation of those costs several KB of wasm).
 //!
 //! No clock, no I/O, `std` only: time comes in as `now` (milliseconds), work goes out through
 //! [`CallEngine::poll_action`], and the next wakeup through [`CallEngine::poll_timeout`].
@@ -18,6 +20,7 @@ pub mod engine;
 pub mod headers;
 pub mod key;
 pub mod repeat;
+pub mod slab;
 
 pub use activity::{ActivityEvent, ActivityKind, ListenerId, Listeners};
 pub use engine::{Abandon, Action, CallEngine, CallId, CallSpec, PeerId, PendingCall, Transport};
@@ -27,3 +30,4 @@ pub use repeat::{
     classify, AttemptEnd, RepeatOverride, RepeatPolicy, Verdict, DEFAULT_ATTEMPT_TIMEOUT_MS,
     DEFAULT_DELAY_MS, DEFAULT_WITHIN_MS, MAX_DELAY_MS,
 };
+pub use slab::IdSlab;

@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use viewsets_core::{AttemptEnd, CallEngine, CallSpec, IdempotencyKey, Transport};
+use viewsets_core::{Action, AttemptEnd, CallEngine, CallSpec, IdempotencyKey, Transport};
 
 const CALLS: usize = 10_000;
 
@@ -76,4 +76,28 @@ fn bench_pending_registry_with_10000_calls() {
         engine.scheduled_timers()
     );
     println!("(checksums {total} {due})");
+
+    // Settling every call, in a scattered order (a stride through the ids), then what is left.
+    const STRIDE: u64 = 7_919; // prime, coprime with CALLS: every id once
+    let started = Instant::now();
+    let mut id = 0u64;
+    for _ in 0..CALLS {
+        id = (id + STRIDE) % CALLS as u64;
+        engine.cancel(id + 1, now + 2);
+    }
+    let settle_time = started.elapsed();
+    let mut settled = 0usize;
+    while let Some(action) = engine.poll_action() {
+        settled += usize::from(matches!(action, Action::Settle { .. }));
+    }
+    println!(
+        "cancel() x {CALLS}:         {settle_time:?} in scattered order ({settled} settled); \
+         left: {} calls, {} timers",
+        engine.live_calls(),
+        engine.scheduled_timers()
+    );
+    assert_eq!(settled, CALLS);
+    assert_eq!(engine.live_calls(), 0);
+    assert_eq!(engine.scheduled_timers(), 0);
+    assert_eq!(engine.poll_timeout(), None);
 }
