@@ -7,7 +7,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
 
-out=pkg
+# Everything is assembled in a staging folder and swapped into pkg/ at the end, so a test that
+# imports pkg/ while a build runs sees the old package or the new one, never half of either.
+out=target/pkg-staging
 work=target/pkg-work
 rm -rf "$out" "$work"
 mkdir -p "$out/wasm" "$work"
@@ -24,10 +26,11 @@ wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sig
 gen=pkg-template/src/wasm
 rm -rf "$gen" && mkdir -p "$gen"
 cp "$work/fastapi_viewsets.js" "$work/fastapi_viewsets.d.ts" "$gen/"
-tsc -p pkg-template/tsconfig.json
+tsc -p pkg-template/tsconfig.json --outDir "$out"
 cp "$gen"/* "$out/wasm/"
 cp "$work/fastapi_viewsets_bg.opt.wasm" "$out/wasm/fastapi_viewsets_bg.wasm"
 node scripts/package-json.mjs pkg-template/package.json Cargo.toml "$out/package.json"
 cp README.md "$out/README.md" 2>/dev/null || true
 
+rm -rf pkg.old && { [ ! -e pkg ] || mv pkg pkg.old; } && mv "$out" pkg && rm -rf pkg.old
 node scripts/size.mjs pkg

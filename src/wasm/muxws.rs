@@ -39,12 +39,15 @@ struct StreamSlot {
 struct Socket {
     id: muxws_proto::SocketId,
     ws: web_sys::WebSocket,
-    _handlers: [Closure<dyn FnMut(JsValue)>; 3],
+    _handlers: [Closure<dyn FnMut(JsValue)>; 4],
 }
 
 struct DriverState {
     peer: Peer,
     sockets: Vec<Socket>,
+    /// Sockets that closed: their handlers may still be on the stack, so they are dropped in a
+    /// later task, never from inside one of them.
+    closed_sockets: Vec<Socket>,
     streams: Vec<StreamSlot>,
     timer: Option<(u64, JsValue)>,
     on_close: Vec<(u32, Function)>,
@@ -228,6 +231,7 @@ fn start(url: String, options: &JsValue) -> Result<Promise, JsValue> {
         state: RefCell::new(DriverState {
             peer,
             sockets: Vec::new(),
+            closed_sockets: Vec::new(),
             streams: Vec::new(),
             timer: None,
             on_close: numbered(on_close, 1_000),
@@ -341,9 +345,22 @@ impl PeerDriver {
                 if let Some(driver) = weak.upgrade() {
                     let data = js::get(&event, "data");
                     // The JSON codec is text only; a binary message cannot be decoded (WSM-CDC-002).
-                    let text = data.as_string().unwrap_or_else(|| "\u{0}binary message".to_owned());
-                    driver.with(|state| state.peer.socket_message(socket, &text, js::now_ms()));
+                    let now = js::now_ms();
+                    match data.as_string() {
+                        Some(text) => driver.with(|state| state.peer.socket_message(socket, &text, now)),
+                        None => driver.with(|state| state.peer.socket_binary_message(socket, now)),
+                    }
                     driver.pump();
+                }
+            }
+        });
+        // Node 20's WebSocket reports a refused handshake with `error` and no `close`; browsers send
+        // both. An error ends the socket either way: the supervisor ignores a second report.
+        let on_error = Closure::<dyn FnMut(JsValue)>::new({
+            let weak = weak.clone();
+            move |_| {
+                if let Some(driver) = weak.upgrade() {
+                    driver.socket_ended(socket, 1006, "", false);
                 }
             }
         });
@@ -351,18 +368,35 @@ impl PeerDriver {
             if let Some(driver) = weak.upgrade() {
                 let code = js::get(&event, "code").as_f64().unwrap_or(1006.0) as u16;
                 let reason = js::get(&event, "reason").as_string().unwrap_or_default();
-                let clean = js::get(&event, "wasClean").is_truthy();
-                driver.with(|state| {
-                    state.peer.socket_closed(socket, code, &reason, clean, js::now_ms());
-                    state.sockets.retain(|s| s.id != socket);
-                });
-                driver.pump();
+                driver.socket_ended(socket, code, &reason, js::get(&event, "wasClean").is_truthy());
             }
         });
         ws.set_onopen(Some(on_open.as_ref().unchecked_ref()));
         ws.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         ws.set_onclose(Some(on_close.as_ref().unchecked_ref()));
-        self.with(|state| state.sockets.push(Socket { id: socket, ws, _handlers: [on_open, on_message, on_close] }));
+        ws.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        self.with(|state| state.sockets.push(Socket { id: socket, ws, _handlers: [on_open, on_message, on_close, on_error] }));
+    }
+
+    /// The socket closed (or failed): tells the supervisor, and retires the socket's handlers, which
+    /// may be on the stack right now, so they are dropped in a later task.
+    fn socket_ended(&self, socket: muxws_proto::SocketId, code: u16, reason: &str, clean: bool) {
+        self.with(|state| {
+            state.peer.socket_closed(socket, code, reason, clean, js::now_ms());
+            if let Some(index) = state.sockets.iter().position(|s| s.id == socket) {
+                let closed = state.sockets.swap_remove(index);
+                state.closed_sockets.push(closed);
+            }
+        });
+        let weak = self.me.borrow().clone();
+        let sweep = Closure::once_into_js(move || {
+            if let Some(driver) = weak.upgrade() {
+                let swept = driver.with(|state| std::mem::take(&mut state.closed_sockets));
+                drop(swept);
+            }
+        });
+        js::set_timeout(sweep.unchecked_ref(), 0);
+        self.pump();
     }
 
     fn deliver(&self, event: Event) {

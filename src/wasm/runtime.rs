@@ -6,12 +6,11 @@
 //! therefore never borrowed while JavaScript runs, and only the outermost [`pump`] drains the engine.
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use js_sys::{Function, Object};
 use viewsets_core::{
-    Abandon, Action, ActivityEvent, ActivityKind, AttemptEnd, CallEngine, CallId, CallSpec, Headers, Listeners,
+    Abandon, Action, ActivityEvent, ActivityKind, AttemptEnd, CallEngine, CallId, CallSpec, Headers, IdSlab, Listeners,
     PendingCall, Transport,
 };
 use wasm_bindgen::prelude::*;
@@ -96,7 +95,7 @@ struct CallState {
 #[derive(Default)]
 struct Runtime {
     engine: CallEngine,
-    calls: HashMap<CallId, CallState>,
+    calls: IdSlab<CallState>,
     listeners: Listeners<Function>,
     timer: Option<(u64, JsValue)>,
     timer_handler: Option<Function>,
@@ -164,7 +163,7 @@ fn watch_signal(call: CallId, signal: web_sys::AbortSignal) {
     .unchecked_into::<Function>();
     let _ = signal.add_event_listener_with_callback("abort", &on_abort);
     with(|rt| {
-        if let Some(state) = rt.calls.get_mut(&call) {
+        if let Some(state) = rt.calls.get_mut(call) {
             state.signal = Some((signal, on_abort));
         }
     });
@@ -173,7 +172,7 @@ fn watch_signal(call: CallId, signal: web_sys::AbortSignal) {
 /// Reports how an attempt ended, with what it produced, and lets the engine decide.
 pub(crate) fn report(call: CallId, attempt: u32, end: AttemptEnd, outcome: Outcome) {
     with(|rt| {
-        if let Some(state) = rt.calls.get_mut(&call) {
+        if let Some(state) = rt.calls.get_mut(call) {
             if matches!(state.inflight, Some((current, _)) if current == attempt) {
                 state.inflight = None;
             }
@@ -213,7 +212,7 @@ fn perform(action: Action) {
         Action::SendAttempt { call, attempt, headers } => send_attempt(call, attempt, headers),
         Action::AbandonAttempt { call, attempt, why } => {
             let inflight = with(|rt| {
-                let state = rt.calls.get_mut(&call)?;
+                let state = rt.calls.get_mut(call)?;
                 match state.inflight.take() {
                     Some((current, handle)) if current == attempt => Some(handle),
                     other => {
@@ -236,7 +235,7 @@ fn perform(action: Action) {
 
 fn send_attempt(call: CallId, attempt: u32, carried: Option<Headers>) {
     let Some((prepared, route)) = with(|rt| {
-        let state = rt.calls.get_mut(&call)?;
+        let state = rt.calls.get_mut(call)?;
         state.attempts = attempt;
         Some((state.prepared.clone(), state.route.clone()))
     }) else {
@@ -248,7 +247,7 @@ fn send_attempt(call: CallId, attempt: u32, carried: Option<Headers>) {
             with(|rt| rt.engine.attempt_headers(call, attempt, headers.clone()));
             let controller = super::rest::start_attempt(call, attempt, &prepared, &headers);
             with(|rt| {
-                if let Some(state) = rt.calls.get_mut(&call) {
+                if let Some(state) = rt.calls.get_mut(call) {
                     state.inflight = Some((attempt, Inflight::Fetch(controller)));
                 }
             });
@@ -256,7 +255,7 @@ fn send_attempt(call: CallId, attempt: u32, carried: Option<Headers>) {
         Route::Stream(peer) => match peer.open_attempt(call, attempt, &prepared, carried.as_ref()) {
             Ok((stream, sent)) => with(|rt| {
                 rt.engine.attempt_headers(call, attempt, sent);
-                if let Some(state) = rt.calls.get_mut(&call) {
+                if let Some(state) = rt.calls.get_mut(call) {
                     state.inflight = Some((attempt, Inflight::Stream(peer, stream)));
                 }
             }),
@@ -266,7 +265,7 @@ fn send_attempt(call: CallId, attempt: u32, carried: Option<Headers>) {
 }
 
 fn settle(call: CallId, attempt: u32, end: AttemptEnd) {
-    let Some(state) = with(|rt| rt.calls.remove(&call)) else {
+    let Some(state) = with(|rt| rt.calls.remove(call)) else {
         return;
     };
     if let Some((signal, listener)) = &state.signal {

@@ -1,0 +1,746 @@
+// The demo page: an items app whose every call carries an Idempotency-Key and is repeated when its
+// answer is lost. The busy indicator, the connectivity notice and the activity log are built on the
+// package's call activity (onCallActivity, pendingCalls, pendingCallCount, retryNow).
+import './style.css';
+
+import {
+  HttpError,
+  onCallActivity,
+  pendingCallCount,
+  pendingCalls,
+  retryNow,
+  type CallActivityEvent,
+  type PendingCall,
+} from '@dynamicforms/fastapi-viewsets';
+
+import {
+  ATTEMPT_TIMEOUT_MS,
+  REPEAT,
+  muxwsAvailable,
+  muxwsItems,
+  restItems,
+  type Item,
+  type ItemsApi,
+  type MuxwsPeer,
+  type SlowResult,
+} from './api';
+import { Backend, FAULT_TARGETS, loadConfig, type DemoConfig, type FaultListing } from './backend';
+import { byId, clock, duration, h, plural, replaceChildren } from './dom';
+
+// ------------------------------------------------------------------ actions the page tracks
+/** The backend's counter names, with how the page shows them. */
+const ACTIONS = [
+  { id: 'list', label: 'List', route: 'GET /items' },
+  { id: 'create', label: 'Create', route: 'POST /items' },
+  { id: 'partial_update', label: 'Rename', route: 'PATCH /items/{id}' },
+  { id: 'destroy', label: 'Delete', route: 'DELETE /items/{id}' },
+  { id: 'slow', label: 'Slow action', route: 'POST /items/slow' },
+] as const;
+type ActionId = (typeof ACTIONS)[number]['id'];
+
+/** The counter an activity event's call moves on the backend, if the page tracks it. */
+function actionOf(method: string, path: string): ActionId | null {
+  if (path === '/items/slow' && method === 'POST') return 'slow';
+  if (path === '/items') return method === 'GET' ? 'list' : method === 'POST' ? 'create' : null;
+  if (/^\/items\/[^/]+$/.test(path) && path !== '/items/schema') {
+    if (method === 'PATCH') return 'partial_update';
+    if (method === 'DELETE') return 'destroy';
+  }
+  return null;
+}
+
+/** How an attempt ended, in words a visitor understands. */
+const ENDED_TEXT: Record<string, string> = {
+  'network-error': 'no complete answer, the connection broke',
+  timeout: `no answer within ${duration(ATTEMPT_TIMEOUT_MS)}`,
+  'gateway-status': 'the gateway answered with an error page',
+  'stream-timeout': `no answer within ${duration(ATTEMPT_TIMEOUT_MS)}`,
+  'connection-lost': 'the WebSocket was lost',
+  'stream-refused': 'the server refused the stream',
+  'connection-closed': 'the WebSocket is reconnecting',
+  'going-away': 'the server is going away',
+};
+const endedText = (ended: string) => ENDED_TEXT[ended] ?? ended;
+
+// ------------------------------------------------------------------ state
+interface CallInfo {
+  action: ActionId | null;
+  attempts: number;
+  lastEnded?: string;
+}
+
+const state = {
+  config: null as DemoConfig | null,
+  backend: null as Backend | null,
+  api: null as ItemsApi | null,
+  transport: 'rest' as 'rest' | 'muxws',
+  peer: null as MuxwsPeer | null,
+  items: [] as Item[],
+  editing: null as number | null,
+  busyRows: new Set<number>(),
+  calls: new Map<string, CallInfo>(),
+  baseline: null as Record<string, number> | null,
+  counters: {} as Record<string, number>,
+  shownRuns: new Map<string, number>(),
+};
+
+function api(): ItemsApi {
+  if (!state.api) throw new Error('not connected');
+  return state.api;
+}
+
+function backend(): Backend {
+  if (!state.backend) throw new Error('not configured');
+  return state.backend;
+}
+
+function errorText(error: unknown): string {
+  if (error instanceof HttpError) {
+    const detail = typeof error.detail === 'string' ? error.detail : JSON.stringify(error.detail ?? error.body);
+    return `${error.status}: ${detail}`;
+  }
+  if (error instanceof Error) return `${error.name}: ${error.message}`;
+  return String(error);
+}
+
+// ------------------------------------------------------------------ call activity
+const MAX_LOG_ROWS = 150;
+
+function onActivity(event: CallActivityEvent): void {
+  const action = event.background ? null : actionOf(event.method, event.path);
+  const info = state.calls.get(event.key) ?? { action, attempts: 0 };
+  if (event.type === 'start') info.attempts = 1;
+  if (event.type === 'retry') {
+    info.attempts = event.attempt + 1;
+    info.lastEnded = event.ended;
+  }
+  if (event.type === 'settle') {
+    info.attempts = event.attempts;
+    info.lastEnded = event.ended;
+  }
+  state.calls.set(event.key, info);
+
+  logEvent(event);
+  renderActivity();
+  queueMicrotask(renderActivity); // the count as it stands once the call is fully settled
+  if (event.type === 'settle') {
+    renderCounters();
+    void refreshCounters();
+  }
+}
+
+function logEvent(event: CallActivityEvent): void {
+  const log = byId('log');
+  const ok = event.type !== 'settle' || event.ok;
+  const badge = event.type === 'settle' ? (event.ok ? 'settle' : 'settle ✕') : event.type;
+  const attempt = event.type === 'retry' ? event.attempt : event.type === 'settle' ? event.attempts : 1;
+  const ended = event.type === 'start' ? '' : event.ended;
+  const delay = event.type === 'retry' ? (event.delayMs === 0 ? 'at once' : duration(event.delayMs)) : '';
+  const row = h(
+    'tr',
+    {
+      class: `ev ev-${event.type}${ok ? '' : ' ev-failed'}${event.background ? ' ev-bg' : ''}`,
+      'data-type': event.type,
+      'data-key': event.key,
+      'data-call': `${event.method} ${event.path}`,
+      'data-transport': event.transport,
+    },
+    h('td', { class: 'mono muted' }, clock(event.at)),
+    h('td', {}, h('span', { class: `tag tag-${event.type}${ok ? '' : ' tag-failed'}` }, badge)),
+    h(
+      'td',
+      { class: 'mono' },
+      `${event.method} ${event.path}`,
+      event.transport === 'muxws' ? h('span', { class: 'mini' }, 'ws') : null,
+      event.background ? h('span', { class: 'mini' }, 'background') : null,
+    ),
+    h('td', { class: 'mono', title: event.key }, event.key.slice(0, 8)),
+    h('td', { class: 'num' }, attempt),
+    h('td', { class: 'mono' }, ended),
+    h('td', { class: 'num' }, delay),
+  );
+  log.prepend(row);
+  while (log.childElementCount > MAX_LOG_ROWS) log.lastElementChild?.remove();
+  byId('log-empty').hidden = true;
+}
+
+/** The busy indicator and the connectivity notice; also run by a ticker for the countdowns. */
+function renderActivity(): void {
+  const pending = pendingCalls();
+  const count = pendingCallCount();
+  const repeating = pending.filter((call) => !call.background && (call.unansweredAttempts > 0 || call.waitingForReconnect));
+
+  const busy = byId('busy');
+  busy.dataset.count = String(count);
+  busy.classList.toggle('busy-active', count > 0);
+  busy.classList.toggle('busy-warn', repeating.length > 0);
+  byId('busy-text').textContent = count === 0 ? 'Idle' : `${plural(count, 'call')} pending`;
+
+  const notice = byId('notice');
+  notice.hidden = repeating.length === 0;
+  if (repeating.length === 0) return;
+  byId('notice-title').textContent =
+    `Connection trouble: ${repeating.length === 1 ? '1 call is' : `${repeating.length} calls are`} ` +
+    'being repeated with the same Idempotency-Key';
+  const list = byId('notice-calls');
+  const rows = new Map<string, HTMLElement>();
+  for (const row of Array.from(list.children) as HTMLElement[]) rows.set(row.dataset.key ?? '', row);
+  const now = Date.now();
+  for (const call of repeating) {
+    let row = rows.get(call.key);
+    rows.delete(call.key);
+    if (!row) {
+      row = h(
+        'li',
+        { 'data-key': call.key },
+        h('span', { class: 'notice-call mono' }, `${call.method} ${call.path}`),
+        h('span', { class: 'notice-attempt' }),
+        h('span', { class: 'notice-countdown' }),
+        h('span', { class: 'notice-reason' }),
+        h('span', { class: 'notice-key mono', title: `Idempotency-Key ${call.key}` }, `key ${call.key.slice(0, 8)}`),
+      );
+      list.append(row);
+    }
+    const [, attemptEl, countdownEl, reasonEl] = Array.from(row.children) as HTMLElement[];
+    if (!attemptEl || !countdownEl || !reasonEl) continue;
+    attemptEl.textContent = `Attempt ${call.unansweredAttempts + 1}`;
+    countdownEl.textContent = countdown(call, now);
+    countdownEl.classList.toggle('live', call.nextAttemptAt !== null);
+    const ended = state.calls.get(call.key)?.lastEnded;
+    reasonEl.textContent = ended
+      ? `attempt ${call.unansweredAttempts}: ${endedText(ended)}`
+      : `${plural(call.unansweredAttempts, 'attempt')} unanswered`;
+  }
+  for (const stale of rows.values()) stale.remove();
+}
+
+function countdown(call: PendingCall, now: number): string {
+  if (call.nextAttemptAt !== null) {
+    const seconds = Math.max(0, Math.ceil((call.nextAttemptAt - now) / 1000));
+    return seconds > 0 ? `retrying in ${seconds} s` : 'retrying now';
+  }
+  if (call.waitingForReconnect) return 'waiting for the WebSocket to reconnect';
+  return 'sent, waiting for the answer';
+}
+
+// ------------------------------------------------------------------ server counters
+let countersInFlight = false;
+
+async function refreshCounters(): Promise<void> {
+  if (countersInFlight || !state.backend) return;
+  countersInFlight = true;
+  try {
+    state.counters = await state.backend.counters();
+    state.baseline ??= { ...state.counters };
+    renderCounters();
+  } catch {
+    /* the next poll tries again */
+  } finally {
+    countersInFlight = false;
+  }
+}
+
+function runsOf(action: ActionId): number {
+  return (state.counters[action] ?? 0) - (state.baseline?.[action] ?? 0);
+}
+
+function renderCounters(): void {
+  const body = byId('counters');
+  const totals = new Map<ActionId, { calls: number; attempts: number }>();
+  for (const info of state.calls.values()) {
+    if (!info.action) continue;
+    const total = totals.get(info.action) ?? { calls: 0, attempts: 0 };
+    total.calls += 1;
+    total.attempts += info.attempts;
+    totals.set(info.action, total);
+  }
+  if (body.childElementCount === 0) {
+    for (const action of ACTIONS) {
+      body.append(
+        h(
+          'tr',
+          { 'data-action': action.id },
+          h('td', {}, h('div', { class: 'action-label' }, action.label), h('div', { class: 'mono muted action-route' }, action.route)),
+          h('td', { class: 'num calls' }, '0'),
+          h('td', { class: 'num attempts' }, '0'),
+          h('td', { class: 'num runs' }, h('span', { class: 'runs-value' }, '0')),
+        ),
+      );
+    }
+  }
+  for (const action of ACTIONS) {
+    const row = body.querySelector<HTMLElement>(`tr[data-action="${action.id}"]`);
+    if (!row) continue;
+    const total = totals.get(action.id) ?? { calls: 0, attempts: 0 };
+    const runs = runsOf(action.id);
+    row.querySelector('.calls')!.textContent = String(total.calls);
+    const attempts = row.querySelector<HTMLElement>('.attempts')!;
+    attempts.textContent = String(total.attempts);
+    attempts.classList.toggle('repeated', total.attempts > total.calls);
+    const runsCell = row.querySelector<HTMLElement>('.runs')!;
+    runsCell.dataset.runs = String(runs);
+    runsCell.querySelector('.runs-value')!.textContent = String(runs);
+    runsCell.classList.toggle('runs-once', runs > 0 && runs <= total.calls);
+    const previous = state.shownRuns.get(action.id);
+    if (previous !== undefined && runs > previous) flash(runsCell);
+    state.shownRuns.set(action.id, runs);
+  }
+  setRunsBadge('create-runs', runsOf('create'));
+  setRunsBadge('slow-runs', runsOf('slow'));
+}
+
+function setRunsBadge(id: string, runs: number): void {
+  const badge = document.getElementById(id);
+  if (badge) badge.textContent = `ran ${runs}×`;
+}
+
+function flash(element: HTMLElement): void {
+  element.classList.remove('flash');
+  void element.offsetWidth; // restart the animation
+  element.classList.add('flash');
+}
+
+// ------------------------------------------------------------------ faults
+let faultsInFlight = false;
+
+async function refreshFaults(): Promise<void> {
+  if (faultsInFlight || !state.backend) return;
+  faultsInFlight = true;
+  try {
+    renderFaults(await state.backend.faults());
+  } catch {
+    /* the next poll tries again */
+  } finally {
+    faultsInFlight = false;
+  }
+}
+
+function describeMode(mode: string): string {
+  // A connection closed before the answer's head (drop_after) is resent by Chromium on its own when
+  // the connection was a reused keep-alive one, so the page never sees it; a cut-off body is not.
+  if (mode === 'truncate_after') return 'lose the answer';
+  if (mode === 'drop_after') return 'drop the connection';
+  if (mode.startsWith('status:')) return `${mode.slice(7)} error page`;
+  if (mode.startsWith('delay:')) return `hold the answer ${mode.slice(6)} s`;
+  return mode;
+}
+
+function renderFaults(listing: FaultListing): void {
+  const queued = byId('fault-list');
+  if (listing.faults.length === 0) replaceChildren(queued, h('li', { class: 'muted' }, 'none'));
+  else
+    replaceChildren(
+      queued,
+      ...listing.faults.map((fault) =>
+        h(
+          'li',
+          { class: 'chip', 'data-mode': fault.mode },
+          h('strong', {}, describeMode(fault.mode)),
+          ` ×${fault.remaining} · ${fault.method ?? 'any'} ${fault.path}`,
+        ),
+      ),
+    );
+  const fired = byId('fault-fired');
+  const recent = listing.fired.slice(-4).reverse();
+  if (recent.length === 0) replaceChildren(fired, h('li', { class: 'muted' }, 'none'));
+  else
+    replaceChildren(
+      fired,
+      ...recent.map((fault) =>
+        h(
+          'li',
+          {},
+          h('span', { class: 'mono muted' }, clock(fault.t * 1000)),
+          ' ',
+          h('strong', {}, describeMode(fault.mode)),
+          ` on ${fault.request}`,
+        ),
+      ),
+    );
+}
+
+async function queueFault(button: HTMLButtonElement): Promise<void> {
+  const mode = button.dataset.fault ?? '';
+  button.disabled = true;
+  try {
+    if (mode === 'kill_ws') {
+      await backend().killWebSockets();
+    } else {
+      const target = FAULT_TARGETS[byId<HTMLSelectElement>('fault-target').value] ?? FAULT_TARGETS.slow;
+      const count = mode.startsWith('status:') ? clampInt(byId<HTMLInputElement>('fault-503-count').value, 1, 9) : 1;
+      await backend().queueFault(mode, target, count);
+    }
+    button.classList.add('queued');
+    setTimeout(() => button.classList.remove('queued'), 900);
+  } catch (error) {
+    showError(errorText(error));
+  } finally {
+    button.disabled = !faultUsable(mode);
+    await refreshFaults();
+  }
+}
+
+/** HTTP faults hit REST calls; a muxws call travels inside the WebSocket tunnel, which only kill_ws reaches. */
+function faultUsable(mode: string): boolean {
+  return mode === 'kill_ws' ? state.transport === 'muxws' : state.transport === 'rest';
+}
+
+function clampInt(value: string, min: number, max: number): number {
+  const n = Math.trunc(Number(value));
+  return Number.isFinite(n) ? Math.min(max, Math.max(min, n)) : min;
+}
+
+// ------------------------------------------------------------------ items
+function showError(message: string | null): void {
+  const box = byId('items-error');
+  box.hidden = message === null;
+  box.textContent = message ?? '';
+}
+
+async function loadItems(): Promise<void> {
+  try {
+    state.items = await api().list();
+    showError(null);
+  } catch (error) {
+    showError(`Could not load the items. ${errorText(error)}`);
+  }
+  renderItems();
+}
+
+function renderItems(): void {
+  const list = byId('items');
+  if (state.items.length === 0) {
+    replaceChildren(list, h('li', { class: 'items-empty muted' }, 'No items yet. Add one above.'));
+    return;
+  }
+  replaceChildren(list, ...[...state.items].sort((a, b) => a.id - b.id).map(itemRow));
+  const input = list.querySelector<HTMLInputElement>('input.rename');
+  if (input && document.activeElement !== input) {
+    input.focus();
+    input.select();
+  }
+}
+
+function startEditing(id: number | null): void {
+  state.editing = id;
+  renderItems();
+}
+
+function itemRow(item: Item): HTMLElement {
+  const busy = state.busyRows.has(item.id);
+  const editing = state.editing === item.id;
+  const row = h('li', { class: `item${busy ? ' item-busy' : ''}`, 'data-id': item.id });
+  if (editing) {
+    const input = h('input', { class: 'rename', type: 'text', value: item.name, maxlength: 60, 'aria-label': 'New name' });
+    const save = () => rename(item, input.value);
+    input.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter') save();
+      if (event.key === 'Escape') startEditing(null);
+    });
+    row.append(
+      h('span', { class: 'item-id mono' }, `#${item.id}`),
+      input,
+      h('div', { class: 'item-actions' },
+        h('button', { type: 'button', class: 'btn btn-primary btn-small', onclick: save }, 'Save'),
+        h('button', { type: 'button', class: 'btn btn-ghost btn-small', onclick: () => startEditing(null) }, 'Cancel'),
+      ),
+    );
+    return row;
+  }
+  row.append(
+    h('span', { class: 'item-id mono' }, `#${item.id}`),
+    h('span', { class: 'item-name' }, item.name),
+    h('span', { class: 'item-qty', title: 'Quantity' }, `qty ${item.qty}`),
+    h('div', { class: 'item-actions' },
+      busy ? h('span', { class: 'spinner', 'aria-label': 'Working' }) : null,
+      h('button', { type: 'button', class: 'btn btn-ghost btn-small', disabled: busy, onclick: () => startEditing(item.id) }, 'Rename'),
+      h('button', { type: 'button', class: 'btn btn-danger-ghost btn-small', disabled: busy, onclick: () => remove(item) }, 'Delete'),
+    ),
+  );
+  return row;
+}
+
+async function createItem(event: SubmitEvent): Promise<void> {
+  event.preventDefault();
+  const nameInput = byId<HTMLInputElement>('create-name');
+  const name = nameInput.value.trim();
+  if (!name) return;
+  const qty = clampInt(byId<HTMLInputElement>('create-qty').value, 0, 1_000_000);
+  const submit = byId<HTMLButtonElement>('create-submit');
+  submit.disabled = true;
+  try {
+    const item = await api().create({ name, qty });
+    state.items = [...state.items.filter((other) => other.id !== item.id), item];
+    nameInput.value = '';
+    showError(null);
+  } catch (error) {
+    showError(`Create failed. ${errorText(error)}`);
+  } finally {
+    submit.disabled = false;
+    renderItems();
+  }
+}
+
+async function rename(item: Item, value: string): Promise<void> {
+  const name = value.trim();
+  state.editing = null;
+  if (!name || name === item.name) {
+    renderItems();
+    return;
+  }
+  state.busyRows.add(item.id);
+  renderItems();
+  try {
+    const updated = await api().partialUpdate(item.id, { name });
+    state.items = state.items.map((other) => (other.id === item.id ? updated : other));
+    showError(null);
+  } catch (error) {
+    showError(`Rename failed. ${errorText(error)}`);
+  } finally {
+    state.busyRows.delete(item.id);
+    renderItems();
+  }
+}
+
+async function remove(item: Item): Promise<void> {
+  state.busyRows.add(item.id);
+  renderItems();
+  try {
+    await api().destroy(item.id);
+    state.items = state.items.filter((other) => other.id !== item.id);
+    showError(null);
+  } catch (error) {
+    showError(`Delete failed. ${errorText(error)}`);
+  } finally {
+    state.busyRows.delete(item.id);
+    renderItems();
+  }
+}
+
+// ------------------------------------------------------------------ the slow action
+async function runSlow(event: SubmitEvent): Promise<void> {
+  event.preventDefault();
+  const sleep = Math.min(30, Math.max(0, Number(byId<HTMLInputElement>('slow-sleep').value) || 0));
+  const note = byId<HTMLInputElement>('slow-note').value;
+  const button = byId<HTMLButtonElement>('slow-run');
+  const panel = byId('slow-result');
+  button.disabled = true;
+  const started = performance.now();
+  const call = api().slow(sleep, note);
+  const key = call.key ?? '';
+  panel.dataset.state = 'pending';
+  panel.dataset.key = key;
+  replaceChildren(
+    panel,
+    h(
+      'div',
+      { class: 'result-head' },
+      h('span', { class: 'spinner' }),
+      h('strong', {}, 'Running…'),
+      h('span', { class: 'mono muted' }, `key ${key}`),
+    ),
+  );
+  try {
+    const result: SlowResult = await call;
+    const attempts = state.calls.get(key)?.attempts ?? 1;
+    panel.dataset.state = 'done';
+    panel.dataset.executions = String(result.executions);
+    replaceChildren(
+      panel,
+      h(
+        'div',
+        { class: 'result-head' },
+        h('span', { class: 'ok-mark', 'aria-hidden': 'true' }, '✓'),
+        h('strong', {}, `Done in ${duration(performance.now() - started)}`),
+        h('span', { class: 'muted' }, attempts > 1 ? `after ${attempts} attempts with the same key` : 'on the first attempt'),
+      ),
+      h(
+        'dl',
+        { class: 'result-grid' },
+        h('dt', {}, 'executions'), h('dd', { class: 'mono' }, result.executions),
+        h('dt', {}, 'slept'), h('dd', { class: 'mono' }, `${result.slept} s`),
+        h('dt', {}, 'note'), h('dd', { class: 'mono' }, result.note ?? '—'),
+        h('dt', {}, 'served by'), h('dd', { class: 'mono' }, result.served_by),
+        h('dt', {}, 'attempts'), h('dd', { class: 'mono' }, attempts),
+        h('dt', {}, 'Idempotency-Key'), h('dd', { class: 'mono' }, key),
+      ),
+    );
+  } catch (error) {
+    panel.dataset.state = 'failed';
+    replaceChildren(
+      panel,
+      h(
+        'div',
+        { class: 'result-head' },
+        h('span', { class: 'fail-mark', 'aria-hidden': 'true' }, '✕'),
+        h('strong', {}, 'Failed'),
+        h('span', { class: 'mono muted' }, `key ${key}`),
+      ),
+      h('p', { class: 'mono small' }, errorText(error)),
+    );
+  } finally {
+    button.disabled = false;
+  }
+}
+
+// ------------------------------------------------------------------ transport
+function renderTransport(): void {
+  byId('transport-rest').setAttribute('aria-pressed', String(state.transport === 'rest'));
+  byId('transport-muxws').setAttribute('aria-pressed', String(state.transport === 'muxws'));
+  for (const button of document.querySelectorAll<HTMLButtonElement>('button[data-fault]')) {
+    button.disabled = !faultUsable(button.dataset.fault ?? '');
+  }
+  byId<HTMLSelectElement>('fault-target').disabled = state.transport !== 'rest';
+  byId('fault-hint').textContent =
+    state.transport === 'rest'
+      ? 'Faults are queued on the proxy in front of the backend and hit the next matching calls.'
+      : 'Over muxws every call travels inside one WebSocket tunnel through the proxy: ' +
+        'cut it to see the calls repeated once the peer has reconnected.';
+  byId<HTMLInputElement>('fault-503-count').disabled = state.transport !== 'rest';
+  renderPolicy();
+}
+
+async function switchTransport(target: 'rest' | 'muxws'): Promise<void> {
+  if (target === state.transport || !state.config) return;
+  const note = byId('transport-note');
+  const buttons = [byId<HTMLButtonElement>('transport-rest'), byId<HTMLButtonElement>('transport-muxws')];
+  for (const button of buttons) button.disabled = true;
+  try {
+    if (target === 'muxws') {
+      note.hidden = false;
+      note.textContent = 'connecting…';
+      // the listeners may run before connectMuxws resolves; only the current peer's events are shown
+      const mine: { peer?: MuxwsPeer } = {};
+      const current = () => mine.peer === undefined || state.peer === mine.peer;
+      const { api: muxApi, peer } = await muxwsItems(state.config.wsUrl, {
+        onClose: (reason) => {
+          if (current()) note.textContent = reason.willRetry ? 'WebSocket lost, reconnecting…' : 'WebSocket closed';
+        },
+        onReconnect: (attempt) => {
+          if (current()) note.textContent = `reconnected (${attempt}×)`;
+        },
+      });
+      mine.peer = peer;
+      state.api = muxApi;
+      state.peer = peer;
+      note.textContent = 'connected';
+    } else {
+      const peer = state.peer;
+      state.api = restItems(state.config.baseUrl);
+      state.peer = null;
+      note.hidden = true;
+      await peer?.close({ drainMs: 2000 });
+    }
+    state.transport = target;
+  } catch (error) {
+    note.hidden = false;
+    note.textContent = `muxws failed: ${errorText(error)}`;
+  } finally {
+    byId<HTMLButtonElement>('transport-rest').disabled = false;
+    byId<HTMLButtonElement>('transport-muxws').disabled = !muxwsAvailable;
+    renderTransport();
+  }
+  await loadItems();
+}
+
+function renderPolicy(): void {
+  const rows: [string, string][] = [
+    ['Transport', state.transport === 'rest' ? 'REST (fetch)' : 'muxws (one WebSocket)'],
+    ['Idempotency-Key', 'a new UUID per call, the same on every repeat'],
+    ['Attempt timeout', duration(ATTEMPT_TIMEOUT_MS)],
+    ['First repeat delay', `${duration(REPEAT.delayMs)}, doubled after each, at most 30 s`],
+    ['Repeats stop after', duration(REPEAT.withinMs).replace('120 s', '2 min')],
+  ];
+  replaceChildren(byId('policy'), ...rows.flatMap(([term, value]) => [h('dt', {}, term), h('dd', {}, value)]));
+}
+
+// ------------------------------------------------------------------ start
+async function resetDemo(): Promise<void> {
+  const button = byId<HTMLButtonElement>('demo-reset');
+  button.disabled = true;
+  try {
+    await backend().reset();
+    state.calls.clear();
+    state.baseline = null;
+    state.shownRuns.clear();
+    await refreshCounters();
+    byId('log').replaceChildren();
+    byId('log-empty').hidden = false;
+    const panel = byId('slow-result');
+    panel.dataset.state = 'empty';
+    replaceChildren(panel, h('span', { class: 'muted' }, 'No result yet.'));
+    await Promise.all([loadItems(), refreshFaults()]);
+  } catch (error) {
+    showError(errorText(error));
+  } finally {
+    button.disabled = false;
+  }
+}
+
+function wire(): void {
+  byId<HTMLFormElement>('create-form').addEventListener('submit', (event) => void createItem(event));
+  byId<HTMLFormElement>('slow-form').addEventListener('submit', (event) => void runSlow(event));
+  byId('items-refresh').addEventListener('click', () => void loadItems());
+  byId('retry-now').addEventListener('click', () => {
+    retryNow();
+    renderActivity();
+  });
+  byId('log-clear').addEventListener('click', () => {
+    byId('log').replaceChildren();
+    byId('log-empty').hidden = false;
+  });
+  for (const button of document.querySelectorAll<HTMLButtonElement>('button[data-fault]')) {
+    button.addEventListener('click', () => void queueFault(button));
+  }
+  byId('fault-clear').addEventListener('click', async () => {
+    await backend().clearFaults().catch((error: unknown) => showError(errorText(error)));
+    await refreshFaults();
+  });
+  byId('demo-reset').addEventListener('click', () => void resetDemo());
+  byId('transport-rest').addEventListener('click', () => void switchTransport('rest'));
+  byId('transport-muxws').addEventListener('click', () => void switchTransport('muxws'));
+
+  // the runs badges next to the two main buttons
+  const runsBadge = (id: string, what: string) =>
+    h('span', { id, class: 'runs-badge', title: `How often the backend ran ${what} since the page loaded` }, 'ran 0×');
+  byId('create-submit').after(runsBadge('create-runs', 'create'));
+  byId('slow-run').after(runsBadge('slow-runs', 'the slow action'));
+
+  const muxws = byId<HTMLButtonElement>('transport-muxws');
+  muxws.disabled = !muxwsAvailable;
+  if (!muxwsAvailable) {
+    muxws.title = 'This build of the package has no muxws client (connectMuxws) yet';
+    const note = byId('transport-note');
+    note.hidden = false;
+    note.textContent = 'muxws: not in this build yet';
+  }
+}
+
+async function start(): Promise<void> {
+  wire();
+  let config: DemoConfig;
+  try {
+    config = await loadConfig();
+  } catch (error) {
+    document.body.dataset.ready = 'error';
+    showError(`The demo server did not provide /config.json (${errorText(error)}). Start the page with scripts/demo.sh.`);
+    return;
+  }
+  state.config = config;
+  state.backend = new Backend(config);
+  state.api = restItems(config.baseUrl);
+  byId('backend-info').textContent = `Backend ${config.baseUrl} and ${config.wsUrl}, both through the fault proxy`;
+  onCallActivity(onActivity);
+  renderTransport();
+  renderCounters();
+  await refreshCounters(); // the baseline, before this page's first call
+  await Promise.all([loadItems(), refreshFaults()]);
+  setInterval(renderActivity, 250);
+  setInterval(() => {
+    void refreshCounters();
+    void refreshFaults();
+  }, 1500);
+  document.body.dataset.ready = 'true';
+}
+
+void start();
