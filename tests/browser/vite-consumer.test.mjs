@@ -1,0 +1,109 @@
+// The package as an application gets it: `npm pack` of pkg/, installed into a fresh Vite app with no
+// configuration at all (no optimizeDeps, no wasm plugin, no init call), then used from Chromium through
+// Vite's dev server (dependency pre-bundling on) and through a production build. Each page issues one
+// keyed call to the real backend, and the test checks the key on the wire.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+
+import { chromium } from 'playwright-core';
+import { build, createServer } from 'vite';
+
+import { startStack } from '../harness/stack.mjs';
+import { CHROMIUM_ARGS } from './browser.mjs';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+let stack;
+let browser;
+let app;
+
+const MAIN_JS = `
+import { restViewSet, ViewSetMixin } from '@dynamicforms/fastapi-viewsets';
+
+const { baseUrl } = await (await fetch('/config.json')).json();
+class ItemApi extends restViewSet()('id', [ViewSetMixin]) {
+  echo(body) { return this.request('POST', '/echo', { body }); }
+}
+const items = new ItemApi({ basePath: '/items', baseUrl, schemaCheck: false });
+const call = items.echo({ from: 'vite' });
+const answer = await call;
+window.__result = { key: call.key, seen: answer.idempotency_key };
+`;
+
+function writeApp(dir) {
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'vite-consumer', private: true, type: 'module' }));
+  fs.writeFileSync(path.join(dir, 'index.html'), '<!doctype html><script type="module" src="/main.js"></script>\n');
+  fs.writeFileSync(path.join(dir, 'main.js'), MAIN_JS);
+  fs.mkdirSync(path.join(dir, 'public'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'public', 'config.json'), JSON.stringify({ baseUrl: stack.baseUrl }));
+}
+
+async function pageResult(url) {
+  const page = await browser.newPage();
+  const errors = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  await page.goto(url);
+  try {
+    await page.waitForFunction(() => window.__result !== undefined, null, { timeout: 30000 });
+  } catch (error) {
+    throw new Error(`the page did not finish: ${errors.join('; ') || error.message}`);
+  }
+  const result = await page.evaluate(() => window.__result);
+  await page.close();
+  return result;
+}
+
+before(async () => {
+  stack = await startStack({});
+  app = fs.mkdtempSync(path.join(os.tmpdir(), 'vite-consumer-'));
+  const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', app, path.join(repoRoot, 'pkg')], { encoding: 'utf8' }).trim().split('\n').pop();
+  writeApp(app);
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--offline', path.join(app, tarball)], { cwd: app, stdio: 'ignore' });
+  browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+});
+
+after(async () => {
+  await browser?.close();
+  await stack?.stop();
+  if (app) fs.rmSync(app, { recursive: true, force: true });
+});
+
+test('the installed package works in a Vite dev server with no configuration', async () => {
+  const server = await createServer({ root: app, configFile: false, logLevel: 'silent', server: { host: '127.0.0.1', port: 0 } });
+  await server.listen();
+  try {
+    const { port } = server.httpServer.address();
+    const result = await pageResult(`http://127.0.0.1:${port}/`);
+    assert.match(result.key, /^[0-9a-f-]{36}$/);
+    assert.deepEqual(result.seen, [`"${result.key}"`]);
+  } finally {
+    await server.close();
+  }
+});
+
+test('the installed package works in a Vite production build with no configuration', async () => {
+  await build({ root: app, configFile: false, logLevel: 'silent', build: { outDir: 'dist' } });
+  const dist = path.join(app, 'dist');
+  const types = { '.js': 'text/javascript', '.html': 'text/html', '.wasm': 'application/wasm', '.json': 'application/json' };
+  const server = http.createServer((request, response) => {
+    const file = path.join(dist, new URL(request.url, 'http://x').pathname === '/' ? 'index.html' : new URL(request.url, 'http://x').pathname);
+    if (!file.startsWith(dist) || !fs.existsSync(file)) return response.writeHead(404).end();
+    response.writeHead(200, { 'content-type': types[path.extname(file)] ?? 'application/octet-stream' });
+    fs.createReadStream(file).pipe(response);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const wasmFiles = fs.readdirSync(path.join(dist, 'assets')).filter((f) => f.endsWith('.wasm'));
+    assert.equal(wasmFiles.length, 1, 'the build emitted the wasm module as an asset');
+    const result = await pageResult(`http://127.0.0.1:${server.address().port}/`);
+    assert.deepEqual(result.seen, [`"${result.key}"`]);
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
