@@ -2,24 +2,30 @@
 // Node runs use, loaded into a page served from another origin.
 import { after, before, test } from 'node:test';
 
+import { startHostileMuxws } from '../harness/hostile-muxws.mjs';
 import { startStack } from '../harness/stack.mjs';
+import { hostileScenarios } from '../e2e/hostile-scenarios.mjs';
 import { muxwsScenarios } from '../e2e/muxws-scenarios.mjs';
 import { restScenarios } from '../e2e/rest-scenarios.mjs';
 import { openRunner } from './browser.mjs';
 
 let stack;
+let hostile;
 let runner;
 
 before(async () => {
   stack = await startStack({});
-  const env = { baseUrl: stack.baseUrl, wsUrl: stack.wsUrl };
-  runner = await openRunner(['/tests/e2e/rest-scenarios.mjs', '/tests/e2e/muxws-scenarios.mjs'], env);
+  hostile = await startHostileMuxws();
+  const env = { baseUrl: stack.baseUrl, wsUrl: stack.wsUrl, hostileBase: hostile.base };
+  const modules = ['/tests/e2e/rest-scenarios.mjs', '/tests/e2e/muxws-scenarios.mjs', '/tests/e2e/hostile-scenarios.mjs'];
+  runner = await openRunner(modules, env);
 });
 after(async () => {
   await runner?.close();
+  await hostile?.stop();
   await stack?.stop();
 });
 
-for (const name of [...Object.keys(restScenarios), ...Object.keys(muxwsScenarios)]) {
+for (const name of [...Object.keys(restScenarios), ...Object.keys(muxwsScenarios), ...Object.keys(hostileScenarios)]) {
   test(`chromium: ${name}`, () => runner.run(name));
 }

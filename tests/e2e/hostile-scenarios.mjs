@@ -1,0 +1,85 @@
+// Malformed input from a muxws server never hangs a call and never breaks the module: a direct
+// request rejects with the class the protocol prescribes, a ViewSet call is repeated or settles, and
+// the peer recovers by reconnecting. The server is tests/harness/hostile-muxws.mjs (its URL base is
+// `hostileBase`). Runs in Node and in Chromium.
+import { equal, ok, rejects } from './check.mjs';
+import { sleep } from './control.mjs';
+
+const CONNECTION_LEVEL = ['undecodable', 'missing-type', 'wrong-parity', 'above-high-water-mark'];
+const STREAM_LEVEL = { oversize: 7, 'fragment-interrupted': 3, 'headers-on-later-frame': 3 };
+const HEADERS = { ':method': 'POST', ':path': '/items/echo' };
+
+async function peerFor(pkg, url) {
+  const reconnects = [];
+  const peer = await pkg.connectMuxws(url, { reconnect: { initialDelayMs: 50, maxDelayMs: 200, jitter: 0 }, onReconnect: (n) => reconnects.push(n) });
+  return { peer, reconnects };
+}
+
+function proxy(pkg, peer, options = {}) {
+  const Api = pkg.muxwsViewSet()('id', [pkg.ViewSetMixin]);
+  return new (class extends Api {
+    echo() {
+      return this.request('POST', '/echo', { body: { hostile: true } });
+    }
+  })({ basePath: '/items', peer, schemaCheck: false, repeat: { delayMs: 50 }, ...options });
+}
+
+export const hostileScenarios = {};
+
+for (const mode of CONNECTION_LEVEL) {
+  hostileScenarios[`hostile muxws server, ${mode}: the request rejects ConnectionLost, the peer reconnects, a ViewSet call is repeated`] = async ({ pkg, hostileBase }) => {
+    const direct = await peerFor(pkg, `${hostileBase}${mode}/direct`);
+    try {
+      await rejects(direct.peer.request(null, { headers: HEADERS }), pkg.ConnectionLost, `${mode}: direct request`);
+      // Between sockets nothing is buffered: open() rejects ConnectionLost until the peer is back.
+      await rejects(direct.peer.request(null, { headers: HEADERS }), pkg.ConnectionLost, `${mode}: between sockets`);
+      for (let i = 0; i < 250 && !direct.peer.isOpen; i++) await sleep(20);
+      const again = await direct.peer.request(null, { headers: HEADERS });
+      equal(again.connection, 2, 'answered on the next connection');
+      equal(direct.reconnects[0], 1, 'onReconnect(1)');
+    } finally {
+      await direct.peer.close();
+    }
+    const viaProxy = await peerFor(pkg, `${hostileBase}${mode}/call`);
+    try {
+      const answer = await proxy(pkg, viaProxy.peer).echo();
+      equal(answer.connection, 2, 'the repeat was answered after the reconnect');
+    } finally {
+      await viaProxy.peer.close();
+    }
+  };
+}
+
+for (const [mode, code] of Object.entries(STREAM_LEVEL)) {
+  hostileScenarios[`hostile muxws server, ${mode}: only that stream is reset (code ${code}), the connection survives`] = async ({ pkg, hostileBase }) => {
+    const { peer, reconnects } = await peerFor(pkg, `${hostileBase}${mode}/direct`);
+    try {
+      const error = await rejects(peer.request(null, { headers: HEADERS }), pkg.StreamReset, `${mode}: direct request`);
+      equal(error.code, code, 'reset code');
+      const again = await peer.request(null, { headers: HEADERS });
+      equal(again.connection, 1, 'the same connection answers the next stream');
+      equal(reconnects.length, 0, 'no reconnect');
+      const call = proxy(pkg, peer).echo();
+      const settled = await call.then(() => 'fulfilled', (e) => e);
+      ok(settled === 'fulfilled' || settled instanceof pkg.MuxwsError, 'a ViewSet call settles');
+    } finally {
+      await peer.close();
+    }
+  };
+}
+
+hostileScenarios['hostile muxws server, silent: timeoutMs rejects StreamTimeout; a ViewSet call is repeated at once'] = async ({ pkg, hostileBase }) => {
+  const { peer } = await peerFor(pkg, `${hostileBase}silent/direct`);
+  try {
+    await rejects(peer.request(null, { headers: HEADERS, timeoutMs: 200 }), pkg.StreamTimeout, 'silent: direct request');
+  } finally {
+    await peer.close();
+  }
+  const second = await peerFor(pkg, `${hostileBase}silent/call`);
+  try {
+    const answer = await proxy(pkg, second.peer, { timeoutMs: 200 }).echo();
+    equal(answer.connection, 1, 'the repeat on the same connection was answered');
+  } finally {
+    await second.peer.close();
+  }
+};
