@@ -87,21 +87,35 @@ export const CLEAN = 'delay:0';
 
 /**
  * Queues `sequence` on the proxy for `{path, method}`: runs of one mode become one rule with a
- * count. Faults are matched first-queued-first, so the proxy consumes them roughly in this order
- * (control calls go out `parallel` at a time, each closing its connection after 0.1 s).
+ * count. The proxy uses the first queued rule that matches, so it consumes them in the order they
+ * were queued. Control calls go out `parallel` at a time (each one is answered after 0.1 s), so
+ * neighbouring rules may swap places, which a shuffled sequence does not mind. Queuing a fault
+ * closes the proxy's idle client connections, among them a control call that has not been read
+ * yet: such a call was not queued and is sent again. Checks the proxy's listing against the sequence.
  */
-export async function queueSequence(stack, sequence, { path, method, parallel = 24 }) {
+export async function queueSequence(stack, sequence, { path, method, parallel = 16 }) {
   const rules = [];
   for (const mode of sequence) {
     const last = rules[rules.length - 1];
     if (last && last.mode === mode) last.count += 1;
     else rules.push({ mode, count: 1 });
   }
-  await pool(rules.length, parallel, (i) => stack.fault(rules[i].mode, { count: rules[i].count, path, method }))
-    .then(({ errors }) => {
-      if (errors.length) throw errors[0][1];
-    });
-  return rules.length;
+  let resent = 0;
+  const { errors } = await pool(rules.length, parallel, async (i) => {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await stack.fault(rules[i].mode, { count: rules[i].count, path, method });
+      } catch (error) {
+        if (!(error instanceof TypeError) || attempt >= 100) throw error; // TypeError: fetch failed
+        resent += 1;
+        await sleep(5 + Math.random() * 20);
+      }
+    }
+  });
+  if (errors.length) throw errors[0][1];
+  const listed = tally((await stack.faults()).faults.flatMap((rule) => Array(rule.remaining).fill(rule.mode)));
+  assert.deepEqual(listed, tally(sequence), 'the faults the proxy holds are the sequence queued');
+  return { rules: rules.length, resent };
 }
 
 /** Counts of each value in `list`, as a plain object sorted by key. */

@@ -56,7 +56,7 @@ test(`REST: ${CALLS} keyed POSTs, ${CONCURRENCY} at a time, through random fault
   const random = rng(seed);
   const sequence = faultSequence(CALLS, MIX, random);
   const queued = tally(sequence.filter((mode) => mode !== CLEAN));
-  const rules = await queueSequence(stack, sequence, { path: PATH, method: 'POST' });
+  const { rules, resent } = await queueSequence(stack, sequence, { path: PATH, method: 'POST' });
 
   const items = new ItemApi({
     basePath: '/items',
@@ -88,7 +88,7 @@ test(`REST: ${CALLS} keyed POSTs, ${CONCURRENCY} at a time, through random fault
   const counters = await stack.counters();
   const repeats = tally(activity.retries.map((retry) => retry.ended));
   const repeatedCalls = new Set(activity.retries.map((retry) => retry.key)).size;
-  report(t, `seed ${seed}; ${CALLS} calls, concurrency ${CONCURRENCY}, attemptTimeoutMs ${ATTEMPT_TIMEOUT_MS}; ${sequence.length} slots in ${rules} proxy rules`);
+  report(t, `seed ${seed}; ${CALLS} calls, concurrency ${CONCURRENCY}, attemptTimeoutMs ${ATTEMPT_TIMEOUT_MS}; ${sequence.length} slots queued as ${rules} proxy rules (${resent} control calls resent)`);
   report(t, `faults queued: ${Object.values(queued).reduce((a, b) => a + b, 0)} ${JSON.stringify(queued)}; left unfired: ${faults.reduce((sum, rule) => sum + rule.remaining, 0)}`);
   report(t, `repeats: ${activity.retries.length} of ${repeatedCalls} calls ${JSON.stringify(repeats)}`);
   report(t, `answered by ${JSON.stringify(tally(outcome.results.filter(Boolean)))}; failed: ${outcome.errors.length}; slow counter ${counters.slow}; ${seconds.toFixed(1)} s (${(CALLS / seconds).toFixed(0)} calls/s)`);
