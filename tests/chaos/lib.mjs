@@ -1,6 +1,7 @@
 // Helpers of the chaos and leak tests (tests/chaos/*.test.mjs): a seeded PRNG, a bounded worker
 // pool, fault sequences for the fault proxy, and the checks every chaos test ends with.
 import assert from 'node:assert/strict';
+import http from 'node:http';
 
 /** A seeded PRNG (mulberry32): the same seed gives the same fault mix. Returns floats in [0, 1). */
 export function rng(seed) {
@@ -69,53 +70,101 @@ export async function pool(count, concurrency, task, onSettled = () => {}) {
 }
 
 /**
- * A shuffled sequence of `slots` proxy modes in which each entry of `mix` ({mode: fraction}) takes
- * round(fraction × slots) places and every other place is `delay:0` (forwarded untouched).
+ * Spellings of `path` the fault proxy tells apart and the backend does not: the proxy matches a
+ * rule by prefix of the raw request path, uvicorn percent-decodes the path before routing. Each
+ * letter is written plain, as `%xx` or as `%XX` (upper and lower hex where they differ). No spelling
+ * is a prefix of another (they decode to the same text), and the plain one is left out. Shuffled.
  */
-export function faultSequence(slots, mix, random) {
-  const sequence = [];
-  for (const [mode, fraction] of Object.entries(mix)) {
-    for (let i = 0; i < Math.round(fraction * slots); i += 1) sequence.push(mode);
+export function spellings(path, random) {
+  let variants = [''];
+  for (const char of path) {
+    const forms = [char];
+    if (/[a-z]/i.test(char)) {
+      const hex = char.charCodeAt(0).toString(16);
+      forms.push(`%${hex}`);
+      if (hex.toUpperCase() !== hex) forms.push(`%${hex.toUpperCase()}`);
+    }
+    variants = variants.flatMap((prefix) => forms.map((form) => prefix + form));
   }
-  if (sequence.length > slots) throw new Error('the fault mix takes more than every slot');
-  while (sequence.length < slots) sequence.push(CLEAN);
-  return shuffle(sequence, random);
+  return shuffle(variants.filter((variant) => variant !== path), random);
 }
 
-/** The pass-through "fault": forwarded at once, answered untouched. */
-export const CLEAN = 'delay:0';
+/** Picks a key of `weights` ({key: weight}) with probability proportional to its weight. */
+export function pick(weights, random) {
+  const total = Object.values(weights).reduce((a, b) => a + b, 0);
+  let r = random() * total;
+  for (const [key, weight] of Object.entries(weights)) {
+    r -= weight;
+    if (r < 0) return key;
+  }
+  return Object.keys(weights).at(-1);
+}
+
+/** GET `url` over a fresh connection (no keep-alive, no retry by the client); resolves with its JSON. */
+function getJson(url) {
+  return new Promise((resolve, reject) => {
+    const request = http.get(url, { agent: false }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk) => {
+        text += chunk;
+      });
+      response.on('end', () => {
+        if (response.statusCode !== 200) reject(new Error(`GET ${url}: ${response.statusCode} ${text}`));
+        else resolve(JSON.parse(text));
+      });
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+  });
+}
+
+/** The faults the proxy holds, as {path: [mode, …]} (a rule with count n as n entries). */
+export async function heldFaults(proxyUrl) {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      const { faults } = await getJson(`${proxyUrl}/__fault`);
+      const held = {};
+      for (const rule of faults) for (let i = 0; i < rule.remaining; i += 1) (held[rule.path] ??= []).push(rule.mode);
+      return held;
+    } catch (error) {
+      if (attempt >= 20) throw error;
+      await sleep(20);
+    }
+  }
+}
 
 /**
- * Queues `sequence` on the proxy for `{path, method}`: runs of one mode become one rule with a
- * count. The proxy uses the first queued rule that matches, so it consumes them in the order they
- * were queued. Control calls go out `parallel` at a time (each one is answered after 0.1 s), so
- * neighbouring rules may swap places, which a shuffled sequence does not mind. Queuing a fault
- * closes the proxy's idle client connections, among them a control call that has not been read
- * yet: such a call was not queued and is sent again. Checks the proxy's listing against the sequence.
+ * Queues faults on the proxy so that it holds exactly `plan` ({path: [mode, …]}, method `method`).
+ * Control calls go out `parallel` at a time: a queued fault makes the proxy close its idle client
+ * connections, and a control call caught by that may or may not have been queued. So each round
+ * queues what the proxy's listing lacks, until nothing is missing. Resolves with the faults the
+ * proxy holds in the end ({path: [mode, …]}: a path may hold more than planned, when a control call
+ * that seemed lost was queued after all) and the number of control calls sent.
  */
-export async function queueSequence(stack, sequence, { path, method, parallel = 16 }) {
-  const rules = [];
-  for (const mode of sequence) {
-    const last = rules[rules.length - 1];
-    if (last && last.mode === mode) last.count += 1;
-    else rules.push({ mode, count: 1 });
-  }
-  let resent = 0;
-  const { errors } = await pool(rules.length, parallel, async (i) => {
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        return await stack.fault(rules[i].mode, { count: rules[i].count, path, method });
-      } catch (error) {
-        if (!(error instanceof TypeError) || attempt >= 100) throw error; // TypeError: fetch failed
-        resent += 1;
-        await sleep(5 + Math.random() * 20);
+export async function queueFaults(proxyUrl, plan, { method, parallel = 16 }) {
+  let sent = 0;
+  for (let round = 1; ; round += 1) {
+    if (round > 1) await sleep(200); // a control call cut while being read is handled a moment later
+    const held = await heldFaults(proxyUrl);
+    const missing = [];
+    for (const [path, modes] of Object.entries(plan)) {
+      const left = [...(held[path] ?? [])];
+      for (const mode of modes) {
+        const at = left.indexOf(mode);
+        if (at >= 0) left.splice(at, 1);
+        else missing.push({ path, mode });
       }
     }
-  });
-  if (errors.length) throw errors[0][1];
-  const listed = tally((await stack.faults()).faults.flatMap((rule) => Array(rule.remaining).fill(rule.mode)));
-  assert.deepEqual(listed, tally(sequence), 'the faults the proxy holds are the sequence queued');
-  return { rules: rules.length, resent };
+    if (!missing.length) return { held, sent };
+    if (round > 50) throw new Error(`${missing.length} faults still not queued after ${round - 1} rounds`);
+    await pool(missing.length, parallel, async (i) => {
+      const { path, mode } = missing[i];
+      sent += 1;
+      const query = new URLSearchParams({ mode, path, method, count: '1' });
+      await getJson(`${proxyUrl}/__fault?${query}`).catch(() => {}); // the next round's listing decides
+    });
+  }
 }
 
 /** Counts of each value in `list`, as a plain object sorted by key. */
