@@ -83,3 +83,22 @@ hostileScenarios['hostile muxws server, silent: timeoutMs rejects StreamTimeout;
     await second.peer.close();
   }
 };
+
+hostileScenarios['hostile muxws server, deaf: the heartbeat finds the dead socket, the peer reconnects, a ViewSet call is repeated'] = async ({ pkg, hostileBase }) => {
+  const closes = [];
+  const peer = await pkg.connectMuxws(`${hostileBase}deaf/call`, {
+    pingIntervalMs: 200,
+    pingTimeoutMs: 300,
+    reconnect: { initialDelayMs: 50, jitter: 0 },
+    onClose: (reason) => closes.push(reason),
+  });
+  try {
+    const answer = await proxy(pkg, peer).echo();
+    equal(answer.connection, 2, 'answered after the reconnect');
+    equal(closes[0].code, 1006, 'reported as an abnormal close');
+    equal(closes[0].willRetry, true, 'and retried');
+    ok(closes[0].reason.includes('pong'), `the reason names the missing pong (${closes[0].reason})`);
+  } finally {
+    await peer.close();
+  }
+};

@@ -16,6 +16,7 @@
 //   fragment-interrupted   a fragment with more:true, then a whole data frame   (stream-level, reset 3)
 //   headers-on-later-frame a headers-only data, then data with headers again    (stream-level, reset 3)
 //   silent                 never answers the stream at all                      (the caller's timeout)
+//   deaf                   answers nothing at all, pings included               (the heartbeat)
 import crypto from 'node:crypto';
 import http from 'node:http';
 
@@ -118,7 +119,7 @@ export async function startHostileMuxws() {
           socket.end(Buffer.from([0x88, 0]));
           return;
         }
-        if (frame.opcode !== 0x1) continue;
+        if (frame.opcode !== 0x1 || (mode === 'deaf' && number === 1)) continue;
         let message;
         try {
           message = JSON.parse(frame.payload.toString('utf8'));
