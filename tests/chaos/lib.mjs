@@ -236,5 +236,4 @@ export async function assertQuiet(pkg, { listeners = 0, waitMs = 10_000 } = {}) 
 /** Prints one line of a test's summary (shown by the test runner's reporter). */
 export function report(t, line) {
   t.diagnostic(line);
-  console.log(`# ${line}`);
 }
