@@ -25,7 +25,10 @@ wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sig
 # The facade imports ./wasm/*: the generated glue goes next to its sources for tsc, then into pkg/.
 gen=pkg-template/src/wasm
 rm -rf "$gen" && mkdir -p "$gen"
-cp "$work/fastapi_viewsets.js" "$work/fastapi_viewsets.d.ts" "$gen/"
+cp "$work/fastapi_viewsets.js" "$gen/"
+# wasm-bindgen declares `[Symbol.dispose]()` on exported classes, which needs lib esnext.disposable:
+# a consumer on an ES2022 lib with skipLibCheck off would fail to compile, so the line goes.
+grep -v 'Symbol.dispose' "$work/fastapi_viewsets.d.ts" > "$gen/fastapi_viewsets.d.ts"
 tsc -p pkg-template/tsconfig.json --outDir "$out"
 cp "$gen"/* "$out/wasm/"
 cp "$work/fastapi_viewsets_bg.opt.wasm" "$out/wasm/fastapi_viewsets_bg.wasm"
