@@ -42,8 +42,20 @@ struct Socket {
     _handlers: [Closure<dyn FnMut(JsValue)>; 4],
 }
 
+/// An attempt waiting for a free stream: its final headers and payload.
+struct QueuedCall {
+    call: CallId,
+    attempt: u32,
+    headers: WireHeaders,
+    payload: Payload,
+}
+
 struct DriverState {
     peer: Peer,
+    /// At most this many ViewSet calls have a stream open at once; later ones wait here, unsent,
+    /// in order (the fastapi-viewsets server refuses a 101st concurrent stream).
+    call_concurrency: usize,
+    queued_calls: std::collections::VecDeque<QueuedCall>,
     sockets: Vec<Socket>,
     /// Sockets that closed: their handlers may still be on the stack, so they are dropped in a
     /// later task, never from inside one of them.
@@ -70,6 +82,10 @@ pub(crate) struct PeerDriver {
     timer_handler: RefCell<Option<Function>>,
     me: RefCell<Weak<PeerDriver>>,
 }
+
+/// How many ViewSet calls may have a stream open on one peer at once: the default concurrency limit of
+/// the muxws acceptor (`max_concurrent_streams=100`), which refuses the next stream.
+const DEFAULT_CALL_CONCURRENCY: usize = 100;
 
 thread_local! {
     static PEERS: RefCell<Vec<(PeerId, Weak<PeerDriver>)>> = const { RefCell::new(Vec::new()) };
@@ -218,26 +234,42 @@ fn start(url: String, options: &JsValue) -> Result<Promise, JsValue> {
         return Err(js::make_error("TransportUrlError", &format!("muxws dials ws:// or wss:// URLs, not {url}"), &Object::new()));
     }
     let options_parsed = peer_options(options)?;
+    let call_concurrency = match js::optional_ms(options, "callConcurrency")? {
+        Some(0) => return Err(type_error("callConcurrency must be at least 1")),
+        Some(n) => n as usize,
+        None => DEFAULT_CALL_CONCURRENCY,
+    };
     let on_close = listeners(options, "onClose")?;
     let on_reconnect = listeners(options, "onReconnect")?;
     let interceptors = listeners(options, "openInterceptors")?;
     let jitter = Box::new(|| js_sys::Math::random() * 2.0 - 1.0);
     let peer = Peer::new(options_parsed, jitter).map_err(|e| js_sys::Error::new(&e.to_string()))?;
     let id = NEXT_PEER.with(|n| n.replace(n.get() + 1));
-    let numbered = |list: Vec<Function>, from: u32| list.into_iter().enumerate().map(move |(i, f)| (from + i as u32, f)).collect::<Vec<_>>();
+    let mut next_listener = 1;
+    let mut numbered = |list: Vec<Function>| {
+        list.into_iter()
+            .map(|f| {
+                next_listener += 1;
+                (next_listener - 1, f)
+            })
+            .collect::<Vec<_>>()
+    };
+    let (on_close, on_reconnect, interceptors) = (numbered(on_close), numbered(on_reconnect), numbered(interceptors));
     let driver = Rc::new(PeerDriver {
         id,
         url,
         state: RefCell::new(DriverState {
             peer,
+            call_concurrency,
+            queued_calls: Default::default(),
             sockets: Vec::new(),
             closed_sockets: Vec::new(),
             streams: Vec::new(),
             timer: None,
-            on_close: numbered(on_close, 1_000),
-            on_reconnect: numbered(on_reconnect, 2_000),
-            interceptors: numbered(interceptors, 3_000),
-            next_listener: 1,
+            on_close,
+            on_reconnect,
+            interceptors,
+            next_listener,
             connecting: None,
             closing: Vec::new(),
             closed_for_good: false,
@@ -407,6 +439,7 @@ impl PeerDriver {
                     let _ = resolve.call1(&JsValue::UNDEFINED, &peer);
                 }
                 runtime::peer_available(self.id, true);
+                self.drain_queue();
             }
             Event::ConnectFailed(error) => {
                 let connecting = self.with(|state| {
@@ -422,6 +455,7 @@ impl PeerDriver {
             }
             Event::Reconnected { attempt } => {
                 runtime::peer_available(self.id, true);
+                self.drain_queue();
                 let (listeners, peer) = self.with(|state| (state.on_reconnect.clone(), state.js_peer.clone()));
                 for (_, listener) in listeners {
                     let result = listener.call2(&JsValue::UNDEFINED, &JsValue::from_f64(attempt as f64), &peer.clone().unwrap_or_default());
@@ -454,6 +488,7 @@ impl PeerDriver {
                     let _ = resolve.call0(&JsValue::UNDEFINED);
                 }
                 if for_good {
+                    self.fail_queue();
                     runtime::peer_closed_for_good(self.id);
                     self.with(|state| state.js_peer = None);
                 } else {
@@ -487,6 +522,38 @@ impl PeerDriver {
         });
         if let Some((slot, error)) = finished {
             self.finish(slot, error);
+            self.drain_queue();
+        }
+    }
+
+    fn call_streams(state: &DriverState) -> usize {
+        state.streams.iter().filter(|slot| matches!(slot.waiter, Waiter::Call { .. })).count()
+    }
+
+    /// Opens queued calls while streams are free and the connection is up.
+    fn drain_queue(&self) {
+        loop {
+            let next = self.with(|state| {
+                if !state.peer.is_open() || Self::call_streams(state) >= state.call_concurrency {
+                    return None;
+                }
+                state.queued_calls.pop_front()
+            });
+            let Some(queued) = next else { return };
+            let QueuedCall { call, attempt, headers, payload } = queued;
+            if let Err((error, _)) = self.open_stream(Some(headers), payload, Waiter::Call { call, attempt }) {
+                let (end, error) = open_failure(&error);
+                runtime::report(call, attempt, end, Outcome::Failure(error));
+            }
+        }
+    }
+
+    /// A peer closed for good: the calls still queued fail as their `open()` would.
+    fn fail_queue(&self) {
+        let queued = self.with(|state| std::mem::take(&mut state.queued_calls));
+        for QueuedCall { call, attempt, .. } in queued {
+            let error = open_error(&OpenError::ConnectionLost, true);
+            runtime::report(call, attempt, AttemptEnd::OpenConnectionClosed { closed_for_good: true }, Outcome::Failure(error));
         }
     }
 
@@ -631,7 +698,7 @@ fn string_value(text: &str) -> RawJson {
 }
 
 impl StreamTransport for PeerDriver {
-    fn open_attempt(&self, call: CallId, attempt: u32, prepared: &Prepared, carried: Option<&Headers>) -> Result<(u64, Headers), (AttemptEnd, JsValue)> {
+    fn open_attempt(&self, call: CallId, attempt: u32, prepared: &Prepared, carried: Option<&Headers>) -> Result<Headers, (AttemptEnd, JsValue)> {
         let closed_for_good = self.with(|state| state.closed_for_good || state.peer.is_closed());
         if closed_for_good {
             let error = open_error(&OpenError::ConnectionLost, true);
@@ -662,25 +729,29 @@ impl StreamTransport for PeerDriver {
             Some(body) => Payload::json(body.clone()).unwrap_or_else(|_| Payload::null()),
             None => Payload::null(),
         };
-        match self.open_stream(Some(wire), payload, Waiter::Call { call, attempt }) {
-            Ok(stream) => Ok((stream.id, sent)),
-            Err((error, _)) => {
-                let end = match error {
-                    OpenError::GoingAway => AttemptEnd::OpenGoingAway { closed_for_good: false },
-                    OpenError::ConnectionLost => AttemptEnd::ConnectionLost { closed_for_good: false },
-                    OpenError::Unsendable(_) => AttemptEnd::OtherError,
-                };
-                Err((end, open_error(&error, false)))
+        let full = self.with(|state| {
+            let full = Self::call_streams(state) >= state.call_concurrency || !state.queued_calls.is_empty();
+            if full && state.peer.is_open() {
+                state.queued_calls.push_back(QueuedCall { call, attempt, headers: wire.clone(), payload: payload.clone() });
             }
+            full && state.peer.is_open()
+        });
+        if full {
+            return Ok(sent);
+        }
+        match self.open_stream(Some(wire), payload, Waiter::Call { call, attempt }) {
+            Ok(_) => Ok(sent),
+            Err((error, _)) => Err(open_failure(&error)),
         }
     }
 
-    fn abandon(&self, stream_id: u64, why: Abandon) {
+    fn abandon(&self, call: CallId, attempt: u32, why: Abandon) {
         let stream = self.with(|state| {
+            state.queued_calls.retain(|queued| !(queued.call == call && queued.attempt == attempt));
             state
                 .streams
                 .iter()
-                .find(|slot| slot.stream.id == stream_id && matches!(slot.waiter, Waiter::Call { .. }))
+                .find(|slot| matches!(slot.waiter, Waiter::Call { call: c, attempt: a } if c == call && a == attempt))
                 .map(|slot| slot.stream)
         });
         let Some(stream) = stream else { return };
@@ -694,6 +765,16 @@ impl StreamTransport for PeerDriver {
         });
         self.pump();
     }
+}
+
+/// How an attempt whose `open()` threw ended, and the error it threw.
+fn open_failure(error: &OpenError) -> (AttemptEnd, JsValue) {
+    let end = match error {
+        OpenError::GoingAway => AttemptEnd::OpenGoingAway { closed_for_good: false },
+        OpenError::ConnectionLost => AttemptEnd::ConnectionLost { closed_for_good: false },
+        OpenError::Unsendable(_) => AttemptEnd::OtherError,
+    };
+    (end, open_error(error, false))
 }
 
 /// The call's key, as it already stands in its first headers (a repeat must carry that very key).
@@ -735,10 +816,10 @@ impl MuxwsPeerCore {
         self.driver.with(|state| state.closed_for_good || state.peer.is_closed())
     }
 
-    /// How many streams are waited on (for leak checks).
+    /// How many streams are waited on, queued calls included (for leak checks).
     #[wasm_bindgen(getter, js_name = streamCount)]
     pub fn stream_count(&self) -> u32 {
-        self.driver.with(|state| state.streams.len() as u32)
+        self.driver.with(|state| (state.streams.len() + state.queued_calls.len()) as u32)
     }
 
     /// A unary request: `open(payload, {headers, end: true})` and its reply. Resolves with the

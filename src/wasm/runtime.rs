@@ -49,25 +49,26 @@ pub(crate) struct Prepared {
 pub(crate) enum Inflight {
     /// A `fetch` with its own abort controller.
     Fetch(web_sys::AbortController),
-    /// A muxws stream, abandoned through its peer.
-    Stream(Rc<dyn StreamTransport>, u64),
+    /// A muxws stream (or one queued for a free stream), abandoned through its peer.
+    Stream(Rc<dyn StreamTransport>),
 }
 
 /// A muxws peer as seen by the call engine's driver (implemented by the muxws layer).
 pub(crate) trait StreamTransport {
-    /// Opens the stream of `attempt`. `carried` is `None` for the first attempt (the peer's open
-    /// interceptors run and the headers actually sent are returned for carrying over) and the
-    /// captured headers for a repeat (sent as they are). On failure returns how the attempt ended
-    /// and the error `open()` threw.
+    /// Opens the stream of `attempt` (or queues it for a free stream). `carried` is `None` for the
+    /// first attempt (the peer's open interceptors run and the headers actually sent are returned
+    /// for carrying over) and the captured headers for a repeat (sent as they are). On failure
+    /// returns how the attempt ended and the error `open()` threw.
     fn open_attempt(
         &self,
         call: CallId,
         attempt: u32,
         prepared: &Prepared,
         carried: Option<&Headers>,
-    ) -> Result<(u64, Headers), (AttemptEnd, JsValue)>;
-    /// Abandons a stream: `reset(TIMEOUT)` for a timeout, `reset(CANCELLED)` otherwise.
-    fn abandon(&self, stream: u64, why: Abandon);
+    ) -> Result<Headers, (AttemptEnd, JsValue)>;
+    /// Abandons the stream of that attempt: `reset(TIMEOUT)` for a timeout, `reset(CANCELLED)`
+    /// otherwise; an attempt still queued is dropped unsent.
+    fn abandon(&self, call: CallId, attempt: u32, why: Abandon);
 }
 
 /// How the call's attempts travel.
@@ -223,7 +224,7 @@ fn perform(action: Action) {
             });
             match inflight {
                 Some(Inflight::Fetch(controller)) => controller.abort(),
-                Some(Inflight::Stream(peer, stream)) => peer.abandon(stream, why),
+                Some(Inflight::Stream(peer)) => peer.abandon(call, attempt, why),
                 None => {}
             }
         }
@@ -253,10 +254,10 @@ fn send_attempt(call: CallId, attempt: u32, carried: Option<Headers>) {
             });
         }
         Route::Stream(peer) => match peer.open_attempt(call, attempt, &prepared, carried.as_ref()) {
-            Ok((stream, sent)) => with(|rt| {
+            Ok(sent) => with(|rt| {
                 rt.engine.attempt_headers(call, attempt, sent);
                 if let Some(state) = rt.calls.get_mut(call) {
-                    state.inflight = Some((attempt, Inflight::Stream(peer, stream)));
+                    state.inflight = Some((attempt, Inflight::Stream(peer)));
                 }
             }),
             Err((end, error)) => report(call, attempt, end, Outcome::Failure(error)),

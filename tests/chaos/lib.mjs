@@ -147,21 +147,23 @@ export async function queueFaults(proxyUrl, plan, { method, parallel = 16 }) {
   for (let round = 1; ; round += 1) {
     if (round > 1) await sleep(200); // a control call cut while being read is handled a moment later
     const held = await heldFaults(proxyUrl);
-    const missing = [];
+    const missing = []; // {path, mode, count}
     for (const [path, modes] of Object.entries(plan)) {
       const left = [...(held[path] ?? [])];
+      const lacking = {};
       for (const mode of modes) {
         const at = left.indexOf(mode);
         if (at >= 0) left.splice(at, 1);
-        else missing.push({ path, mode });
+        else lacking[mode] = (lacking[mode] ?? 0) + 1;
       }
+      for (const [mode, count] of Object.entries(lacking)) missing.push({ path, mode, count });
     }
     if (!missing.length) return { held, sent };
     if (round > 50) throw new Error(`${missing.length} faults still not queued after ${round - 1} rounds`);
     await pool(missing.length, parallel, async (i) => {
-      const { path, mode } = missing[i];
+      const { path, mode, count } = missing[i];
       sent += 1;
-      const query = new URLSearchParams({ mode, path, method, count: '1' });
+      const query = new URLSearchParams({ mode, path, method, count: String(count) });
       await getJson(`${proxyUrl}/__fault?${query}`).catch(() => {}); // the next round's listing decides
     });
   }
@@ -217,6 +219,18 @@ export async function assertRanOncePerKey(stack, keys, { path = '/items/slow', w
   assert.deepEqual(missing, [], 'keys whose action never ran');
   assert.deepEqual(strangers, [], 'runs under keys of no call');
   return entries;
+}
+
+/** How many of `keys` reached more than one backend process (attempts answered from Redis records). */
+export async function keysOnSeveralProcesses(stack, keys, path = '/items/slow') {
+  const wanted = new Set(keys.map((key) => `"${key}"`));
+  const servers = new Map();
+  for (const entry of await stack.log()) {
+    if (entry.path !== path || !wanted.has(entry.idempotency_key)) continue;
+    if (!servers.has(entry.idempotency_key)) servers.set(entry.idempotency_key, new Set());
+    servers.get(entry.idempotency_key).add(entry.served_by);
+  }
+  return [...servers.values()].filter((set) => set.size > 1).length;
 }
 
 /** Nothing left in the module: no call, no engine call, no armed timer (after the stale one fired). */

@@ -14,7 +14,7 @@ import { after, before, test } from 'node:test';
 
 import { startStack } from '../harness/stack.mjs';
 import {
-  activityRecorder, assertQuiet, assertRanOncePerKey, pick, pool, queueFaults, report, rng, runSeed, shuffle, spellings, tally,
+  activityRecorder, assertQuiet, assertRanOncePerKey, keysOnSeveralProcesses, pick, pool, queueFaults, report, rng, runSeed, shuffle, spellings, tally,
 } from './lib.mjs';
 
 const pkg = await import('../../pkg/index.js');
@@ -151,6 +151,7 @@ test(`REST: ${CALLS} keyed POSTs, ${CONCURRENCY} at a time, through random fault
   assert.ok(repeatedCalls >= faultedCalls, `every faulted call was repeated (${repeatedCalls} of ${faultedCalls})`);
   assert.equal(counters.slow, CALLS, 'the slow counter: none lost, none run twice');
   await assertRanOncePerKey(stack, keys, { path: PATH });
+  report(t, `exactly one run per key in the backend's log; ${await keysOnSeveralProcesses(stack, keys)} keys reached both processes`);
   const stats = await assertQuiet(pkg);
   report(t, `afterwards: pendingCalls() [], internalStats() ${JSON.stringify(stats)}`);
 });

@@ -65,11 +65,17 @@ export const muxwsScenarios = {
     }
   },
 
-  async 'muxws: 200 concurrent calls on one socket all settle, each ran once'({ pkg, wsUrl, ctl }) {
+  async 'muxws: 250 concurrent calls on one socket all settle, each ran once, none refused'({ pkg, wsUrl, ctl }) {
     const { peer, items } = await connect(pkg, wsUrl);
+    const activity = recordActivity(pkg);
     try {
-      const calls = Array.from({ length: 200 }, (_, i) => items.slow(`c${i}`, 0.05));
+      // The server takes 100 streams at once and refuses the next; calls beyond wait locally.
+      const calls = Array.from({ length: 250 }, (_, i) => items.slow(`c${i}`, 0.05));
+      await sleep(0);
+      ok(peer.core.streamCount === 250, `every call has a stream or waits for one (${peer.core.streamCount})`);
       const answers = await Promise.all(calls);
+      equal(activity.events.filter((event) => event.type === 'retry').length, 0, 'no call was refused and repeated');
+      equal(peer.core.streamCount, 0, 'no stream left');
       answers.forEach((answer, i) => equal(answer.note, `c${i}`, 'answer'));
       const log = await ctl.log();
       for (const call of calls) {
@@ -77,6 +83,7 @@ export const muxwsScenarios = {
         equal(runs, 1, `runs of ${call.key}`);
       }
     } finally {
+      activity.stop();
       await peer.close();
     }
   },
