@@ -112,7 +112,7 @@ describe('demo page', { timeout: 180_000 }, () => {
     // the proxy forwards the call and cuts its answer off half-way (not drop_after: Chromium resends a
     // request on its own when a reused keep-alive connection closes before the answer's head)
     await page.click('#fault-lose-answer');
-    await page.locator('#fault-list li.chip[data-mode="truncate_after"]').waitFor({ timeout: 5_000 });
+    await page.locator('#fault-list li.chip[data-mode="truncate_after"]').waitFor({ timeout: 20_000, polling: 50 });
 
     await page.fill('#slow-sleep', '0.5');
     await page.fill('#slow-note', 'lost answer');
@@ -120,7 +120,7 @@ describe('demo page', { timeout: 180_000 }, () => {
 
     // the first attempt ran on the server, its answer was dropped: a repeat waits for its delay
     await page.locator('#notice').waitFor({ state: 'visible', timeout: 10_000 });
-    await page.waitForFunction(() => /retrying in \d+ s/.test(document.querySelector('#notice')?.textContent ?? ''), null, { timeout: 5_000 });
+    await page.waitForFunction(() => /retrying in \d+ s/.test(document.querySelector('#notice')?.textContent ?? ''), null, { timeout: 20_000, polling: 50 });
     const notice = await page.textContent('#notice');
     assert.match(notice, /Attempt 2/);
     assert.match(notice, /retrying in \d+ s/);
@@ -132,7 +132,7 @@ describe('demo page', { timeout: 180_000 }, () => {
 
     await page.click('#retry-now');
     await page.waitForSelector('#slow-result[data-state="done"]', { timeout: 15_000 });
-    await page.waitForFunction(() => document.querySelector('#busy')?.getAttribute('data-count') === '0', null, { timeout: 5_000 });
+    await page.waitForFunction(() => document.querySelector('#busy')?.getAttribute('data-count') === '0', null, { timeout: 20_000, polling: 50 });
     await page.locator('#notice').waitFor({ state: 'hidden', timeout: 5_000 });
 
     assert.equal(await page.getAttribute('#slow-result', 'data-executions'), String(serverBefore + 1));
@@ -153,7 +153,7 @@ describe('demo page', { timeout: 180_000 }, () => {
     const serverBefore = (await demo.stack.counters()).slow ?? 0;
     await page.fill('#fault-503-count', '2');
     await page.click('#fault-503');
-    await page.locator('#fault-list li.chip[data-mode="status:503"]').waitFor({ timeout: 5_000 });
+    await page.locator('#fault-list li.chip[data-mode="status:503"]').waitFor({ timeout: 20_000, polling: 50 });
     await page.fill('#slow-sleep', '0');
     await page.fill('#slow-note', 'through the gateway');
     await page.click('#slow-run');
@@ -167,7 +167,7 @@ describe('demo page', { timeout: 180_000 }, () => {
     }
     await page.waitForSelector('#slow-result[data-state="done"]', { timeout: 15_000 });
     assert.match(await page.textContent('#slow-result'), /after 3 attempts/);
-    await page.waitForFunction(() => document.querySelector('#busy')?.getAttribute('data-count') === '0', null, { timeout: 5_000 });
+    await page.waitForFunction(() => document.querySelector('#busy')?.getAttribute('data-count') === '0', null, { timeout: 20_000, polling: 50 });
     assert.equal((await demo.stack.counters()).slow, serverBefore + 1);
     assert.deepEqual(pageErrors, []);
   });
@@ -190,9 +190,10 @@ describe('demo page', { timeout: 180_000 }, () => {
     await page.fill('#slow-note', 'over muxws');
     await page.click('#slow-run');
     await page.waitForSelector('#slow-result[data-state="pending"]');
-    await page.waitForTimeout(300); // the stream is open and the action runs
+    // Cut the socket only once the action runs on the server (it counts itself when it starts).
+    for (let i = 0; i < 200 && ((await demo.stack.counters()).slow ?? 0) === serverBefore; i++) await page.waitForTimeout(25);
     await page.click('#fault-kill-ws');
-    await page.waitForFunction(() => /WebSocket was lost/.test(document.querySelector('#notice')?.textContent ?? ''), null, { timeout: 5_000 });
+    await page.waitForFunction(() => /WebSocket was lost/.test(document.querySelector('#notice')?.textContent ?? ''), null, { timeout: 20_000, polling: 50 });
     assert.match(await page.textContent('#notice'), /Attempt 2/);
     await page.waitForSelector('#slow-result[data-state="done"]', { timeout: 15_000 });
     assert.match(await page.textContent('#slow-result'), /over muxws/);
@@ -202,7 +203,7 @@ describe('demo page', { timeout: 180_000 }, () => {
 
     await page.click('#transport-rest');
     await page.waitForSelector('#transport-rest[aria-pressed="true"]', { timeout: 10_000 });
-    await page.waitForFunction(() => document.querySelector('#busy')?.getAttribute('data-count') === '0', null, { timeout: 5_000 });
+    await page.waitForFunction(() => document.querySelector('#busy')?.getAttribute('data-count') === '0', null, { timeout: 20_000, polling: 50 });
     assert.deepEqual(pageErrors, []);
   });
 
