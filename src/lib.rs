@@ -7,6 +7,8 @@
 //! both with `fetch`, `WebSocket`, timers and `crypto.getRandomValues`, exported through
 //! `wasm-bindgen` to the TypeScript facade in `pkg-template/`.
 
+#![warn(missing_docs)]
+
 pub mod compose;
 pub mod schema;
 #[cfg(target_arch = "wasm32")]
