@@ -5,6 +5,8 @@ mod muxws;
 mod proxy;
 mod rest;
 mod runtime;
+#[cfg(test)]
+mod tests;
 
 use js_sys::{Function, Object};
 use wasm_bindgen::prelude::*;
