@@ -83,7 +83,7 @@ export interface ViewSetOptions extends CommonOptions {
 export interface MuxwsViewSetOptions extends CommonOptions {
   /** The peer the calls travel over (from `connectMuxws`); its open interceptors run on each call's first stream. */
   peer: MuxwsPeer;
-  /** The timeout of one attempt (ms); none by default. */
+  /** The timeout of one attempt (ms, default 30000; 0 sets none): `reset(TIMEOUT)`, then a repeat at once. */
   timeoutMs?: number;
 }
 

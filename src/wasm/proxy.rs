@@ -52,8 +52,8 @@ impl ProxyCore {
         let headers = js::headers_from(&js::get(options, "headers"), "options.headers")?;
         let interceptors = functions(&js::get(options, "interceptors"), "options.interceptors")?;
         let timeout_option = if peer_id.is_some() { "timeoutMs" } else { "attemptTimeoutMs" };
-        let default_timeout = if peer_id.is_some() { 0 } else { DEFAULT_ATTEMPT_TIMEOUT_MS };
-        let attempt_timeout_ms = js::optional_ms(options, timeout_option)?.unwrap_or(default_timeout);
+        // Both default to 30 s, so that no call hangs on a peer that stays connected but never answers.
+        let attempt_timeout_ms = js::optional_ms(options, timeout_option)?.unwrap_or(DEFAULT_ATTEMPT_TIMEOUT_MS);
         let repeat = RepeatPolicy::default().with_override(&repeat_override(&js::get(options, "repeat"))?);
         Ok(ProxyCore { base_url, base_path, headers, interceptors, attempt_timeout_ms, repeat, route, peer_id })
     }
