@@ -33,6 +33,7 @@ use crate::fragment::{
     MAX_FRAME_BYTES, MIN_FRAME_BYTES,
 };
 use crate::frame::{decode, encode, Frame, FrameType, Headers, Payload, RawJson};
+use crate::text::{around, cat3, push_u64};
 
 /// A stream id on one socket. Ids restart at 1 on every socket (WSM-RCN-031).
 pub type StreamId = u64;
@@ -93,10 +94,13 @@ impl ConnectionConfig {
     /// Reject a frame cap below [`MIN_FRAME_BYTES`] at construction rather than as an endless
     /// split loop later (WSM-FRG-034), and a zero payload or concurrency limit.
     pub fn validate(&self) -> Result<(), ConfigError> {
+        // The message below spells the floor out.
+        const _: () = assert!(MIN_FRAME_BYTES == 64);
         if self.max_frame_bytes < MIN_FRAME_BYTES {
-            return Err(ConfigError(format!(
-                "max_frame_bytes {} is below the floor of {MIN_FRAME_BYTES}: too small for an envelope plus one indivisible unit (WSM-FRG-034)",
-                self.max_frame_bytes
+            return Err(ConfigError(around(
+                "max_frame_bytes ",
+                self.max_frame_bytes as u64,
+                " is below the floor of 64: too small for an envelope plus one indivisible unit (WSM-FRG-034)",
             )));
         }
         if self.max_payload_bytes == 0 {
@@ -273,9 +277,9 @@ impl Termination {
     /// The close reason text (WSM-RCN-045).
     pub fn close_reason(&self, ping_timeout_ms: u64) -> String {
         match self {
-            Termination::ProtocolError { reason } => format!("protocol error: {reason}"),
+            Termination::ProtocolError { reason } => cat3("protocol error: ", reason, ""),
             Termination::Drained { reason } => reason.clone().unwrap_or_default(),
-            Termination::HeartbeatTimeout => format!("no pong within {ping_timeout_ms} ms"),
+            Termination::HeartbeatTimeout => around("no pong within ", ping_timeout_ms, " ms"),
             Termination::GoawayTimeout => "remote did not close after its goaway".to_owned(),
         }
     }
@@ -675,7 +679,7 @@ impl Connection {
             }
             None if ping_due => {
                 self.ping_count += 1;
-                let nonce = format!("{:016x}", self.ping_count);
+                let nonce = crate::text::hex16(self.ping_count);
                 self.writer.push(
                     0,
                     Frame {
@@ -1073,16 +1077,23 @@ impl Connection {
     }
 
     fn on_stream_frame(&mut self, frame: Frame, len: usize) -> Result<(), String> {
-        let kind = frame.kind.as_str().to_owned();
         let id = match frame.stream {
             Some(id) if id > 0 => id,
-            _ => return Err(format!("`{kind}` frame without a stream id (WSM-FRM-015)")),
+            _ => {
+                return Err(cat3(
+                    "`",
+                    frame.kind.as_str(),
+                    "` frame without a stream id (WSM-FRM-015)",
+                ))
+            }
         };
         let remote_parity = id % 2 == 0;
         if frame.kind == FrameType::Open {
             if !remote_parity {
-                return Err(format!(
-                    "open for stream {id}: the acceptor must open even ids (WSM-SID-005)"
+                return Err(around(
+                    "open for stream ",
+                    id,
+                    ": the acceptor must open even ids (WSM-SID-005)",
                 ));
             }
             if id > self.highest_remote_open {
@@ -1110,10 +1121,14 @@ impl Connection {
                     Some(_) => {}
                 }
             }
-            return Err(format!(
-                "open for stream {id} is not above the remote's previous highest open {} (WSM-SID-005)",
-                self.highest_remote_open
-            ));
+            let mut reason = around(
+                "open for stream ",
+                id,
+                " is not above the remote's previous highest open ",
+            );
+            push_u64(&mut reason, self.highest_remote_open);
+            reason.push_str(" (WSM-SID-005)");
+            return Err(reason);
         }
         let mark = if remote_parity {
             self.highest_remote_open
@@ -1121,9 +1136,12 @@ impl Connection {
             self.highest_local_open
         };
         if id > mark {
-            return Err(format!(
-                "`{kind}` for stream {id}, above the high-water mark {mark} (WSM-STM-003)"
-            ));
+            let mut reason = cat3("`", frame.kind.as_str(), "` for stream ");
+            push_u64(&mut reason, id);
+            reason.push_str(", above the high-water mark ");
+            push_u64(&mut reason, mark);
+            reason.push_str(" (WSM-STM-003)");
+            return Err(reason);
         }
         if !self.streams.contains_key(&id) {
             self.ignored_frames += 1;
@@ -1141,12 +1159,20 @@ impl Connection {
         self.local_reset(id, reset_code, Some(reason), Payload::Absent);
     }
 
+    fn payload_too_large(&mut self, id: StreamId) {
+        let reason = around(
+            "payload over max_payload_bytes ",
+            self.cfg.max_payload_bytes as u64,
+            " (WSM-FRG-032)",
+        );
+        self.stream_error(id, code::PAYLOAD_TOO_LARGE, reason);
+    }
+
     fn over_cap(&mut self, id: StreamId, len: usize) -> bool {
         if len > self.cfg.max_frame_bytes {
-            let reason = format!(
-                "message of {len} bytes is over the {}-byte frame cap (WSM-FRG-031)",
-                self.cfg.max_frame_bytes
-            );
+            let mut reason = around("message of ", len as u64, " bytes is over the ");
+            push_u64(&mut reason, self.cfg.max_frame_bytes as u64);
+            reason.push_str("-byte frame cap (WSM-FRG-031)");
             self.stream_error(id, code::PAYLOAD_TOO_LARGE, reason);
             return true;
         }
@@ -1321,15 +1347,11 @@ impl Connection {
                     };
                 self.deliver(id, kind, headers, Payload::Json(payload), end, trailers);
             }
-            Err(AssemblyError::TooLarge) => self.stream_error(
-                id,
-                code::PAYLOAD_TOO_LARGE,
-                format!("payload over max_payload_bytes {limit} (WSM-FRG-032)"),
-            ),
+            Err(AssemblyError::TooLarge) => self.payload_too_large(id),
             Err(AssemblyError::Undecodable(e)) => self.stream_error(
                 id,
                 code::PROTOCOL_ERROR,
-                format!("reassembled payload is not JSON: {}", e.0),
+                cat3("reassembled payload is not JSON (at ", &e.0, ")"),
             ),
         }
     }
@@ -1346,14 +1368,7 @@ impl Connection {
     ) {
         if let Payload::Json(raw) = &payload {
             if raw.as_str().len() > self.cfg.max_payload_bytes {
-                self.stream_error(
-                    id,
-                    code::PAYLOAD_TOO_LARGE,
-                    format!(
-                        "payload over max_payload_bytes {} (WSM-FRG-032)",
-                        self.cfg.max_payload_bytes
-                    ),
-                );
+                self.payload_too_large(id);
                 return;
             }
         }

@@ -15,6 +15,7 @@ use std::fmt;
 
 use crate::fragment::FragmentError;
 use crate::frame::Payload;
+use crate::text::decimal;
 
 /// Reset codes of `SPEC.md` §2.4; unknown codes stay plain integers everywhere (a closed enum in
 /// the read loop is the failure §2.4 warns about).
@@ -112,26 +113,24 @@ impl StreamError {
 
 impl fmt::Display for StreamError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            StreamError::RemoteReset { code, reason, .. } => {
-                write!(f, "stream reset by the remote with code {code}")?;
-                if let Some(reason) = reason {
-                    write!(f, ": {reason}")?;
-                }
-                Ok(())
-            }
-            StreamError::LocalReset { code, reason } => {
-                write!(f, "stream reset locally with code {code}")?;
-                if let Some(reason) = reason {
-                    write!(f, ": {reason}")?;
-                }
-                Ok(())
-            }
-            StreamError::Refused => f.write_str(
-                "stream refused: above the last_stream of the remote's goaway, never processed",
-            ),
-            StreamError::ConnectionLost => f.write_str("connection lost"),
+        let (by, code, reason) =
+            match self {
+                StreamError::RemoteReset { code, reason, .. } => ("by the remote", code, reason),
+                StreamError::LocalReset { code, reason } => ("locally", code, reason),
+                StreamError::Refused => return f.write_str(
+                    "stream refused: above the last_stream of the remote's goaway, never processed",
+                ),
+                StreamError::ConnectionLost => return f.write_str("connection lost"),
+            };
+        f.write_str("stream reset ")?;
+        f.write_str(by)?;
+        f.write_str(" with code ")?;
+        f.write_str(&decimal(*code))?;
+        if let Some(reason) = reason {
+            f.write_str(": ")?;
+            f.write_str(reason)?;
         }
+        Ok(())
     }
 }
 
@@ -171,7 +170,7 @@ impl fmt::Display for OpenError {
             OpenError::ConnectionLost => {
                 f.write_str("not connected (between sockets); nothing was sent")
             }
-            OpenError::Unsendable(e) => write!(f, "{e}"),
+            OpenError::Unsendable(e) => fmt::Display::fmt(e, f),
         }
     }
 }
@@ -222,11 +221,12 @@ impl fmt::Display for SendError {
             SendError::TrailersWithoutEnd => {
                 f.write_str("trailers ride only the frame carrying end (WSM-FRM-013)")
             }
-            SendError::InvalidResetCode(c) => write!(
-                f,
-                "reset code {c} must never be sent (retired 5, local-only 9)"
-            ),
-            SendError::Unsendable(e) => write!(f, "{e}"),
+            SendError::InvalidResetCode(c) => {
+                f.write_str("reset code ")?;
+                f.write_str(&decimal(*c))?;
+                f.write_str(" must never be sent (retired 5, local-only 9)")
+            }
+            SendError::Unsendable(e) => fmt::Display::fmt(e, f),
         }
     }
 }
@@ -269,7 +269,10 @@ impl fmt::Display for ConnectError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ConnectError::CodecMismatch { message, .. } => f.write_str(message),
-            ConnectError::Hello(e) => write!(f, "the hello failed: {e}"),
+            ConnectError::Hello(e) => {
+                f.write_str("the hello failed: ")?;
+                fmt::Display::fmt(e, f)
+            }
             ConnectError::Closed => f.write_str("closed before the connection was established"),
         }
     }

@@ -23,6 +23,7 @@
 use std::fmt;
 
 use crate::frame::{encode, escaped_width, Frame, FrameType, InvalidJson, Payload, RawJson};
+use crate::text::udecimal;
 
 /// The largest encoded message a sender may emit: a protocol constant, never negotiated, announced
 /// or configured (WSM-FRG-004).
@@ -60,20 +61,26 @@ pub enum FragmentError {
 
 impl fmt::Display for FragmentError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            FragmentError::EnvelopeTooLarge { cap } => write!(
-                f,
-                "frame exceeds the {cap}-byte cap but carries no payload to fragment; headers are never fragmented (WSM-FRG-021)"
+        let (head, cap, tail) = match self {
+            FragmentError::EnvelopeTooLarge { cap } => (
+                "frame exceeds the ",
+                cap,
+                "-byte cap but carries no payload to fragment; headers are never fragmented (WSM-FRG-021)",
             ),
-            FragmentError::Floor { cap } => write!(
-                f,
-                "a frame cap of {cap} bytes cannot hold this frame's envelope plus one indivisible unit of payload (WSM-FRG-034)"
+            FragmentError::Floor { cap } => (
+                "a frame cap of ",
+                cap,
+                " bytes cannot hold this frame's envelope plus one indivisible unit of payload (WSM-FRG-034)",
             ),
-            FragmentError::ClosingFloor { cap } => write!(
-                f,
-                "a frame cap of {cap} bytes cannot hold this frame's closing envelope; trailers are never fragmented (WSM-FRG-020/034)"
+            FragmentError::ClosingFloor { cap } => (
+                "a frame cap of ",
+                cap,
+                " bytes cannot hold this frame's closing envelope; trailers are never fragmented (WSM-FRG-020/034)",
             ),
-        }
+        };
+        f.write_str(head)?;
+        f.write_str(&udecimal(*cap as u64))?;
+        f.write_str(tail)
     }
 }
 

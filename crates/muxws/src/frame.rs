@@ -11,12 +11,14 @@
 //!   message is a [`DecodeError`], which the connection treats as connection-level (WSM-FRM-005).
 //! - Encoding is compact, un-escaped non-ASCII, in the canonical key order `type`, `stream`, then
 //!   the rest alphabetically, omitting every field at its default (WSM-CDC-005).
+//! - The JSON is read by the crate's own strict scanner (`json.rs`, RFC 8259): values are
+//!   validated and kept as raw text; only keys, string fields and the envelope integers are
+//!   decoded. Values nest at most 128 levels.
 
 use std::fmt;
 
-use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
-use serde::Deserialize;
-use serde_json::value::RawValue;
+use crate::json::{self, JsonError, Members};
+use crate::text::{prefix, push_i64, push_u64};
 
 /// The only subprotocol this dialer offers and accepts: generation `v1`, codec `json`
 /// (WSM-CDC-020, WSM-CON-009, WSM-PKG-005).
@@ -35,8 +37,11 @@ pub struct RawJson(String);
 impl RawJson {
     /// Validate `text` as exactly one JSON value and keep it verbatim (WSM-CDC-004).
     pub fn parse(text: impl Into<String>) -> Result<RawJson, InvalidJson> {
-        let text = text.into();
-        serde_json::from_str::<IgnoredAny>(&text).map_err(|e| InvalidJson::at(&e))?;
+        RawJson::parse_string(text.into())
+    }
+
+    fn parse_string(text: String) -> Result<RawJson, InvalidJson> {
+        json::validate(&text).map_err(InvalidJson::at)?;
         Ok(RawJson(text))
     }
 
@@ -54,11 +59,6 @@ impl RawJson {
     pub fn into_string(self) -> String {
         self.0
     }
-
-    /// Wrap text already known to be valid JSON (it came out of the JSON parser).
-    pub(crate) fn trusted(text: String) -> RawJson {
-        RawJson(text)
-    }
 }
 
 impl fmt::Display for RawJson {
@@ -67,21 +67,24 @@ impl fmt::Display for RawJson {
     }
 }
 
-/// Text that is not exactly one JSON value (WSM-CDC-004); the message is the parser's.
+/// Text that is not exactly one JSON value (WSM-CDC-004); the message says where the scanner
+/// stopped (`byte N`, counted from 0).
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct InvalidJson(pub String);
 
 impl InvalidJson {
-    /// Where the parser stopped. The parser's own prose is deliberately not rendered: it would
-    /// pull serde_json's message tables into the wasm binary for a diagnostic nobody reads.
-    fn at(error: &serde_json::Error) -> InvalidJson {
-        InvalidJson(format!("line {} column {}", error.line(), error.column()))
+    fn at(error: JsonError) -> InvalidJson {
+        let mut at = String::from("byte ");
+        push_u64(&mut at, error.0 as u64);
+        InvalidJson(at)
     }
 }
 
 impl fmt::Display for InvalidJson {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "not a JSON value (at {})", self.0)
+        f.write_str("not a JSON value (at ")?;
+        f.write_str(&self.0)?;
+        f.write_str(")")
     }
 }
 
@@ -106,7 +109,7 @@ impl Payload {
 
     /// Validate `text` and wrap it as a present payload (WSM-CDC-004).
     pub fn json(text: impl Into<String>) -> Result<Payload, InvalidJson> {
-        RawJson::parse(text).map(Payload::Json)
+        RawJson::parse_string(text.into()).map(Payload::Json)
     }
 
     /// True for [`Payload::Absent`] (`SPEC.md` §2.2).
@@ -138,12 +141,24 @@ impl Headers {
     /// Parse a JSON object; anything else is an error. Duplicate keys: the last one wins, in the
     /// position of the first, as `JSON.parse` does (WSM-FRM-001 strictness on known fields).
     pub fn from_json(text: &str) -> Result<Headers, InvalidJson> {
-        serde_json::from_str::<Headers>(text).map_err(|e| InvalidJson::at(&e))
+        Headers::scan(text).map_err(InvalidJson::at)
+    }
+
+    fn scan(text: &str) -> Result<Headers, JsonError> {
+        let mut members = Members::of(text)?;
+        let mut headers = Headers::new();
+        while let Some((key, value)) = members.next_member()? {
+            headers.set(key.into_owned(), RawJson(value.to_owned()));
+        }
+        Ok(headers)
     }
 
     /// Set `key` to `value`, replacing an existing entry in place (WSM-AUT-002: opaque values).
     pub fn insert(&mut self, key: impl Into<String>, value: RawJson) {
-        let key = key.into();
+        self.set(key.into(), value);
+    }
+
+    fn set(&mut self, key: String, value: RawJson) {
         match self.0.iter_mut().find(|(k, _)| *k == key) {
             Some(entry) => entry.1 = value,
             None => self.0.push((key, value)),
@@ -194,28 +209,6 @@ impl Headers {
             out.push_str(value.as_str());
         }
         out.push('}');
-    }
-}
-
-impl<'de> Deserialize<'de> for Headers {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Headers, D::Error> {
-        struct HeadersVisitor;
-        impl<'de> Visitor<'de> for HeadersVisitor {
-            type Value = Headers;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a JSON object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Headers, A::Error> {
-                let mut headers = Headers::new();
-                while let Some(key) = map.next_key::<String>()? {
-                    let value: Box<RawValue> = map.next_value()?;
-                    let text: Box<str> = value.into();
-                    headers.insert(key, RawJson::trusted(text.into_string()));
-                }
-                Ok(headers)
-            }
-        }
-        deserializer.deserialize_map(HeadersVisitor)
     }
 }
 
@@ -323,29 +316,26 @@ impl Frame {
 
     /// A stream-level frame of `kind` on `stream` (WSM-FRM-010/011/014).
     pub fn on_stream(kind: FrameType, stream: u64) -> Frame {
-        Frame {
-            stream: Some(stream),
-            ..Frame::new(kind)
-        }
+        let mut frame = Frame::new(kind);
+        frame.stream = Some(stream);
+        frame
     }
 
     /// `reset` with `code` and an optional reason (WSM-FRM-014).
     pub fn reset(stream: u64, code: i64, reason: Option<String>) -> Frame {
-        Frame {
-            code: Some(code),
-            reason,
-            ..Frame::on_stream(FrameType::Reset, stream)
-        }
+        let mut frame = Frame::on_stream(FrameType::Reset, stream);
+        frame.code = Some(code);
+        frame.reason = reason;
+        frame
     }
 
     /// `goaway` (WSM-CON-020).
     pub fn goaway(code: i64, last_stream: u64, reason: Option<String>) -> Frame {
-        Frame {
-            code: Some(code),
-            last_stream: Some(last_stream),
-            reason,
-            ..Frame::new(FrameType::Goaway)
-        }
+        let mut frame = Frame::new(FrameType::Goaway);
+        frame.code = Some(code);
+        frame.last_stream = Some(last_stream);
+        frame.reason = reason;
+        frame
     }
 }
 
@@ -377,102 +367,77 @@ const FIELD_NAMES: [&str; 12] = [
     "last_stream",
 ];
 
-/// The known envelope fields of one message, still as raw text; unknown keys are skipped.
-struct RawEnvelope<'a>([Option<&'a RawValue>; 12]);
-
-impl<'de> Deserialize<'de> for RawEnvelope<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct EnvelopeVisitor;
-        impl<'de> Visitor<'de> for EnvelopeVisitor {
-            type Value = RawEnvelope<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a JSON object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut fields: [Option<&'de RawValue>; 12] = [None; 12];
-                while let Some(key) = map.next_key::<String>()? {
-                    let value: &'de RawValue = map.next_value()?;
-                    if let Some(index) = FIELD_NAMES.iter().position(|name| *name == key) {
-                        fields[index] = Some(value);
-                    }
-                }
-                Ok(RawEnvelope(fields))
-            }
-        }
-        deserializer.deserialize_map(EnvelopeVisitor)
+fn type_error(name: &str, expected: &str, raw: &str) -> DecodeError {
+    let mut message = String::from("envelope field `");
+    message.push_str(name);
+    message.push_str("` must be ");
+    message.push_str(expected);
+    message.push_str(", got ");
+    let shown = prefix(raw, 40);
+    message.push_str(shown);
+    if shown.len() < raw.len() {
+        message.push('…');
     }
+    message.push_str(" (WSM-FRM-005)");
+    DecodeError(message)
 }
 
-fn type_error(name: &str, expected: &str, raw: &RawValue) -> DecodeError {
-    let mut shown: String = raw.get().chars().take(40).collect();
-    if shown.len() < raw.get().len() {
-        shown.push('…');
-    }
-    DecodeError(format!(
-        "envelope field `{name}` must be {expected}, got {shown} (WSM-FRM-005)"
-    ))
+/// A field whose default is absent: `null` counts as absent.
+fn present(raw: Option<&str>) -> Option<&str> {
+    raw.filter(|raw| *raw != "null")
 }
 
-fn is_null(raw: &RawValue) -> bool {
-    raw.get() == "null"
-}
-
-fn field_string(name: &str, raw: Option<&RawValue>) -> Result<Option<String>, DecodeError> {
-    match raw {
+fn field_string(name: &str, raw: Option<&str>) -> Result<Option<String>, DecodeError> {
+    match present(raw) {
         None => Ok(None),
-        Some(raw) if is_null(raw) => Ok(None),
-        Some(raw) => serde_json::from_str::<String>(raw.get())
+        Some(raw) => json::decode_string(raw)
             .map(Some)
-            .map_err(|_| type_error(name, "a string", raw)),
+            .ok_or_else(|| type_error(name, "a string", raw)),
     }
 }
 
-fn field_bool(name: &str, raw: Option<&RawValue>) -> Result<bool, DecodeError> {
+fn field_bool(name: &str, raw: Option<&str>) -> Result<bool, DecodeError> {
     match raw {
-        None => Ok(false),
-        Some(raw) => {
-            serde_json::from_str::<bool>(raw.get()).map_err(|_| type_error(name, "a boolean", raw))
-        }
+        None | Some("false") => Ok(false),
+        Some("true") => Ok(true),
+        Some(raw) => Err(type_error(name, "a boolean", raw)),
     }
 }
 
 /// Largest integer a float may carry exactly; `1.0` is accepted as `1`, as the reference does.
-const MAX_EXACT_FLOAT: f64 = 9_007_199_254_740_991.0;
+const MAX_EXACT_FLOAT: u64 = 9_007_199_254_740_991;
 
-fn field_id(name: &str, raw: Option<&RawValue>) -> Result<Option<u64>, DecodeError> {
-    let raw = match raw {
-        None => return Ok(None),
-        Some(raw) if is_null(raw) => return Ok(None),
-        Some(raw) => raw,
+/// A non-negative integer: integer syntax up to `u64::MAX`, or a number with a fraction or an
+/// exponent whose exact value is an integer up to 2^53 − 1 (`3.0`, `3e0`, `-0`).
+fn field_id(name: &str, raw: Option<&str>) -> Result<Option<u64>, DecodeError> {
+    let Some(raw) = present(raw) else {
+        return Ok(None);
     };
-    let number = serde_json::from_str::<serde_json::Number>(raw.get())
-        .map_err(|_| type_error(name, "a non-negative integer", raw))?;
-    if let Some(value) = number.as_u64() {
-        return Ok(Some(value));
-    }
-    match number.as_f64() {
-        Some(value) if value >= 0.0 && value.fract() == 0.0 && value <= MAX_EXACT_FLOAT => {
-            Ok(Some(value as u64))
-        }
+    match json::integer(raw) {
+        Some((_, 0, _)) => Ok(Some(0)),
+        Some((false, value, plain)) if plain || value <= MAX_EXACT_FLOAT => Ok(Some(value)),
         _ => Err(type_error(name, "a non-negative integer", raw)),
     }
 }
 
-fn field_int(name: &str, raw: Option<&RawValue>) -> Result<Option<i64>, DecodeError> {
-    match raw {
-        None => Ok(None),
-        Some(raw) if is_null(raw) => Ok(None),
-        Some(raw) => serde_json::from_str::<i64>(raw.get())
-            .map(Some)
-            .map_err(|_| type_error(name, "an integer", raw)),
+/// An `i64` in integer syntax (no fraction, no exponent; `-0` is not accepted, as before).
+fn field_int(name: &str, raw: Option<&str>) -> Result<Option<i64>, DecodeError> {
+    let Some(raw) = present(raw) else {
+        return Ok(None);
+    };
+    match json::integer(raw) {
+        Some((false, value, true)) if value <= i64::MAX as u64 => Ok(Some(value as i64)),
+        Some((true, value, true)) if value != 0 && value <= 1 << 63 => {
+            Ok(Some(0i64.wrapping_sub(value as i64)))
+        }
+        _ => Err(type_error(name, "an integer", raw)),
     }
 }
 
-fn field_map(name: &str, raw: Option<&RawValue>) -> Result<Option<Headers>, DecodeError> {
-    match raw {
+fn field_map(name: &str, raw: Option<&str>) -> Result<Option<Headers>, DecodeError> {
+    match present(raw) {
         None => Ok(None),
-        Some(raw) if is_null(raw) => Ok(None),
-        Some(raw) => serde_json::from_str::<Headers>(raw.get())
+        Some(raw) => Headers::scan(raw)
             .map(Some)
             .map_err(|_| type_error(name, "an object", raw)),
     }
@@ -484,51 +449,62 @@ fn field_map(name: &str, raw: Option<&RawValue>) -> Result<Option<Headers>, Deco
 /// default is `null` accept `null`; `more`/`end` must be booleans; `stream`/`last_stream` must be
 /// non-negative integers (an integral float such as `1.0` is accepted); `code` an integer;
 /// `headers`/`trailers` objects; `reason`/`nonce`/`fragment` strings. `payload` is kept verbatim.
+/// Keys are compared after unescaping; of duplicate keys the last wins.
 pub fn decode(text: &str) -> Result<Frame, DecodeError> {
-    let envelope: RawEnvelope<'_> = serde_json::from_str(text).map_err(|e| {
-        let what = if e.is_data() {
-            "the message is not a JSON object"
+    let mut f: [Option<&str>; 12] = [None; 12];
+    let scanned = Members::of(text).and_then(|mut members| {
+        while let Some((key, value)) = members.next_member()? {
+            if let Some(index) = FIELD_NAMES.iter().position(|name| *name == key) {
+                f[index] = Some(value);
+            }
+        }
+        Ok(())
+    });
+    if let Err(error) = scanned {
+        let mut message = String::from(if json::looks_like_object(text) {
+            "the json codec could not decode the message (at byte "
         } else {
-            "the json codec could not decode the message"
-        };
-        DecodeError(format!(
-            "{what} (line {} column {}) (WSM-FRM-005)",
-            e.line(),
-            e.column()
-        ))
-    })?;
-    let f = &envelope.0;
+            "the message is not a JSON object (at byte "
+        });
+        push_u64(&mut message, error.0 as u64);
+        message.push_str(") (WSM-FRM-005)");
+        return Err(DecodeError(message));
+    }
     let kind = match f[0] {
         None => {
             return Err(DecodeError(
                 "frame is missing the required `type` field (WSM-FRM-005)".to_owned(),
             ))
         }
-        Some(raw) => serde_json::from_str::<String>(raw.get())
-            .map_err(|_| type_error("type", "a string", raw))?,
+        Some(raw) => json::decode_string(raw).ok_or_else(|| type_error("type", "a string", raw))?,
     };
     if f[2].is_some() && f[3].is_some() {
         return Err(DecodeError(
             "frame carries both `payload` and `fragment` (WSM-FRM-004)".to_owned(),
         ));
     }
-    Ok(Frame {
-        kind: FrameType::from_name(&kind),
-        stream: field_id("stream", f[1])?,
-        payload: match f[2] {
-            None => Payload::Absent,
-            Some(raw) => Payload::Json(RawJson::trusted(raw.get().to_owned())),
-        },
-        fragment: field_string("fragment", f[3])?,
-        more: field_bool("more", f[4])?,
-        headers: field_map("headers", f[5])?,
-        end: field_bool("end", f[6])?,
-        trailers: field_map("trailers", f[7])?,
-        code: field_int("code", f[8])?,
-        reason: field_string("reason", f[9])?,
-        nonce: field_string("nonce", f[10])?,
-        last_stream: field_id("last_stream", f[11])?,
-    })
+    let mut frame = Frame::new(FrameType::from_name(&kind));
+    fill(&mut frame, &f)?;
+    Ok(frame)
+}
+
+/// The fields after `type`, filled in place: an early return drops one `Frame` in `decode`
+/// rather than a different set of finished fields at every `?`.
+fn fill(frame: &mut Frame, f: &[Option<&str>; 12]) -> Result<(), DecodeError> {
+    frame.stream = field_id("stream", f[1])?;
+    if let Some(raw) = f[2] {
+        frame.payload = Payload::Json(RawJson(raw.to_owned()));
+    }
+    frame.fragment = field_string("fragment", f[3])?;
+    frame.more = field_bool("more", f[4])?;
+    frame.headers = field_map("headers", f[5])?;
+    frame.end = field_bool("end", f[6])?;
+    frame.trailers = field_map("trailers", f[7])?;
+    frame.code = field_int("code", f[8])?;
+    frame.reason = field_string("reason", f[9])?;
+    frame.nonce = field_string("nonce", f[10])?;
+    frame.last_stream = field_id("last_stream", f[11])?;
+    Ok(())
 }
 
 /// Encode a frame as compact JSON in canonical key order — `type`, `stream`, then the rest
@@ -543,11 +519,11 @@ pub fn encode(frame: &Frame) -> String {
     push_json_string(&mut out, frame.kind.as_str());
     if let Some(stream) = frame.stream {
         out.push_str(",\"stream\":");
-        out.push_str(&stream.to_string());
+        push_u64(&mut out, stream);
     }
     if let Some(code) = frame.code {
         out.push_str(",\"code\":");
-        out.push_str(&code.to_string());
+        push_i64(&mut out, code);
     }
     if frame.end {
         out.push_str(",\"end\":true");
@@ -562,7 +538,7 @@ pub fn encode(frame: &Frame) -> String {
     }
     if let Some(last) = frame.last_stream {
         out.push_str(",\"last_stream\":");
-        out.push_str(&last.to_string());
+        push_u64(&mut out, last);
     }
     if frame.more {
         out.push_str(",\"more\":true");

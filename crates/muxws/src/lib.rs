@@ -58,6 +58,11 @@ pub mod frame;
 /// Backoff schedule and supervisor (WSM-RCN-*).
 pub mod reconnect;
 
+/// The strict JSON scanner behind the codec (validation, byte ranges, string decoding).
+mod json;
+/// Message text without `core::fmt`.
+mod text;
+
 pub use connection::{
     ConnEvent, Connection, ConnectionConfig, Outbound, StreamEvent, StreamId, StreamState,
     Termination, CLOSE_CODEC_MISMATCH, CLOSE_NORMAL, CLOSE_PROTOCOL_ERROR, DEFAULT_DRAIN_MS,

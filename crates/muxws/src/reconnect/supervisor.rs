@@ -27,6 +27,7 @@ use crate::connection::{
 use crate::error::{ConfigError, ConnectError, OpenError, SendError, StreamError};
 use crate::fragment::check_sendable;
 use crate::frame::{Frame, FrameType, Headers, Payload, CODEC_NAME, SUBPROTOCOL};
+use crate::text::{around, cat3, udecimal};
 
 /// Default `helloTimeoutMs` (WSM-RCN-026).
 pub const DEFAULT_HELLO_TIMEOUT_MS: u64 = 10_000;
@@ -46,7 +47,9 @@ pub struct StreamRef {
 
 impl fmt::Display for StreamRef {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/{}", self.socket, self.id)
+        f.write_str(&udecimal(self.socket))?;
+        f.write_str("/")?;
+        f.write_str(&udecimal(self.id))
     }
 }
 
@@ -223,29 +226,34 @@ pub struct Peer {
 
 /// A browser rejects a close reason over 123 UTF-8 bytes; cut on a character boundary.
 fn close_reason_text(reason: &str) -> String {
-    let mut end = reason.len().min(123);
-    while !reason.is_char_boundary(end) {
-        end -= 1;
-    }
-    reason[..end].to_owned()
+    crate::text::prefix(reason, 123).to_owned()
 }
 
 /// WSM-CDC-024: composed by the dialer from the codec it offered, naming both environment
 /// variables and both causes a browser cannot tell apart.
 fn codec_mismatch(selected: Option<&str>) -> ConnectError {
-    let what = match selected {
-        Some(selected) => format!(
-            "the server accepted the WebSocket but selected subprotocol \"{selected}\" instead of \"{SUBPROTOCOL}\""
-        ),
-        None => format!(
-            "the WebSocket handshake offering \"{SUBPROTOCOL}\" did not complete"
-        ),
-    };
-    let message = format!(
-        "CodecMismatch: {what}. This client offered the \"{CODEC_NAME}\" codec (VITE_MUXWS_CODEC in the browser). \
+    let mut message = String::from("CodecMismatch: ");
+    match selected {
+        Some(selected) => {
+            message.push_str("the server accepted the WebSocket but selected subprotocol \"");
+            message.push_str(selected);
+            message.push_str("\" instead of \"");
+        }
+        None => message.push_str("the WebSocket handshake offering \""),
+    }
+    message.push_str(SUBPROTOCOL);
+    message.push_str(if selected.is_some() {
+        "\""
+    } else {
+        "\" did not complete"
+    });
+    message.push_str(". This client offered the \"");
+    message.push_str(CODEC_NAME);
+    message.push_str(
+        "\" codec (VITE_MUXWS_CODEC in the browser). \
          Either the server is configured with a different codec (MUXWS_CODEC on the server) and refused the upgrade, \
          or the server refused the connection for another reason (origin not allowed, wrong endpoint or path, \
-         nothing listening) - a browser cannot tell these apart."
+         nothing listening) - a browser cannot tell these apart.",
     );
     ConnectError::CodecMismatch {
         message,
@@ -268,7 +276,7 @@ impl Peer {
                 ..Frame::on_stream(FrameType::Open, 1)
             };
             check_sendable(&frame, options.connection.max_frame_bytes)
-                .map_err(|e| ConfigError(format!("the hello cannot be sent: {e}")))?;
+                .map_err(|e| ConfigError(cat3("the hello cannot be sent: ", &e.to_string(), "")))?;
         }
         let mut peer = Peer {
             options,
@@ -423,7 +431,7 @@ impl Peer {
             self.actions.push_back(Action::Close {
                 socket,
                 code: CLOSE_CODEC_MISMATCH,
-                reason: close_reason_text(&format!("expected subprotocol {SUBPROTOCOL}")),
+                reason: cat3("expected subprotocol ", SUBPROTOCOL, ""),
             });
             self.dial_failed(codec_mismatch(Some(protocol)), now);
             return;
@@ -697,7 +705,11 @@ impl Peer {
                 self.final_reported = true;
                 self.events.push_back(Event::Closed(CloseReason {
                     code: 1006,
-                    reason: format!("gave up reconnecting after {} attempts", self.attempts),
+                    reason: around(
+                        "gave up reconnecting after ",
+                        u64::from(self.attempts),
+                        " attempts",
+                    ),
                     was_clean: false,
                     will_retry: false,
                 }));
@@ -796,7 +808,7 @@ impl Peer {
     }
 
     fn hello_failed(&mut self, error: StreamError, now: u64) {
-        let reason = format!("hello failed: {error}");
+        let reason = cat3("hello failed: ", &error.to_string(), "");
         if let Some((socket, mut conn)) = self.live.take() {
             conn.abandon();
             Self::pump_into(socket, &mut conn, &mut self.events, None);

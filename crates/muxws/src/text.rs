@@ -1,0 +1,104 @@
+//! Message text without `core::fmt`: the few numbers that appear in messages are written with
+//! these helpers, so no format machinery or argument tables are generated per message.
+
+/// Append `n` in decimal.
+pub(crate) fn push_u64(out: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut start = digits.len();
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.push_str(std::str::from_utf8(&digits[start..]).unwrap_or_default());
+}
+
+/// Append `n` in decimal, with a leading `-` when negative.
+pub(crate) fn push_i64(out: &mut String, n: i64) {
+    if n < 0 {
+        out.push('-');
+    }
+    push_u64(out, n.unsigned_abs());
+}
+
+/// The longest prefix of `s` of at most `max` bytes that ends on a character boundary.
+pub(crate) fn prefix(s: &str, max: usize) -> &str {
+    let mut end = s.len().min(max);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+/// `n` as 16 lowercase hex digits (the heartbeat nonce).
+pub(crate) fn hex16(n: u64) -> String {
+    let mut out = String::with_capacity(16);
+    let mut shift = 64;
+    while shift > 0 {
+        shift -= 4;
+        out.push(char::from(
+            b"0123456789abcdef"[((n >> shift) & 0xf) as usize],
+        ));
+    }
+    out
+}
+
+/// `n` in decimal.
+pub(crate) fn decimal(n: i64) -> String {
+    let mut out = String::new();
+    push_i64(&mut out, n);
+    out
+}
+
+/// `n` in decimal.
+pub(crate) fn udecimal(n: u64) -> String {
+    around("", n, "")
+}
+
+/// `a`, `b` and `c`, concatenated (without the generic `[&str]::concat`).
+pub(crate) fn cat3(a: &str, b: &str, c: &str) -> String {
+    let mut out = String::with_capacity(a.len() + b.len() + c.len());
+    out.push_str(a);
+    out.push_str(b);
+    out.push_str(c);
+    out
+}
+
+/// `head`, then `n` in decimal, then `tail`.
+pub(crate) fn around(head: &str, n: u64, tail: &str) -> String {
+    let mut out = String::with_capacity(head.len() + 20 + tail.len());
+    out.push_str(head);
+    push_u64(&mut out, n);
+    out.push_str(tail);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_match_display() {
+        for n in [0u64, 1, 9, 10, 99, 100, 12_345, u64::MAX] {
+            let mut s = String::new();
+            push_u64(&mut s, n);
+            assert_eq!(s, n.to_string());
+        }
+        for n in [0i64, -1, 7, -10, i64::MAX, i64::MIN] {
+            assert_eq!(decimal(n), n.to_string());
+        }
+        assert_eq!(udecimal(u64::MAX), u64::MAX.to_string());
+        assert_eq!(around("a ", 42, " b"), "a 42 b");
+        assert_eq!(cat3("a", "", "bc"), "abc");
+        assert_eq!(prefix("aččx", 4), "ač");
+        assert_eq!(prefix("aččx", 5), "ačč");
+        assert_eq!(prefix("ab", 9), "ab");
+        assert_eq!(prefix("🛰", 3), "");
+        for n in [0u64, 1, 0xab, u64::MAX, 0x0123_4567_89ab_cdef] {
+            assert_eq!(hex16(n), format!("{n:016x}"));
+        }
+    }
+}

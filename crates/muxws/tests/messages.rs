@@ -1,0 +1,150 @@
+//! The texts the JS layer shows (error `message`s, close reasons) are written without
+//! `core::fmt` argument formatting; these pin them to exactly what the `format!`-based code
+//! produced, numbers included.
+
+mod common;
+
+use common::*;
+use muxws_proto::*;
+
+#[test]
+fn stream_open_and_send_errors() {
+    let remote = StreamError::RemoteReset {
+        code: 2,
+        reason: Some("boom".into()),
+        payload: Payload::Absent,
+    };
+    assert_eq!(
+        remote.to_string(),
+        "stream reset by the remote with code 2: boom"
+    );
+    let local = StreamError::LocalReset {
+        code: -7,
+        reason: None,
+    };
+    assert_eq!(local.to_string(), "stream reset locally with code -7");
+    let local = StreamError::LocalReset {
+        code: i64::MIN,
+        reason: Some(String::new()),
+    };
+    assert_eq!(
+        local.to_string(),
+        "stream reset locally with code -9223372036854775808: "
+    );
+    assert_eq!(
+        StreamError::Refused.to_string(),
+        "stream refused: above the last_stream of the remote's goaway, never processed"
+    );
+    assert_eq!(StreamError::ConnectionLost.to_string(), "connection lost");
+    assert_eq!(
+        SendError::InvalidResetCode(5).to_string(),
+        "reset code 5 must never be sent (retired 5, local-only 9)"
+    );
+    assert_eq!(
+        ConnectError::Hello(StreamError::ConnectionLost).to_string(),
+        "the hello failed: connection lost"
+    );
+    assert_eq!(
+        StreamRef {
+            socket: 3,
+            id: u64::MAX
+        }
+        .to_string(),
+        "3/18446744073709551615"
+    );
+}
+
+#[test]
+fn fragment_errors() {
+    assert_eq!(
+        FragmentError::EnvelopeTooLarge { cap: 96 }.to_string(),
+        "frame exceeds the 96-byte cap but carries no payload to fragment; headers are never fragmented (WSM-FRG-021)"
+    );
+    assert_eq!(
+        FragmentError::Floor { cap: 64 }.to_string(),
+        "a frame cap of 64 bytes cannot hold this frame's envelope plus one indivisible unit of payload (WSM-FRG-034)"
+    );
+    assert_eq!(
+        FragmentError::ClosingFloor { cap: 65536 }.to_string(),
+        "a frame cap of 65536 bytes cannot hold this frame's closing envelope; trailers are never fragmented (WSM-FRG-020/034)"
+    );
+    assert_eq!(
+        OpenError::Unsendable(FragmentError::Floor { cap: 70 }).to_string(),
+        FragmentError::Floor { cap: 70 }.to_string()
+    );
+    assert_eq!(
+        SendError::Unsendable(FragmentError::Floor { cap: 70 }).to_string(),
+        FragmentError::Floor { cap: 70 }.to_string()
+    );
+}
+
+#[test]
+fn configuration_errors() {
+    let mut options = PeerOptions::default();
+    options.connection.max_frame_bytes = 63;
+    assert_eq!(
+        Peer::new(options, Box::new(|| 0.0)).err().unwrap().to_string(),
+        "max_frame_bytes 63 is below the floor of 64: too small for an envelope plus one indivisible unit (WSM-FRG-034)"
+    );
+}
+
+#[test]
+fn close_reasons() {
+    assert_eq!(
+        Termination::HeartbeatTimeout.close_reason(10_000),
+        "no pong within 10000 ms"
+    );
+    assert_eq!(
+        Termination::ProtocolError { reason: "x".into() }.close_reason(0),
+        "protocol error: x"
+    );
+}
+
+#[test]
+fn codec_mismatch_messages() {
+    let tail = ". This client offered the \"json\" codec (VITE_MUXWS_CODEC in the browser). \
+        Either the server is configured with a different codec (MUXWS_CODEC on the server) and refused the upgrade, \
+        or the server refused the connection for another reason (origin not allowed, wrong endpoint or path, \
+        nothing listening) - a browser cannot tell these apart.";
+    let message = |h: &mut Harness| match h.take_events().as_slice() {
+        [Event::ConnectFailed(error)] => error.to_string(),
+        other => panic!("{other:?}"),
+    };
+    let mut h = Harness::dialing(quiet_options());
+    h.dial_fails();
+    assert_eq!(
+        message(&mut h),
+        format!("CodecMismatch: the WebSocket handshake offering \"muxws.v1.json\" did not complete{tail}")
+    );
+    let mut h = Harness::dialing(quiet_options());
+    h.peer.socket_opened(1, "muxws.v1.msgpack", h.now);
+    h.flush();
+    assert_eq!(
+        message(&mut h),
+        format!("CodecMismatch: the server accepted the WebSocket but selected subprotocol \"muxws.v1.msgpack\" instead of \"muxws.v1.json\"{tail}")
+    );
+    assert!(h.wire.contains(&Wire::Close(
+        1,
+        4008,
+        "expected subprotocol muxws.v1.json".into()
+    )));
+}
+
+#[test]
+fn heartbeat_nonces_are_sixteen_hex_digits() {
+    let mut options = quiet_options();
+    options.connection.ping_interval_ms = 1_000;
+    let mut h = Harness::connected(options);
+    h.advance(1_000);
+    let nonces: Vec<String> = h
+        .take_wire()
+        .iter()
+        .filter_map(|w| match w {
+            Wire::Sent(_, frame) if frame["type"] == "ping" => {
+                Some(frame["nonce"].as_str().unwrap().to_owned())
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(nonces, ["0000000000000001"]);
+}
