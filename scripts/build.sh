@@ -18,7 +18,7 @@ cargo build --release --target wasm32-unknown-unknown --lib
 wasm-bindgen --target web --out-dir "$work" --out-name fastapi_viewsets \
   target/wasm32-unknown-unknown/release/fastapi_viewsets.wasm
 # Never Debian's wasm-opt (108 breaks the externref table): the npm one is first on PATH.
-wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+wasm-opt -Oz --converge --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
   --enable-mutable-globals --enable-reference-types --enable-multivalue \
   "$work/fastapi_viewsets_bg.wasm" -o "$work/fastapi_viewsets_bg.opt.wasm"
 
