@@ -77,7 +77,25 @@ export function onCallActivity(listener: (event: CallActivityEvent) => void): ()
 
 /** The calls that have not settled, oldest first. */
 export function pendingCalls(): PendingCall[] {
-  return wasm.pendingCalls() as PendingCall[];
+  const { numbers, strings, stride } = wasm.pendingCallsPacked() as { numbers: Float64Array; strings: string; stride: number };
+  const texts = strings.split('\0');
+  const calls: PendingCall[] = new Array(numbers.length / stride);
+  for (let i = 0; i < calls.length; i++) {
+    const n = i * stride;
+    const flags = numbers[n + 3];
+    calls[i] = {
+      key: texts[i * 3],
+      method: texts[i * 3 + 1],
+      path: texts[i * 3 + 2],
+      transport: flags & 4 ? 'muxws' : 'rest',
+      issuedAt: numbers[n],
+      unansweredAttempts: numbers[n + 1],
+      background: (flags & 1) !== 0,
+      nextAttemptAt: Number.isNaN(numbers[n + 2]) ? null : numbers[n + 2],
+      waitingForReconnect: (flags & 2) !== 0,
+    };
+  }
+  return calls;
 }
 
 /** How many calls have not settled, background calls left out. */

@@ -194,3 +194,21 @@ pub fn optional_ms(options: &JsValue, name: &str) -> Result<Option<u64>, JsValue
         _ => Err(type_error(&format!("{name} must be a non-negative whole number of milliseconds"))),
     }
 }
+
+/// A plain `{name: value}` object of response headers: the platform's `Headers` converted, anything
+/// else (already a plain object) as it is.
+pub fn plain_headers(headers: JsValue) -> JsValue {
+    let Some(platform) = headers.dyn_ref::<web_sys::Headers>() else {
+        return headers;
+    };
+    let object = Object::new();
+    if let Ok(Some(entries)) = js_sys::try_iter(platform) {
+        for entry in entries.flatten() {
+            let entry: Array = entry.unchecked_into();
+            if let Some(name) = entry.get(0).as_string() {
+                set(&object, &name, &entry.get(1));
+            }
+        }
+    }
+    object.into()
+}

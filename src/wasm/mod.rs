@@ -26,10 +26,15 @@ pub fn on_call_activity(listener: Function) -> Function {
     runtime::add_listener(listener)
 }
 
-/// `pendingCalls()`: the calls that have not settled, oldest first.
-#[wasm_bindgen(js_name = pendingCalls)]
-pub fn pending_calls() -> js_sys::Array {
-    runtime::pending_calls()
+/// The calls that have not settled, oldest first, packed: `pendingCalls()` of the facade unpacks them.
+#[wasm_bindgen(js_name = pendingCallsPacked)]
+pub fn pending_calls_packed() -> Object {
+    let (numbers, strings) = runtime::pending_calls_packed();
+    js::object_from(&[
+        ("numbers", js_sys::Float64Array::from(numbers.as_slice()).into()),
+        ("strings", JsValue::from_str(&strings)),
+        ("stride", JsValue::from_f64(runtime::PENDING_CALL_NUMBERS as f64)),
+    ])
 }
 
 /// `pendingCallCount()`: how many calls have not settled, background calls left out.

@@ -563,7 +563,7 @@ impl PeerDriver {
             (Waiter::Call { call, attempt }, None) => {
                 let (status, headers) = reply_headers(slot.headers.as_ref());
                 let body = slot.payload.map_or(JsValue::NULL, |raw| js::json_parse(raw.as_str()).unwrap_or(JsValue::NULL));
-                runtime::report(call, attempt, AttemptEnd::MuxwsReply { status }, Outcome::Answer { status, body, headers });
+                runtime::report(call, attempt, AttemptEnd::MuxwsReply { status }, Outcome::Answer { status, body, headers: headers.into() });
             }
             (Waiter::Call { call, attempt }, Some(error)) => {
                 let end = match error.class_name() {

@@ -58,22 +58,10 @@ async fn read_answer(response: web_sys::Response) -> (AttemptEnd, Outcome) {
     let json_detail = body.is_object()
         && !js_sys::Array::is_array(&body)
         && Object::has_own(body.unchecked_ref::<Object>(), &JsValue::from_str("detail"));
-    let headers = response_headers(&response.headers());
+    // Kept as the platform's Headers: turned into a plain object only if the call rejects with it.
+    let headers = response.headers().into();
     let end = AttemptEnd::HttpAnswer { status, json_detail };
     (end, Outcome::Answer { status, body, headers })
-}
-
-fn response_headers(headers: &web_sys::Headers) -> Object {
-    let object = Object::new();
-    if let Ok(Some(entries)) = js_sys::try_iter(headers) {
-        for entry in entries.flatten() {
-            let entry: js_sys::Array = entry.unchecked_into();
-            if let Some(name) = entry.get(0).as_string() {
-                js::set(&object, &name, &entry.get(1));
-            }
-        }
-    }
-    object
 }
 
 fn network_error(cause: &JsValue) -> JsValue {

@@ -23,7 +23,7 @@ pub mod repeat;
 pub mod slab;
 
 pub use activity::{ActivityEvent, ActivityKind, ListenerId, Listeners};
-pub use engine::{Abandon, Action, CallEngine, CallId, CallSpec, PeerId, PendingCall, Transport};
+pub use engine::{Abandon, Action, CallEngine, CallId, CallSpec, PeerId, PendingCall, PendingCallRef, Transport};
 pub use headers::{carry_over, with_key, Headers, IDEMPOTENCY_KEY_HEADER, NOT_CARRIED_OVER};
 pub use key::{IdempotencyKey, KeyError};
 pub use repeat::{
