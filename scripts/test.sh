@@ -30,5 +30,8 @@ node --experimental-websocket --no-warnings=ExperimentalWarning --test tests/har
 step "Chromium (headless, playwright-core): end to end against the real backend"
 node --test tests/browser/
 
+step "Node 20: volume under faults (2 000 calls per transport), leaks, bad arguments"
+node --experimental-websocket --no-warnings=ExperimentalWarning --test tests/chaos/
+
 step "no process left behind"
 node tests/harness/no-leftovers.mjs

@@ -225,8 +225,13 @@ export abstract class ViewSetBase {
   readonly basePath: string;
 
   constructor(options: ViewSetOptions | MuxwsViewSetOptions) {
+    const overMuxws = (new.target as unknown as { transport?: string }).transport === 'muxws';
     const peer = (options as Partial<MuxwsViewSetOptions> | undefined)?.peer;
-    this.#core = new ProxyCore(options, peer === undefined ? undefined : peer.core);
+    if (!overMuxws && peer !== undefined) {
+      throw new TypeError('a restViewSet proxy takes no peer; use muxwsViewSet for calls over muxws');
+    }
+    // A muxws proxy always names its peer: a missing or wrong one is a TypeError, never a REST fallback.
+    this.#core = new ProxyCore(options, overMuxws ? peer ?? {} : undefined);
     this.basePath = this.#core.basePath;
     wrapPublicMethods(new.target.prototype);
     if (options.schemaCheck !== false) scheduleSchemaCheck(this, this.#core);
@@ -250,10 +255,14 @@ function addActions(target: { prototype: object }, actions: readonly ActionName[
     const method = function (this: ViewSetBase, ...args: unknown[]): unknown {
       const pk = route.pk ? args.shift() : undefined;
       const data = route.body || route.query ? args.shift() : undefined;
-      const options = { ...((args.shift() as RequestOptions | undefined) ?? {}) };
+      const given = args.shift();
+      const send = (this as unknown as { request(m: string, p: string, o: unknown): unknown }).request.bind(this);
+      // Options that are not an object go through as they are, so the call rejects with a TypeError.
+      if (given !== undefined && (given === null || typeof given !== 'object')) return send(route.method, route.path(pk), given);
+      const options = { ...(given as RequestOptions | undefined) };
       if (route.body) options.body = data;
       if (route.query) options.query = { ...options.query, ...route.query(data) };
-      return (this as unknown as { request(m: string, p: string, o: RequestOptions): unknown }).request(route.method, route.path(pk), options);
+      return send(route.method, route.path(pk), options);
     };
     Object.defineProperty(method, 'name', { value: action });
     Object.defineProperty(target.prototype, action, { value: method, writable: true, configurable: true });
@@ -263,12 +272,14 @@ function addActions(target: { prototype: object }, actions: readonly ActionName[
 /** A constructor of proxies with the actions of mixins `M`. */
 export type ViewSetClass<T, K, M, O> = abstract new (options: O) => ViewSetBase & Pick<ActionSignatures<T, K>, ActionsOf<M> & keyof ActionSignatures<T, K>>;
 
-function factory<O extends ViewSetOptions | MuxwsViewSetOptions>() {
+function factory<O extends ViewSetOptions | MuxwsViewSetOptions>(transport: 'rest' | 'muxws') {
   return function <T>() {
     return function <P extends keyof T, const M extends readonly Mixin[]>(pkField: P, mixins: M): ViewSetClass<T, T[P], M, O> {
       abstract class ViewSet extends ViewSetBase {
         /** The name of the primary key field. */
         static readonly pkField = pkField;
+        /** How the calls of this class travel. */
+        static readonly transport = transport;
       }
       addActions(ViewSet, mixins.flatMap((m) => m.actions));
       return ViewSet as unknown as ViewSetClass<T, T[P], M, O>;
@@ -280,10 +291,10 @@ function factory<O extends ViewSetOptions | MuxwsViewSetOptions>() {
  * `restViewSet<Item>()('id', [ViewSetMixin])`: a class to extend, whose calls travel over REST.
  * Its own methods send calls with `this.request()`.
  */
-export const restViewSet = factory<ViewSetOptions>();
+export const restViewSet = factory<ViewSetOptions>('rest');
 
 /** `muxwsViewSet<Item>()('id', [ViewSetMixin])`: the same over a muxws peer (`options.peer`). */
-export const muxwsViewSet = factory<MuxwsViewSetOptions>();
+export const muxwsViewSet = factory<MuxwsViewSetOptions>('muxws');
 
 /** The proxy type `route_rest`/`route_muxws` make: every built-in action typed as returning `ViewSetCall<R>`. */
 export type BareViewSet<T, K, M> = ViewSetBase & WithKeys<Pick<ActionSignatures<T, K>, ActionsOf<M> & keyof ActionSignatures<T, K>>>;

@@ -219,7 +219,10 @@ fn listeners(options: &JsValue, name: &str) -> Result<Vec<Function>, JsValue> {
 /// established (subprotocol accepted, hello acknowledged); rejects if that first attempt fails — it
 /// never returns a peer that is still trying.
 #[wasm_bindgen(js_name = connectMuxwsCore)]
-pub fn connect_muxws(url: String, options: JsValue) -> Promise {
+pub fn connect_muxws(url: JsValue, options: JsValue) -> Promise {
+    let Some(url) = url.as_string() else {
+        return Promise::reject(&type_error("connectMuxws(url): url must be a ws:// or wss:// URL string"));
+    };
     match start(url, &options) {
         Ok(promise) => promise,
         Err(error) => Promise::reject(&error),

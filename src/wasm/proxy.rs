@@ -72,8 +72,12 @@ impl ProxyCore {
         match self.compose(method, path, options) {
             Ok(call) => runtime::issue(call),
             Err(error) => {
+                // A `ViewSetCall` always has a key: the one given, else a new one (nothing was sent).
                 let promise = js_sys::Promise::reject(&error);
-                if let Some(key) = key_given.as_string() {
+                let key = key_given.as_string().or_else(|| {
+                    js::random_bytes().ok().map(|bytes| IdempotencyKey::generate(bytes).as_str().to_owned())
+                });
+                if let Some(key) = key {
                     js::define_read_only(&promise, "key", &JsValue::from_str(&key));
                 }
                 promise

@@ -272,7 +272,10 @@ fn settle(call: CallId, attempt: u32, end: AttemptEnd) {
     if let Some((signal, listener)) = &state.signal {
         let _ = signal.remove_event_listener_with_callback("abort", listener);
     }
+    // A cancellation or the attempt's own timeout is the outcome, whatever the abandoned attempt's
+    // transport reported on its way out (a stream reset by the abandon, say).
     let outcome = match state.outcome {
+        _ if matches!(end, AttemptEnd::Cancelled | AttemptEnd::AttemptTimeout) => None,
         Some((produced_by, outcome)) if produced_by == attempt => Some(outcome),
         _ => None,
     };

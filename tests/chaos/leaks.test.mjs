@@ -5,10 +5,11 @@
 //
 //   node --experimental-websocket --test tests/chaos/leaks.test.mjs          (LEAK_CALLS=… to vary it)
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import { after, before, test } from 'node:test';
 
 import { startStack } from '../harness/stack.mjs';
-import { assertQuiet, pool, report, rng, runSeed, sleep, tally } from './lib.mjs';
+import { assertQuiet, pool, report, rng, runSeed, sleep, tally, teardown } from './lib.mjs';
 
 const pkg = await import('../../pkg/index.js');
 
@@ -23,6 +24,7 @@ before(async () => {
   stack = await startStack({});
 });
 after(async () => {
+  teardown.abort();
   await peer?.close({ drainMs: 0 }).catch(() => {});
   await stack?.stop();
 });
@@ -30,13 +32,13 @@ after(async () => {
 function itemApi(base) {
   return class extends base()('id', [pkg.ViewSetMixin]) {
     slow(note, sleepS = 0, options = {}) {
-      return this.request('POST', '/slow', { ...options, query: { sleep: sleepS }, body: { note } });
+      return this.request('POST', '/slow', { signal: teardown.signal, ...options, query: { sleep: sleepS }, body: { note } });
     }
     echo(body, options = {}) {
-      return this.request('POST', '/echo', { ...options, body });
+      return this.request('POST', '/echo', { signal: teardown.signal, ...options, body });
     }
     tick(options = {}) {
-      return this.request('GET', '/tick', options);
+      return this.request('GET', '/tick', { signal: teardown.signal, ...options });
     }
   };
 }
@@ -64,7 +66,6 @@ test(`leaks: ${CALLS} settled REST calls, then nothing is left`, { timeout: 10 *
     pkg.onCallActivity(() => {}),
   ];
   assert.equal(pkg.internalStats().listeners, 3, 'three listeners while subscribed');
-  const heapBefore = process.memoryUsage().heapUsed;
   const started = Date.now();
   let outcome;
   try {
@@ -97,9 +98,9 @@ test(`leaks: ${CALLS} settled REST calls, then nothing is left`, { timeout: 10 *
   for (const name of ['HttpError', 'CallCancelled', 'AttemptTimeoutError']) assert.ok(outcomes[name] > 0, `${name} among the outcomes`);
 
   const stats = await assertQuiet(pkg, { listeners: 0 });
+  assert.equal(getEventListeners(teardown.signal, 'abort').length, 0, 'abort listeners left on the signal every call carried');
   await stack.clearFaults();
-  global.gc?.();
-  report(t, `afterwards: pendingCalls() [], internalStats() ${JSON.stringify(stats)}; JS heap ${(heapBefore / 2 ** 20).toFixed(1)} → ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(1)} MiB`);
+  report(t, `afterwards: pendingCalls() [], internalStats() ${JSON.stringify(stats)}`);
 });
 
 test(`leaks: ${MUX_CALLS} settled muxws calls on one peer, then its streamCount is 0`, { timeout: 10 * 60_000 }, async (t) => {
@@ -146,6 +147,26 @@ test(`leaks: ${MUX_CALLS} settled muxws calls on one peer, then its streamCount 
   assert.deepEqual(outcome.errors, [], 'every call settled');
   assert.equal(peer.core.streamCount, 0, 'peer.core.streamCount');
   const stats = await assertQuiet(pkg, { listeners: 0 });
+  assert.equal(getEventListeners(teardown.signal, 'abort').length, 0, 'abort listeners left on the signal every call carried');
   await peer.close();
   report(t, `afterwards: streamCount ${peer.core.streamCount}, internalStats() ${JSON.stringify(stats)}`);
+});
+
+test('a cancelled muxws call rejects with CallCancelled, as over REST', async () => {
+  if (typeof WebSocket === 'undefined') throw new Error('run node with --experimental-websocket');
+  const cancelPeer = await pkg.connectMuxws(stack.wsUrl, { reconnect: false });
+  try {
+    const Items = itemApi(pkg.muxwsViewSet);
+    const items = new Items({ basePath: '/items', peer: cancelPeer, schemaCheck: false });
+    const controller = new AbortController();
+    const call = items.slow('cancelled', 0.2, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 20);
+    await assert.rejects(call, (error) => {
+      assert.ok(error instanceof pkg.CallCancelled, `CallCancelled, not ${error?.name}: ${error?.message}`);
+      assert.equal(error.key, call.key, 'error.key');
+      return true;
+    });
+  } finally {
+    await cancelPeer.close();
+  }
 });

@@ -1,6 +1,7 @@
 // Helpers of the chaos and leak tests (tests/chaos/*.test.mjs): a seeded PRNG, a bounded worker
-// pool, fault sequences for the fault proxy, and the checks every chaos test ends with.
+// pool, faults targeted at single calls through the fault proxy, and the checks every test ends with.
 import assert from 'node:assert/strict';
+import { setMaxListeners } from 'node:events';
 import http from 'node:http';
 
 /** A seeded PRNG (mulberry32): the same seed gives the same fault mix. Returns floats in [0, 1). */
@@ -29,6 +30,13 @@ export function shuffle(list, random) {
   }
   return list;
 }
+
+/**
+ * Every call of a chaos test carries this signal; the test's after() hook aborts it, so a failed
+ * run does not leave calls waiting for repeats (which would keep the process alive).
+ */
+export const teardown = new AbortController();
+setMaxListeners(0, teardown.signal); // every pending call listens to it
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 

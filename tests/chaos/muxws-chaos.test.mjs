@@ -13,7 +13,7 @@ import { after, before, test } from 'node:test';
 
 import { startStack } from '../harness/stack.mjs';
 import {
-  activityRecorder, assertQuiet, assertRanOncePerKey, keysOnSeveralProcesses, pool, report, rng, runSeed, shuffle, sleep, tally, until,
+  activityRecorder, assertQuiet, assertRanOncePerKey, keysOnSeveralProcesses, pool, report, rng, runSeed, shuffle, sleep, tally, teardown, until,
 } from './lib.mjs';
 
 const pkg = await import('../../pkg/index.js');
@@ -32,13 +32,14 @@ before(async () => {
   stack = await startStack({ redis: true, processes: 2, lockTtl: 6 });
 });
 after(async () => {
+  teardown.abort();
   await peer?.close({ drainMs: 0 }).catch(() => {});
   await stack?.stop();
 });
 
 class MuxItems extends pkg.muxwsViewSet()('id', []) {
   slow(note) {
-    return this.request('POST', '/slow', { query: { sleep: 0 }, body: { note } });
+    return this.request('POST', '/slow', { query: { sleep: 0 }, body: { note }, signal: teardown.signal });
   }
 }
 

@@ -14,7 +14,7 @@ import { after, before, test } from 'node:test';
 
 import { startStack } from '../harness/stack.mjs';
 import {
-  activityRecorder, assertQuiet, assertRanOncePerKey, keysOnSeveralProcesses, pick, pool, queueFaults, report, rng, runSeed, shuffle, spellings, tally,
+  activityRecorder, assertQuiet, assertRanOncePerKey, keysOnSeveralProcesses, pick, pool, queueFaults, report, rng, runSeed, shuffle, spellings, tally, teardown,
 } from './lib.mjs';
 
 const pkg = await import('../../pkg/index.js');
@@ -57,13 +57,14 @@ before(async () => {
   stack = await startStack({ redis: true, processes: 2, lockTtl: 6 });
 });
 after(async () => {
+  teardown.abort();
   await stack?.stop();
 });
 
 class Items extends pkg.restViewSet()('id', []) {
   /** POST {spelling of /items/slow}?sleep=0 — basePath is '/', the path is the whole spelling. */
   slow(path, note) {
-    return this.request('POST', path, { query: { sleep: 0 }, body: { note } });
+    return this.request('POST', path, { query: { sleep: 0 }, body: { note }, signal: teardown.signal });
   }
 }
 
@@ -84,7 +85,7 @@ function planFaults(random) {
       paths.push(PATH);
       continue;
     }
-    const path = `${names.pop()}`;
+    const path = names.pop();
     const modes = [first];
     while (random() < AGAIN) modes.push(pick(MIX, random));
     plan[path] = modes;
