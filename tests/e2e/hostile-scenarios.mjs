@@ -102,3 +102,12 @@ hostileScenarios['hostile muxws server, deaf: the heartbeat finds the dead socke
     await peer.close();
   }
 };
+
+hostileScenarios['hostile muxws server, select-other: a socket opened with another subprotocol → CodecMismatch from connectMuxws'] = async ({ pkg, hostileBase }) => {
+  const error = await rejects(
+    pkg.connectMuxws(`${hostileBase}select-other/connect`, { subprotocols: ['token.abc'], reconnect: false }),
+    pkg.CodecMismatch,
+    'connect',
+  );
+  ok(error.message.includes('token.abc') && error.message.includes('muxws.v1.json'), `names what was selected and offered (${error.message})`);
+};

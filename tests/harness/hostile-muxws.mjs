@@ -17,6 +17,8 @@
 //   headers-on-later-frame a headers-only data, then data with headers again    (stream-level, reset 3)
 //   silent                 never answers the stream at all                      (the caller's timeout)
 //   deaf                   answers nothing at all, pings included               (the heartbeat)
+//   select-other           accepts the upgrade choosing the client's LAST offered subprotocol
+//                          instead of muxws.v1.json                            (CodecMismatch)
 import crypto from 'node:crypto';
 import http from 'node:http';
 
@@ -101,7 +103,7 @@ export async function startHostileMuxws() {
     const accept = crypto.createHash('sha1').update(request.headers['sec-websocket-key'] + GUID).digest('base64');
     socket.write(
       'HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' +
-        `Sec-WebSocket-Accept: ${accept}\r\nSec-WebSocket-Protocol: muxws.v1.json\r\n\r\n`,
+        `Sec-WebSocket-Accept: ${accept}\r\nSec-WebSocket-Protocol: ${mode === 'select-other' ? offered.at(-1) : 'muxws.v1.json'}\r\n\r\n`,
     );
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
