@@ -61,16 +61,34 @@ pub fn json_parse(text: &str) -> Result<JsValue, JsValue> {
     json_parse_raw(text)
 }
 
+/// How many random bytes one `crypto.getRandomValues()` call fetches: 16 keys' worth, since the call
+/// itself costs more than the bytes (it showed in profiles of sequential calls).
+const RANDOM_POOL_BYTES: usize = 256;
+
+thread_local! {
+    static RANDOM_POOL: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
 /// 16 bytes from `crypto.getRandomValues()`, which exists in every context, secure or not, and in
-/// Node 20 (the seed's rule for building a v4 key outside a secure context).
+/// Node 20 (the seed's rule for building a v4 key outside a secure context). Each byte is used once.
 pub fn random_bytes() -> Result<[u8; 16], JsValue> {
-    let crypto = get(&js_sys::global(), "crypto");
-    let crypto: web_sys::Crypto = crypto
-        .dyn_into()
-        .map_err(|_| type_error("crypto.getRandomValues() is not available to generate an Idempotency-Key"))?;
-    let mut bytes = [0u8; 16];
-    crypto.get_random_values_with_u8_array(&mut bytes)?;
-    Ok(bytes)
+    RANDOM_POOL.with(|pool| {
+        let mut pool = pool.borrow_mut();
+        if pool.len() < 16 {
+            let crypto = get(&js_sys::global(), "crypto");
+            let crypto: web_sys::Crypto = crypto
+                .dyn_into()
+                .map_err(|_| type_error("crypto.getRandomValues() is not available to generate an Idempotency-Key"))?;
+            let mut fresh = vec![0u8; RANDOM_POOL_BYTES];
+            crypto.get_random_values_with_u8_array(&mut fresh)?;
+            *pool = fresh;
+        }
+        let at = pool.len() - 16;
+        let mut bytes = [0u8; 16];
+        bytes.copy_from_slice(&pool[at..]);
+        pool.truncate(at);
+        Ok(bytes)
+    })
 }
 
 /// `object[name]`, `undefined` when `object` is not an object or lacks it.
