@@ -31,7 +31,7 @@ from typing import Any
 from fastapi import APIRouter, FastAPI, HTTPException, Request, WebSocket
 from fastapi.middleware.cors import CORSMiddleware
 from pydantic import BaseModel, Field
-from redis.asyncio import Redis
+from redis.asyncio import BlockingConnectionPool, Redis
 
 # ------------------------------------------------------------------ settings, before any viewset
 from fastapi_viewsets.conf import settings
@@ -45,7 +45,14 @@ HOST = os.environ.get("HOST", "127.0.0.1")
 if HOST not in ("127.0.0.1", "localhost", "::1"):
     raise SystemExit(f"HOST={HOST!r}: the test backend binds to the loopback interface only")
 
-redis: Redis | None = Redis.from_url(REDIS_URL) if REDIS_URL else None
+def redis_client() -> Redis:
+    """A Redis client whose pool waits for a free connection rather than failing: under bursts of
+    concurrent calls (each attached repeat holds a connection while it waits for the running call's
+    outcome) redis-py's default pool of 100 raises MaxConnectionsError, which the backend answers 500."""
+    return Redis(connection_pool=BlockingConnectionPool.from_url(REDIS_URL, max_connections=1000, timeout=30))
+
+
+redis: Redis | None = redis_client() if REDIS_URL else None
 
 
 def _exit_when_stdin_ends() -> None:
@@ -58,7 +65,7 @@ def _exit_when_stdin_ends() -> None:
 if os.environ.get("PARENT_WATCH") == "stdin":
     threading.Thread(target=_exit_when_stdin_ends, name="parent-watch", daemon=True).start()
 
-settings.viewsets_command_middleware = [Idempotency(redis_client=Redis.from_url(REDIS_URL) if REDIS_URL else None)]
+settings.viewsets_command_middleware = [Idempotency(redis_client=redis_client() if REDIS_URL else None)]
 settings.viewsets_idempotency_lock_ttl = LOCK_TTL
 settings.viewsets_idempotency_ttl = IDEMPOTENCY_TTL
 
