@@ -71,7 +71,7 @@ export const muxwsScenarios = {
     try {
       // The server takes 100 streams at once and refuses the next; calls beyond wait locally.
       const calls = Array.from({ length: 250 }, (_, i) => items.slow(`c${i}`, 0.05));
-      await sleep(0);
+      // Issued synchronously: each call has opened its stream or waits for one, before any reply.
       ok(peer.core.streamCount === 250, `every call has a stream or waits for one (${peer.core.streamCount})`);
       const answers = await Promise.all(calls);
       equal(activity.events.filter((event) => event.type === 'retry').length, 0, 'no call was refused and repeated');
