@@ -3,7 +3,7 @@
  * Rust. `connectMuxws()` gives a `MuxwsPeer` that reconnects by itself; a muxws ViewSet proxy sends
  * its calls through it (`muxwsViewSet`, `route_muxws`, option `peer`).
  */
-import { connectMuxwsCore, MuxwsPeerCore } from './wasm/fastapi_viewsets.js';
+import { connectMuxwsCore, MuxwsPeerCore, MuxwsStreamCore } from './wasm/fastapi_viewsets.js';
 
 /** What `onClose` listeners receive, once per socket loss. */
 export interface CloseReason {
@@ -56,6 +56,62 @@ export interface MuxwsRequestOptions {
   timeoutMs?: number;
 }
 
+/** Options of `open()`. */
+export interface MuxwsOpenOptions {
+  headers?: Record<string, unknown>;
+  /** Whether the open also ends this side (default true: the unary shape). */
+  end?: boolean;
+}
+
+/**
+ * A stream from `MuxwsPeer.open()`. Awaiting it gives its first payload; `replyHeaders` the answering
+ * side's first-frame headers (never rejects); `closed` settles when it is over (never rejects).
+ */
+export class MuxwsStream<R = unknown> implements PromiseLike<R> {
+  /** The wasm stream behind this object. */
+  readonly core: MuxwsStreamCore;
+
+  /** @internal Made by `MuxwsPeer.open()`. */
+  constructor(core: MuxwsStreamCore) {
+    this.core = core;
+  }
+
+  /** The stream id, known at once. */
+  get id(): number {
+    return this.core.id;
+  }
+
+  /** The answering side's first-frame headers (`:status` over fastapi-viewsets), or `{}` if none came. */
+  get replyHeaders(): Promise<Record<string, unknown>> {
+    return this.core.replyHeaders() as Promise<Record<string, unknown>>;
+  }
+
+  /** Settles once the stream is over, however it ended. */
+  get closed(): Promise<void> {
+    return this.core.closed() as Promise<void>;
+  }
+
+  /** The first payload (or the error the stream failed with). */
+  then<T1 = R, T2 = never>(onfulfilled?: ((value: R) => T1 | PromiseLike<T1>) | null, onrejected?: ((reason: unknown) => T2 | PromiseLike<T2>) | null): Promise<T1 | T2> {
+    return (this.core.result() as Promise<R>).then(onfulfilled, onrejected);
+  }
+
+  /** Sends a payload on a stream opened with `end: false`; `end: true` ends this side. */
+  send(payload: unknown, options: { end?: boolean } = {}): void {
+    this.core.send(payload, options.end === true);
+  }
+
+  /** Ends this side, with a last payload if given. */
+  end(payload?: unknown): void {
+    this.core.send(payload, true);
+  }
+
+  /** Cancels the stream: `reset(CANCELLED)`, closed at once. */
+  cancel(reason?: string): void {
+    this.core.cancel(reason);
+  }
+}
+
 /** A reply with its headers (`:status` among them over fastapi-viewsets). */
 export interface MuxwsReply<R = unknown> {
   headers: Record<string, unknown>;
@@ -80,6 +136,14 @@ export class MuxwsPeer {
   /** True once the peer will never dial again. */
   get isClosed(): boolean {
     return this.core.isClosed;
+  }
+
+  /**
+   * Opens a stream, synchronously: throws `ConnectionLost` between sockets, `ConnectionGoingAway`
+   * after a goaway, `ConnectionClosed` once closed for good — nothing is sent then.
+   */
+  open<R = unknown>(payload?: unknown, options: MuxwsOpenOptions = {}): MuxwsStream<R> {
+    return new MuxwsStream<R>(this.core.open(payload, options));
   }
 
   /** A unary request; resolves with the reply's payload. */

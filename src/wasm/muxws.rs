@@ -27,6 +27,73 @@ enum Waiter {
     /// A direct `request()`: its promise functions, whether it resolves with `{headers, payload}`,
     /// and its deadline timer.
     Request { resolve: Function, reject: Function, with_headers: bool, timer: Option<JsValue> },
+    /// A stream from `open()`: its JS object's state, told about every event as it happens.
+    Stream(Rc<RefCell<StreamCell>>),
+}
+
+/// What a stream from `open()` has shown so far, and who waits for the rest (WSM-API-002/025).
+#[derive(Default)]
+struct StreamCell {
+    /// The answering side's first-frame headers; `{}` once the stream ended without any.
+    reply_headers: Option<JsValue>,
+    header_waiters: Vec<Function>,
+    /// The first payload, or the error the stream failed with (memoised).
+    outcome: Option<Result<JsValue, JsValue>>,
+    result_waiters: Vec<(Function, Function)>,
+    closed: bool,
+    closed_waiters: Vec<Function>,
+}
+
+impl StreamCell {
+    /// Applies one event; returns the promise functions to call, and with what, once no state is
+    /// borrowed. `true` means the stream is over.
+    fn apply(&mut self, event: StreamEvent, stream: StreamRef) -> (Vec<(Function, JsValue)>, bool) {
+        let mut calls = Vec::new();
+        let mut over = false;
+        match event {
+            StreamEvent::ReplyHeaders(headers) => {
+                let (_, object) = reply_headers(Some(&headers));
+                self.show_headers(object.into(), &mut calls);
+            }
+            StreamEvent::Payload(raw) => {
+                if self.outcome.is_none() {
+                    self.settle(Ok(js::json_parse(raw.as_str()).unwrap_or(JsValue::NULL)), &mut calls);
+                }
+            }
+            StreamEvent::End { .. } => {}
+            StreamEvent::Closed | StreamEvent::Failed(_) => {
+                over = true;
+                let outcome = match event {
+                    StreamEvent::Failed(error) => Err(stream_error(&error, stream)),
+                    _ => Err(js::make_error("ProtocolError", "the stream closed without a payload", &Object::new())),
+                };
+                if self.outcome.is_none() {
+                    self.settle(outcome, &mut calls);
+                }
+                self.show_headers(Object::new().into(), &mut calls);
+                self.closed = true;
+                calls.extend(self.closed_waiters.drain(..).map(|f| (f, JsValue::UNDEFINED)));
+            }
+        }
+        (calls, over)
+    }
+
+    fn show_headers(&mut self, headers: JsValue, calls: &mut Vec<(Function, JsValue)>) {
+        if self.reply_headers.is_none() {
+            self.reply_headers = Some(headers.clone());
+            calls.extend(self.header_waiters.drain(..).map(|f| (f, headers.clone())));
+        }
+    }
+
+    fn settle(&mut self, outcome: Result<JsValue, JsValue>, calls: &mut Vec<(Function, JsValue)>) {
+        for (resolve, reject) in self.result_waiters.drain(..) {
+            match &outcome {
+                Ok(value) => calls.push((resolve, value.clone())),
+                Err(error) => calls.push((reject, error.clone())),
+            }
+        }
+        self.outcome = Some(outcome);
+    }
 }
 
 struct StreamSlot {
@@ -506,6 +573,22 @@ impl PeerDriver {
     }
 
     fn stream_event(&self, stream: StreamRef, event: StreamEvent) {
+        let cell = self.with(|state| {
+            state.streams.iter().find(|slot| slot.stream == stream).and_then(|slot| match &slot.waiter {
+                Waiter::Stream(cell) => Some(cell.clone()),
+                _ => None,
+            })
+        });
+        if let Some(cell) = cell {
+            let (calls, over) = cell.borrow_mut().apply(event, stream);
+            if over {
+                self.with(|state| state.streams.retain(|slot| slot.stream != stream));
+            }
+            for (function, value) in calls {
+                let _ = function.call1(&JsValue::UNDEFINED, &value);
+            }
+            return;
+        }
         let finished = self.with(|state| {
             let index = state.streams.iter().position(|slot| slot.stream == stream)?;
             let slot = &mut state.streams[index];
@@ -544,7 +627,7 @@ impl PeerDriver {
             });
             let Some(queued) = next else { return };
             let QueuedCall { call, attempt, headers, payload } = queued;
-            if let Err((error, _)) = self.open_stream(Some(headers), payload, Waiter::Call { call, attempt }) {
+            if let Err((error, _)) = self.open_stream(Some(headers), payload, true, Waiter::Call { call, attempt }) {
                 let (end, error) = open_failure(&error);
                 runtime::report(call, attempt, end, Outcome::Failure(error));
             }
@@ -577,6 +660,7 @@ impl PeerDriver {
                 };
                 runtime::report(call, attempt, end, Outcome::Failure(stream_error(&error, slot.stream)));
             }
+            (Waiter::Stream(_), _) => {}
             (Waiter::Request { resolve, reject, with_headers, timer }, outcome) => {
                 if let Some(timer) = timer {
                     js::clear_timeout(&timer);
@@ -647,8 +731,8 @@ impl PeerDriver {
     }
 
     /// Opens one stream with final `headers` (the interceptors already ran).
-    fn open_stream(&self, headers: Option<WireHeaders>, payload: Payload, waiter: Waiter) -> Result<StreamRef, (OpenError, Waiter)> {
-        let opened = self.with(|state| state.peer.open(headers, payload, true, js::now_ms()));
+    fn open_stream(&self, headers: Option<WireHeaders>, payload: Payload, end: bool, waiter: Waiter) -> Result<StreamRef, (OpenError, Waiter)> {
+        let opened = self.with(|state| state.peer.open(headers, payload, end, js::now_ms()));
         match opened {
             Ok(stream) => {
                 self.with(|state| state.streams.push(StreamSlot { stream, waiter, headers: None, payload: None }));
@@ -742,7 +826,7 @@ impl StreamTransport for PeerDriver {
         if full {
             return Ok(sent);
         }
-        match self.open_stream(Some(wire), payload, Waiter::Call { call, attempt }) {
+        match self.open_stream(Some(wire), payload, true, Waiter::Call { call, attempt }) {
             Ok(_) => Ok(sent),
             Err((error, _)) => Err(open_failure(&error)),
         }
@@ -836,32 +920,36 @@ impl MuxwsPeerCore {
         }
     }
 
-    fn try_request(&self, payload: JsValue, options: &JsValue) -> Result<Promise, JsValue> {
+    /// The final headers of a direct open: the caller's, through the open interceptors.
+    fn direct_headers(&self, payload: &JsValue, options: &JsValue) -> Result<Option<WireHeaders>, JsValue> {
+        if self.driver.with(|state| state.closed_for_good) {
+            return Err(open_error(&OpenError::ConnectionLost, true));
+        }
         let headers = js::get(options, "headers");
-        let headers_copy: JsValue = if headers.is_undefined() || headers.is_null() {
-            Object::new().into()
-        } else {
-            Object::assign(&Object::new(), headers.dyn_ref::<Object>().ok_or_else(|| type_error("options.headers must be an object"))?).into()
-        };
         let had_headers = !(headers.is_undefined() || headers.is_null());
-        self.driver.intercept(&headers_copy, &payload)?;
-        let wire = if had_headers || Object::keys(headers_copy.unchecked_ref::<Object>()).length() > 0 {
-            wire_headers(&headers_copy, "options.headers")?
+        let headers_copy: JsValue = if had_headers {
+            Object::assign(&Object::new(), headers.dyn_ref::<Object>().ok_or_else(|| type_error("options.headers must be an object"))?).into()
         } else {
-            None
+            Object::new().into()
         };
+        self.driver.intercept(&headers_copy, payload)?;
+        if had_headers || Object::keys(headers_copy.unchecked_ref::<Object>()).length() > 0 {
+            wire_headers(&headers_copy, "options.headers")
+        } else {
+            Ok(None)
+        }
+    }
+
+    fn try_request(&self, payload: JsValue, options: &JsValue) -> Result<Promise, JsValue> {
+        let wire = self.direct_headers(&payload, options)?;
         let payload = wire_payload(&payload)?;
         let timeout = js::optional_ms(options, "timeoutMs")?;
         let with_headers = js::get(options, "withHeaders").is_truthy();
         let mut slots = None;
         let promise = Promise::new(&mut |resolve, reject| slots = Some((resolve, reject)));
         let (resolve, reject) = slots.expect("the executor runs synchronously");
-        let closed = self.driver.with(|state| state.closed_for_good);
-        if closed {
-            return Err(open_error(&OpenError::ConnectionLost, true));
-        }
         let waiter = Waiter::Request { resolve, reject, with_headers, timer: None };
-        let stream = self.driver.open_stream(wire, payload, waiter).map_err(|(error, _)| open_error(&error, false))?;
+        let stream = self.driver.open_stream(wire, payload, true, waiter).map_err(|(error, _)| open_error(&error, false))?;
         if let Some(ms) = timeout.filter(|ms| *ms > 0) {
             let weak = Rc::downgrade(&self.driver);
             let fire = Closure::once_into_js(move || {
@@ -882,6 +970,21 @@ impl MuxwsPeerCore {
             });
         }
         Ok(promise)
+    }
+
+    /// `open(payload, {headers, end = true})`: opens a stream synchronously and returns it; throws
+    /// exactly `ConnectionLost` (between sockets), `ConnectionGoingAway` (after a goaway) or
+    /// `ConnectionClosed` (closed for good), nothing sent (WSM-API-001/003/004).
+    pub fn open(&self, payload: JsValue, options: JsValue) -> Result<MuxwsStreamCore, JsValue> {
+        let wire = self.direct_headers(&payload, &options)?;
+        let payload = wire_payload(&payload)?;
+        let end = js::get(&options, "end") != JsValue::FALSE;
+        let cell = Rc::new(RefCell::new(StreamCell::default()));
+        let stream = self
+            .driver
+            .open_stream(wire, payload, end, Waiter::Stream(cell.clone()))
+            .map_err(|(error, _)| open_error(&error, false))?;
+        Ok(MuxwsStreamCore { driver: self.driver.clone(), stream, cell })
     }
 
     /// `close({code, reason, drainMs})`: stops reconnecting (even mid-backoff), sends `goaway`,
@@ -943,5 +1046,81 @@ impl MuxwsPeerCore {
             }
         })
         .unchecked_into()
+    }
+}
+
+/// A stream opened with `MuxwsPeerCore.open()`; the facade's `MuxwsStream` wraps it.
+#[wasm_bindgen]
+pub struct MuxwsStreamCore {
+    driver: Rc<PeerDriver>,
+    stream: StreamRef,
+    cell: Rc<RefCell<StreamCell>>,
+}
+
+#[wasm_bindgen]
+impl MuxwsStreamCore {
+    /// The stream id, known as soon as `open()` returned (WSM-SID-008).
+    #[wasm_bindgen(getter)]
+    pub fn id(&self) -> f64 {
+        self.stream.id as f64
+    }
+
+    /// Resolves with the answering side's first-frame headers (`:status` from fastapi-viewsets),
+    /// or `{}` if the stream ends without them; never rejects (WSM-API-025).
+    #[wasm_bindgen(js_name = replyHeaders)]
+    pub fn reply_headers(&self) -> Promise {
+        let mut cell = self.cell.borrow_mut();
+        match &cell.reply_headers {
+            Some(headers) => Promise::resolve(headers),
+            None => Promise::new(&mut |resolve, _| cell.header_waiters.push(resolve)),
+        }
+    }
+
+    /// Resolves with the stream's first payload (memoised), or rejects with the error the stream
+    /// failed with (`StreamReset`, `StreamTimeout`, `ConnectionLost`, …) (WSM-API-002).
+    pub fn result(&self) -> Promise {
+        let mut cell = self.cell.borrow_mut();
+        match &cell.outcome {
+            Some(Ok(value)) => Promise::resolve(value),
+            Some(Err(error)) => Promise::reject(error),
+            None => Promise::new(&mut |resolve, reject| cell.result_waiters.push((resolve, reject))),
+        }
+    }
+
+    /// Resolves once the stream is over, however it ended; never rejects (WSM-API-023).
+    pub fn closed(&self) -> Promise {
+        let mut cell = self.cell.borrow_mut();
+        if cell.closed {
+            return Promise::resolve(&JsValue::UNDEFINED);
+        }
+        Promise::new(&mut |resolve, _| cell.closed_waiters.push(resolve))
+    }
+
+    /// Sends a `data` frame (with `end` when `end` is true) on a stream opened with `end: false`.
+    /// Throws `StreamClosed` once this side ended or the stream closed normally, the stream's own
+    /// error once it failed (WSM-FRM-011, WSM-ERR-009).
+    pub fn send(&self, payload: JsValue, end: bool) -> Result<(), JsValue> {
+        let payload = if payload.is_undefined() { Payload::Absent } else { wire_payload(&payload)? };
+        let out = if end { muxws_proto::Outbound::end(payload) } else { muxws_proto::Outbound::data(payload) };
+        let sent = self.driver.with(|state| state.peer.send(self.stream, out));
+        match sent {
+            Ok(()) => {
+                self.driver.pump();
+                Ok(())
+            }
+            Err(error) => Err(match (&error, &self.cell.borrow().outcome) {
+                (muxws_proto::SendError::NotLive, Some(Err(failure))) => failure.clone(),
+                (muxws_proto::SendError::NotLive | muxws_proto::SendError::AlreadyEnded, _) => {
+                    js::make_error("StreamClosed", &error.to_string(), &Object::new())
+                }
+                _ => js::make_error(error.class_name(), &error.to_string(), &Object::new()),
+            }),
+        }
+    }
+
+    /// `reset(CANCELLED)` with `reason`, closed locally at once (WSM-ERR-012); a no-op once over.
+    pub fn cancel(&self, reason: Option<String>) {
+        self.driver.with(|state| state.peer.cancel(self.stream, reason));
+        self.driver.pump();
     }
 }

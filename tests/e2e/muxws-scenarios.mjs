@@ -218,3 +218,39 @@ export const muxwsScenarios = {
     }
   },
 };
+
+muxwsScenarios['muxws: open() gives a stream: id at once, reply headers, the payload; cancel; synchronous throws between sockets and after close'] = async ({ pkg, wsUrl, ctl }) => {
+  const { peer } = await connect(pkg, wsUrl);
+  try {
+    const stream = peer.open({ streamed: true }, { headers: { ':method': 'POST', ':path': '/items/echo' } });
+    ok(Number.isInteger(stream.id) && stream.id % 2 === 1, `an odd id at once (${stream.id})`);
+    const headers = await stream.replyHeaders;
+    equal(headers[':status'], 200, ':status from the first data frame');
+    const payload = await stream;
+    same(payload.body, { streamed: true }, 'the payload');
+    await stream.closed;
+    const slow = peer.open(null, { headers: { ':method': 'POST', ':path': '/items/slow', ':query': 'sleep=1' } });
+    slow.cancel('not needed');
+    const error = await rejects(Promise.resolve(slow), pkg.StreamReset, 'a cancelled stream');
+    equal(error.code, 1, 'CANCELLED');
+    same(await slow.replyHeaders, {}, 'replyHeaders settles with {} when none came');
+    await ctl.killWs();
+    for (let i = 0; i < 100 && peer.isOpen; i++) await sleep(10);
+    if (!peer.isOpen) {
+      try {
+        peer.open(null, { headers: { ':method': 'GET', ':path': '/items' } });
+        ok(false, 'open() between sockets throws');
+      } catch (thrown) {
+        ok(thrown instanceof pkg.ConnectionLost, `ConnectionLost between sockets (${thrown?.name})`);
+      }
+    }
+  } finally {
+    await peer.close();
+  }
+  try {
+    peer.open(null, { headers: { ':method': 'GET', ':path': '/items' } });
+    ok(false, 'open() after close throws');
+  } catch (thrown) {
+    ok(thrown instanceof pkg.ConnectionClosed, `ConnectionClosed after close (${thrown?.name})`);
+  }
+};
