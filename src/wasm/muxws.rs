@@ -638,7 +638,7 @@ impl PeerDriver {
     fn fail_queue(&self) {
         let queued = self.with(|state| std::mem::take(&mut state.queued_calls));
         for QueuedCall { call, attempt, .. } in queued {
-            let error = open_error(&OpenError::ConnectionLost, true);
+            let error = closed_for_good_error();
             runtime::report(call, attempt, AttemptEnd::OpenConnectionClosed { closed_for_good: true }, Outcome::Failure(error));
         }
     }
@@ -769,13 +769,16 @@ fn stream_error(error: &StreamError, stream: StreamRef) -> JsValue {
     js::make_error(error.class_name(), &error.to_string(), &props)
 }
 
-fn open_error(error: &OpenError, closed_for_good: bool) -> JsValue {
-    if closed_for_good {
-        let props = js::object_from(&[("code", JsValue::from_f64(1000.0)), ("wasClean", JsValue::TRUE)]);
-        return js::make_error("ConnectionClosed", "the muxws peer is closed for good", &props);
-    }
+/// The error `open()` throws on a live peer: `ConnectionGoingAway`, `ConnectionLost` or `ProtocolError`.
+fn open_error(error: &OpenError) -> JsValue {
     let props = js::object_from(&[("code", JsValue::from_f64(9.0))]);
     js::make_error(error.class_name(), &error.to_string(), &props)
+}
+
+/// The error `open()` throws once the peer closed for good (seed: the call rejects with it).
+fn closed_for_good_error() -> JsValue {
+    let props = js::object_from(&[("code", JsValue::from_f64(1000.0)), ("wasClean", JsValue::TRUE)]);
+    js::make_error("ConnectionClosed", "the muxws peer is closed for good", &props)
 }
 
 /// A header value as the JSON string muxws carries (the server reads every value with `str()`).
@@ -788,7 +791,7 @@ impl StreamTransport for PeerDriver {
     fn open_attempt(&self, call: CallId, attempt: u32, prepared: &Prepared, carried: Option<&Headers>) -> Result<Headers, (AttemptEnd, JsValue)> {
         let closed_for_good = self.with(|state| state.closed_for_good || state.peer.is_closed());
         if closed_for_good {
-            let error = open_error(&OpenError::ConnectionLost, true);
+            let error = closed_for_good_error();
             return Err((AttemptEnd::OpenConnectionClosed { closed_for_good: true }, error));
         }
         let sent: Headers = match carried {
@@ -805,7 +808,7 @@ impl StreamTransport for PeerDriver {
                     return Err((AttemptEnd::OtherError, error));
                 }
                 let intercepted = js::stream_headers_from(&object.into(), "the headers an open interceptor set").map_err(|e| (AttemptEnd::OtherError, e))?;
-                viewsets_core::with_key(intercepted, &key_of(&prepared.first_headers))
+                viewsets_core::with_key(intercepted, &prepared.key)
             }
         };
         let mut wire = WireHeaders::new();
@@ -861,16 +864,7 @@ fn open_failure(error: &OpenError) -> (AttemptEnd, JsValue) {
         OpenError::ConnectionLost => AttemptEnd::ConnectionLost { closed_for_good: false },
         OpenError::Unsendable(_) => AttemptEnd::OtherError,
     };
-    (end, open_error(error, false))
-}
-
-/// The call's key, as it already stands in its first headers (a repeat must carry that very key).
-fn key_of(headers: &Headers) -> viewsets_core::IdempotencyKey {
-    headers
-        .iter()
-        .find(|(name, _)| name.eq_ignore_ascii_case(viewsets_core::IDEMPOTENCY_KEY_HEADER))
-        .and_then(|(_, value)| viewsets_core::IdempotencyKey::from_structured_field(value).ok())
-        .expect("every call's first headers carry its key")
+    (end, open_error(error))
 }
 
 // ------------------------------------------------------------------------------------- exports
@@ -923,7 +917,7 @@ impl MuxwsPeerCore {
     /// The final headers of a direct open: the caller's, through the open interceptors.
     fn direct_headers(&self, payload: &JsValue, options: &JsValue) -> Result<Option<WireHeaders>, JsValue> {
         if self.driver.with(|state| state.closed_for_good) {
-            return Err(open_error(&OpenError::ConnectionLost, true));
+            return Err(closed_for_good_error());
         }
         let headers = js::get(options, "headers");
         let had_headers = !(headers.is_undefined() || headers.is_null());
@@ -949,7 +943,7 @@ impl MuxwsPeerCore {
         let promise = Promise::new(&mut |resolve, reject| slots = Some((resolve, reject)));
         let (resolve, reject) = slots.expect("the executor runs synchronously");
         let waiter = Waiter::Request { resolve, reject, with_headers, timer: None };
-        let stream = self.driver.open_stream(wire, payload, true, waiter).map_err(|(error, _)| open_error(&error, false))?;
+        let stream = self.driver.open_stream(wire, payload, true, waiter).map_err(|(error, _)| open_error(&error))?;
         if let Some(ms) = timeout.filter(|ms| *ms > 0) {
             let weak = Rc::downgrade(&self.driver);
             let fire = Closure::once_into_js(move || {
@@ -983,7 +977,7 @@ impl MuxwsPeerCore {
         let stream = self
             .driver
             .open_stream(wire, payload, end, Waiter::Stream(cell.clone()))
-            .map_err(|(error, _)| open_error(&error, false))?;
+            .map_err(|(error, _)| open_error(&error))?;
         Ok(MuxwsStreamCore { driver: self.driver.clone(), stream, cell })
     }
 

@@ -138,6 +138,7 @@ impl ProxyCore {
         headers = with_key(headers, &key);
         let full_path = compose::stream_path(&self.base_path, path);
         let url = compose::join_url(&self.base_url, &self.base_path, path, &query);
+        // Interceptors see the call's key; whatever they do to it, the call's key is what goes out.
         headers = self.intercept(&method, &url, &full_path, headers, &js::get(options, "body"))?;
         headers = with_key(headers, &key);
         let repeat = self.repeat.with_override(&repeat_override(&js::get(options, "repeat"))?);
@@ -156,7 +157,7 @@ impl ProxyCore {
         };
         Ok(NewCall {
             spec: CallSpec {
-                key,
+                key: key.clone(),
                 transport,
                 method: method.clone(),
                 path: full_path.clone(),
@@ -164,7 +165,7 @@ impl ProxyCore {
                 attempt_timeout_ms: self.attempt_timeout_ms,
                 background,
             },
-            prepared: Prepared { method, path: full_path, url, query, body, content_type, first_headers: headers },
+            prepared: Prepared { method, path: full_path, url, query, body, content_type, key, first_headers: headers },
             route: self.route.clone(),
             signal,
         })

@@ -41,6 +41,8 @@ pub(crate) struct Prepared {
     /// The body's `Content-Type` (the caller's, else `application/json`), set again on every REST
     /// attempt: it is one of the headers a repeat does not carry over, since the transport sets it.
     pub content_type: Option<String>,
+    /// The call's key (a muxws repeat puts it back over whatever the open interceptors set).
+    pub key: viewsets_core::IdempotencyKey,
     /// The headers of the first attempt, after the request interceptors, with the call's key.
     pub first_headers: Headers,
 }
