@@ -60,7 +60,8 @@ impl StreamCell {
                     self.settle(Ok(js::json_parse(raw.as_str()).unwrap_or(JsValue::NULL)), &mut calls);
                 }
             }
-            StreamEvent::End { .. } => {}
+            // Fragments are reassembled in the protocol layer here (no `deliver_fragments`).
+            StreamEvent::End { .. } | StreamEvent::Fragment { .. } => {}
             StreamEvent::Closed | StreamEvent::Failed(_) => {
                 over = true;
                 let outcome = match event {
@@ -601,7 +602,7 @@ impl PeerDriver {
                     slot.payload.get_or_insert(payload);
                     None
                 }
-                StreamEvent::End { .. } => None,
+                StreamEvent::End { .. } | StreamEvent::Fragment { .. } => None,
                 StreamEvent::Closed => Some((state.streams.swap_remove(index), None)),
                 StreamEvent::Failed(error) => Some((state.streams.swap_remove(index), Some(error))),
             }

@@ -29,10 +29,11 @@ use std::collections::VecDeque;
 
 use crate::error::{code, ConfigError, OpenError, SendError, StreamError};
 use crate::fragment::{
-    check_sendable, Assembler, AssemblyError, Split, Splitter, DEFAULT_MAX_PAYLOAD_BYTES,
-    MAX_FRAME_BYTES, MIN_FRAME_BYTES,
+    check_sendable, check_sendable_source, Assembler, AssemblyError, FragmentError, PayloadSource,
+    Split, Splitter, DEFAULT_MAX_PAYLOAD_BYTES, MAX_FRAME_BYTES, MIN_FRAME_BYTES,
 };
 use crate::frame::{decode, encode, Frame, FrameType, Headers, Payload, RawJson};
+use crate::json::{self, Members};
 use crate::text::{around, cat3, push_u64};
 
 /// A stream id on one socket. Ids restart at 1 on every socket (WSM-RCN-031).
@@ -75,6 +76,12 @@ pub struct ConnectionConfig {
     /// Whether an incoming-stream (push) handler is registered; without one every incoming `open`
     /// is answered `reset(REFUSED)` (WSM-STM-033).
     pub accept_incoming: bool,
+    /// Hand the fragments of a fragmented `data` payload to the driver one by one
+    /// ([`StreamEvent::Fragment`]) instead of reassembling them here: the driver joins and parses
+    /// them and reports the outcome with [`Connection::payload_checked`]. `max_payload_bytes` is
+    /// still enforced, by a byte count (WSM-FRG-030/032). Pushed `open` payloads are always
+    /// reassembled here.
+    pub deliver_fragments: bool,
 }
 
 impl Default for ConnectionConfig {
@@ -86,6 +93,7 @@ impl Default for ConnectionConfig {
             ping_interval_ms: DEFAULT_PING_INTERVAL_MS,
             ping_timeout_ms: DEFAULT_PING_TIMEOUT_MS,
             accept_incoming: false,
+            deliver_fragments: false,
         }
     }
 }
@@ -184,6 +192,15 @@ pub enum StreamEvent {
     ReplyHeaders(Headers),
     /// One reassembled payload; `null` is a payload (WSM-API-002/006, WSM-FRG-030).
     Payload(RawJson),
+    /// With [`ConnectionConfig::deliver_fragments`]: one fragment of a fragmented payload, in
+    /// order; `more` is false on the last one, after which the stream waits for
+    /// [`Connection::payload_checked`] (WSM-FRG-030).
+    Fragment {
+        /// The fragment's text: a slice of the payload's JSON text.
+        text: String,
+        /// More fragments of this payload follow.
+        more: bool,
+    },
     /// The remote sent `end`, with its trailers (WSM-FRM-012/013).
     End {
         /// Trailers of the ending frame.
@@ -354,6 +371,15 @@ struct Assembly {
     kind: FrameType,
     assembler: Assembler,
     headers: Option<Headers>,
+    /// Bytes handed out as [`StreamEvent::Fragment`]s so far (fragment delivery).
+    passed: usize,
+}
+
+/// The end of a payload whose fragments went to the driver, held until it says whether the
+/// joined text parsed (fragment delivery).
+struct AwaitingVerdict {
+    end: bool,
+    trailers: Option<Headers>,
 }
 
 struct StreamRec {
@@ -367,11 +393,49 @@ struct StreamRec {
     /// The application knows the stream (local streams always; incoming ones once surfaced).
     surfaced: bool,
     assembly: Option<Assembly>,
+    verdict: Option<AwaitingVerdict>,
+}
+
+/// A frame waiting in a lane: whole, or with a payload a [`PayloadSource`] gives.
+enum Queued {
+    Frame(Frame),
+    Pulled(Frame, Box<dyn PayloadSource>),
+}
+
+impl Queued {
+    fn kind(&self) -> &FrameType {
+        match self {
+            Queued::Frame(frame) | Queued::Pulled(frame, _) => &frame.kind,
+        }
+    }
+}
+
+/// An outbound payload as the application gave it.
+enum Body {
+    Whole(Payload),
+    Pulled(Box<dyn PayloadSource>),
+}
+
+impl Body {
+    /// `frame` (payload absent) with this payload, checked sendable under `cap` (WSM-FRG-021/034).
+    fn queue(self, mut frame: Frame, cap: usize) -> Result<Queued, FragmentError> {
+        match self {
+            Body::Whole(payload) => {
+                frame.payload = payload;
+                check_sendable(&frame, cap)?;
+                Ok(Queued::Frame(frame))
+            }
+            Body::Pulled(mut source) => {
+                check_sendable_source(&frame, source.as_mut(), cap)?;
+                Ok(Queued::Pulled(frame, source))
+            }
+        }
+    }
 }
 
 #[derive(Default)]
 struct Lane {
-    queue: VecDeque<Frame>,
+    queue: VecDeque<Queued>,
     split: Option<Splitter>,
 }
 
@@ -399,12 +463,20 @@ impl Writer {
     }
 
     fn push(&mut self, lane: StreamId, frame: Frame) {
-        let was_idle = !self.has_work(lane);
         if lane == 0 {
+            let was_idle = self.control.is_empty();
             self.control.push_back(frame);
+            if was_idle && !self.ring.contains(&0) {
+                self.ring.push_back(0);
+            }
         } else {
-            self.lanes.entry_or_default(lane).queue.push_back(frame);
+            self.push_queued(lane, Queued::Frame(frame));
         }
+    }
+
+    fn push_queued(&mut self, lane: StreamId, item: Queued) {
+        let was_idle = !self.has_work(lane);
+        self.lanes.entry_or_default(lane).queue.push_back(item);
         if was_idle && !self.ring.contains(&lane) {
             self.ring.push_back(lane);
         }
@@ -444,8 +516,11 @@ impl Writer {
                 }
                 continue;
             }
-            let frame = lane.queue.pop_front()?;
-            match Splitter::start(frame, cap) {
+            let started = match lane.queue.pop_front()? {
+                Queued::Frame(frame) => Splitter::start(frame, cap),
+                Queued::Pulled(frame, source) => Splitter::start_with_source(frame, source, cap),
+            };
+            match started {
                 Ok(Split::Whole(frame)) => return Some(encode(&frame)),
                 Ok(Split::Fragments(splitter)) => lane.split = Some(splitter),
                 Err(_) => {} // unsendable frames are refused at enqueue time
@@ -469,7 +544,7 @@ impl Writer {
             let keep = usize::from(
                 lane.queue
                     .front()
-                    .is_some_and(|f| f.kind == FrameType::Open),
+                    .is_some_and(|f| *f.kind() == FrameType::Open),
             );
             lane.queue.truncate(keep);
         }
@@ -519,6 +594,8 @@ pub struct Connection {
     termination: Option<Termination>,
     ignored_frames: u64,
     unknown_frames: u64,
+    /// Streams whose fragmented payload waits for [`Connection::payload_checked`].
+    verdicts_awaited: usize,
 }
 
 impl Connection {
@@ -544,6 +621,7 @@ impl Connection {
             termination: None,
             ignored_frames: 0,
             unknown_frames: 0,
+            verdicts_awaited: 0,
         })
     }
 
@@ -753,6 +831,29 @@ impl Connection {
         end: bool,
         now: u64,
     ) -> Result<StreamId, OpenError> {
+        self.open_body(headers, Body::Whole(payload), end, now)
+    }
+
+    /// [`Connection::open`] with a payload that `source` gives, a window at a time: it is never
+    /// held whole here, however long it is (WSM-FRG-018). A payload that fits the cap goes out
+    /// whole, as with [`Connection::open`]; the cut points are the same.
+    pub fn open_with_source(
+        &mut self,
+        headers: Option<Headers>,
+        source: Box<dyn PayloadSource>,
+        end: bool,
+        now: u64,
+    ) -> Result<StreamId, OpenError> {
+        self.open_body(headers, Body::Pulled(source), end, now)
+    }
+
+    fn open_body(
+        &mut self,
+        headers: Option<Headers>,
+        body: Body,
+        end: bool,
+        now: u64,
+    ) -> Result<StreamId, OpenError> {
         if !matches!(self.phase, Phase::Open) || self.goaway_received.is_some() {
             return Err(OpenError::GoingAway);
         }
@@ -762,11 +863,12 @@ impl Connection {
         }
         let frame = Frame {
             headers,
-            payload,
             end,
             ..Frame::on_stream(FrameType::Open, id)
         };
-        check_sendable(&frame, self.cfg.max_frame_bytes).map_err(OpenError::Unsendable)?;
+        let item = body
+            .queue(frame, self.cfg.max_frame_bytes)
+            .map_err(OpenError::Unsendable)?;
         self.next_local_id += 2;
         self.highest_local_open = id;
         self.streams.insert(
@@ -779,9 +881,10 @@ impl Connection {
                 we_spoke: true,
                 surfaced: true,
                 assembly: None,
+                verdict: None,
             },
         );
-        self.writer.push(id, frame);
+        self.writer.push_queued(id, item);
         if id == MAX_STREAM_ID {
             self.begin_drain(
                 code::NO_ERROR,
@@ -795,29 +898,56 @@ impl Connection {
 
     /// Send `data` on a live stream (WSM-FRM-011/012/013/016, WSM-ERR-009, WSM-API-024).
     pub fn send(&mut self, id: StreamId, out: Outbound) -> Result<(), SendError> {
+        let Outbound {
+            payload,
+            headers,
+            trailers,
+            end,
+        } = out;
+        self.send_body(id, Body::Whole(payload), headers, trailers, end)
+    }
+
+    /// `data` (with `end` when `end` is true) whose payload `source` gives, a window at a time
+    /// (WSM-FRG-018); errors as [`Connection::send`].
+    pub fn send_with_source(
+        &mut self,
+        id: StreamId,
+        source: Box<dyn PayloadSource>,
+        end: bool,
+    ) -> Result<(), SendError> {
+        self.send_body(id, Body::Pulled(source), None, None, end)
+    }
+
+    fn send_body(
+        &mut self,
+        id: StreamId,
+        body: Body,
+        headers: Option<Headers>,
+        trailers: Option<Headers>,
+        end: bool,
+    ) -> Result<(), SendError> {
         let cap = self.cfg.max_frame_bytes;
         let rec = self.streams.get_mut(&id).ok_or(SendError::NotLive)?;
         if rec.local_ended {
             return Err(SendError::AlreadyEnded);
         }
-        if out.headers.is_some() && rec.we_spoke {
+        if headers.is_some() && rec.we_spoke {
             return Err(SendError::HeadersAlreadySent);
         }
-        if out.trailers.is_some() && !out.end {
+        if trailers.is_some() && !end {
             return Err(SendError::TrailersWithoutEnd);
         }
         let frame = Frame {
-            payload: out.payload,
-            headers: out.headers,
-            trailers: out.trailers,
-            end: out.end,
+            headers,
+            trailers,
+            end,
             ..Frame::on_stream(FrameType::Data, id)
         };
-        check_sendable(&frame, cap).map_err(SendError::Unsendable)?;
+        let item = body.queue(frame, cap).map_err(SendError::Unsendable)?;
         rec.we_spoke = true;
-        rec.local_ended = out.end;
+        rec.local_ended = end;
         let closed = rec.local_ended && rec.remote_ended;
-        self.writer.push(id, frame);
+        self.writer.push_queued(id, item);
         if closed {
             self.close_normally(id);
         }
@@ -971,6 +1101,7 @@ impl Connection {
         if self.is_done() {
             return;
         }
+        self.settle_verdicts();
         self.last_activity = self.last_activity.max(now);
         let outcome = match decode(text) {
             Ok(frame) => self.on_frame(frame, text.len(), now),
@@ -978,6 +1109,57 @@ impl Connection {
         };
         if let Err(reason) = outcome {
             self.protocol_error(reason);
+        }
+        self.check_drained();
+    }
+
+    /// A message longer than the frame cap arrived, of which the driver kept only `head` (a
+    /// prefix): it is refused without being parsed whole (WSM-FRG-031). A frame on a live stream
+    /// resets that stream with `PAYLOAD_TOO_LARGE`, a new push is refused the same way, a late
+    /// frame is ignored; a message whose head names no stream is a connection-level error, one of
+    /// an unknown type is ignored (WSM-FRM-002).
+    pub fn receive_oversize(&mut self, head: &str, now: u64) {
+        if self.is_done() {
+            return;
+        }
+        self.settle_verdicts();
+        self.last_activity = self.last_activity.max(now);
+        let mut reason = around(
+            "a message over the ",
+            self.cfg.max_frame_bytes as u64,
+            "-byte frame cap (WSM-FRG-031)",
+        );
+        match head_fields(head) {
+            (Some(FrameType::Unknown(_)), _) => self.unknown_frames += 1,
+            (Some(kind), Some(id)) if kind.is_stream_level() && id > 0 => {
+                let remote = id % 2 == 0;
+                let mark = if remote {
+                    self.highest_remote_open
+                } else {
+                    self.highest_local_open
+                };
+                if kind == FrameType::Open && !remote {
+                    self.protocol_error(around(
+                        "open for stream ",
+                        id,
+                        ": the acceptor must open even ids (WSM-SID-005)",
+                    ));
+                } else if kind == FrameType::Open && id > mark {
+                    self.highest_remote_open = id;
+                    self.push_fitted(id, Frame::reset(id, code::PAYLOAD_TOO_LARGE, Some(reason)));
+                } else if id > mark {
+                    reason.push_str(" names a stream above the high-water mark (WSM-STM-003)");
+                    self.protocol_error(reason);
+                } else if self.streams.contains_key(&id) {
+                    self.stream_error(id, code::PAYLOAD_TOO_LARGE, reason);
+                } else {
+                    self.ignored_frames += 1;
+                }
+            }
+            _ => {
+                reason.push_str(" that names no stream");
+                self.protocol_error(reason);
+            }
         }
         self.check_drained();
     }
@@ -1204,6 +1386,7 @@ impl Connection {
                 we_spoke: false,
                 surfaced: false,
                 assembly: None,
+                verdict: None,
             },
         );
         if self.over_cap(id, len) {
@@ -1216,9 +1399,10 @@ impl Connection {
                         kind: FrameType::Open,
                         assembler: Assembler::new(),
                         headers: frame.headers,
+                        passed: 0,
                     });
                 }
-                self.feed(id, &fragment, frame.more, frame.end, frame.trailers);
+                self.feed(id, fragment, frame.more, frame.end, frame.trailers);
             }
             None => self.deliver(
                 id,
@@ -1244,7 +1428,7 @@ impl Connection {
             return;
         }
         if let Some(fragment) = frame.fragment {
-            self.feed(id, &fragment, frame.more, frame.end, frame.trailers);
+            self.feed(id, fragment, frame.more, frame.end, frame.trailers);
         }
     }
 
@@ -1298,9 +1482,10 @@ impl Connection {
                         kind: FrameType::Data,
                         assembler: Assembler::new(),
                         headers: None,
+                        passed: 0,
                     });
                 }
-                self.feed(id, &fragment, frame.more, frame.end, frame.trailers);
+                self.feed(id, fragment, frame.more, frame.end, frame.trailers);
             }
             None => self.deliver(
                 id,
@@ -1316,7 +1501,7 @@ impl Connection {
     fn feed(
         &mut self,
         id: StreamId,
-        fragment: &str,
+        fragment: String,
         more: bool,
         end: bool,
         trailers: Option<Headers>,
@@ -1330,6 +1515,7 @@ impl Connection {
             return;
         }
         let limit = self.cfg.max_payload_bytes;
+        let handed_out = self.cfg.deliver_fragments;
         let Some(assembly) = self
             .streams
             .get_mut(&id)
@@ -1337,7 +1523,29 @@ impl Connection {
         else {
             return;
         };
-        match assembly.assembler.feed(fragment, more, limit) {
+        if handed_out && assembly.kind == FrameType::Data {
+            if assembly.passed + fragment.len() > limit {
+                self.payload_too_large(id);
+                return;
+            }
+            assembly.passed += fragment.len();
+            self.events.push_back(ConnEvent::Stream {
+                id,
+                event: StreamEvent::Fragment {
+                    text: fragment,
+                    more,
+                },
+            });
+            if !more {
+                if let Some(rec) = self.streams.get_mut(&id) {
+                    rec.assembly = None;
+                    rec.verdict = Some(AwaitingVerdict { end, trailers });
+                    self.verdicts_awaited += 1;
+                }
+            }
+            return;
+        }
+        match assembly.assembler.feed(&fragment, more, limit) {
             Ok(None) => {}
             Ok(Some(payload)) => {
                 let (kind, headers) =
@@ -1354,6 +1562,52 @@ impl Connection {
                 cat3("reassembled payload is not JSON (at ", &e.0, ")"),
             ),
         }
+    }
+
+    /// With [`ConnectionConfig::deliver_fragments`]: the driver joined the fragments of the
+    /// stream's payload and `valid` says whether the text parsed as JSON. Parsed: the frame that
+    /// carried the last fragment takes effect (its `end`, its trailers). Not parsed: the stream is
+    /// reset with `PROTOCOL_ERROR` and fails (WSM-FRG-030). Ignored when no verdict is awaited.
+    pub fn payload_checked(&mut self, id: StreamId, valid: bool) {
+        let Some(awaited) = self.streams.get_mut(&id).and_then(|rec| rec.verdict.take()) else {
+            return;
+        };
+        self.verdicts_awaited = self.verdicts_awaited.saturating_sub(1);
+        if valid {
+            self.deliver(
+                id,
+                FrameType::Data,
+                None,
+                Payload::Absent,
+                awaited.end,
+                awaited.trailers,
+            );
+        } else {
+            self.stream_error(
+                id,
+                code::PROTOCOL_ERROR,
+                "reassembled payload is not JSON (WSM-FRG-030)".to_owned(),
+            );
+        }
+        self.check_drained();
+    }
+
+    /// Input arrived while payloads still wait for the driver's verdict: they count as parsed,
+    /// so that a driver that never reports cannot stall its streams.
+    fn settle_verdicts(&mut self) {
+        if self.verdicts_awaited == 0 {
+            return;
+        }
+        let awaiting: Vec<StreamId> = self
+            .streams
+            .iter()
+            .filter(|(_, rec)| rec.verdict.is_some())
+            .map(|(id, _)| *id)
+            .collect();
+        for id in awaiting {
+            self.payload_checked(id, true);
+        }
+        self.verdicts_awaited = 0;
     }
 
     /// A complete frame's worth of content arrived on a live stream.
@@ -1433,4 +1687,28 @@ impl Connection {
             });
         }
     }
+}
+
+/// `type` and `stream` of a message of which only a prefix is known: the members that parse
+/// before the prefix ends.
+fn head_fields(head: &str) -> (Option<FrameType>, Option<StreamId>) {
+    let (mut kind, mut stream) = (None, None);
+    if let Ok(mut members) = Members::of(head) {
+        while let Ok(Some((key, value))) = members.next_member() {
+            // A value that reaches the end of the prefix may be cut short (`12` of `123`).
+            let value_end = value.as_ptr() as usize + value.len();
+            if value_end >= head.as_ptr() as usize + head.len() {
+                break;
+            }
+            match &*key {
+                "type" => kind = json::decode_string(value).map(|name| FrameType::from_name(&name)),
+                "stream" => {
+                    stream = json::integer(value)
+                        .and_then(|(negative, n, plain)| (!negative && plain).then_some(n))
+                }
+                _ => {}
+            }
+        }
+    }
+    (kind, stream)
 }

@@ -71,8 +71,9 @@ pub use connection::{
 };
 pub use error::{code, ConfigError, ConnectError, OpenError, SendError, StreamError};
 pub use fragment::{
-    check_sendable, split_frame, Assembler, AssemblyError, FragmentError, Split, Splitter,
-    DEFAULT_MAX_PAYLOAD_BYTES, MAX_FRAME_BYTES, MIN_FRAME_BYTES,
+    check_sendable, check_sendable_source, split_frame, Assembler, AssemblyError, FragmentError,
+    PayloadSource, Split, Splitter, TextSource, DEFAULT_MAX_PAYLOAD_BYTES, MAX_FRAME_BYTES,
+    MIN_FRAME_BYTES,
 };
 pub use frame::{
     decode, encode, DecodeError, Frame, FrameType, Headers, InvalidJson, Payload, RawJson,
