@@ -1,0 +1,230 @@
+//! The wasm-bindgen exports: each forwards to [`Module`] (one per module instance), whose state is
+//! only ever borrowed for the length of one call. The driver's payload reader is the only
+//! JavaScript the module calls; it runs platform code alone and never throws (the driver catches),
+//! so no JavaScript can run while the module is borrowed. Should a call still arrive while it is
+//! (it cannot), it is ignored rather than panicking.
+
+use std::cell::{OnceCell, RefCell};
+
+use wasm_bindgen::prelude::*;
+
+use crate::module::{Module, PeerConfig};
+use crate::source::TextReader;
+
+#[wasm_bindgen]
+extern "C" {
+    /// The driver's payload reader: `read(source, from, pointer, length)` writes the UTF-8 of
+    /// string `source` from UTF-16 unit `from` on into `length` bytes of memory at `pointer`
+    /// (`TextEncoder.encodeInto`) and returns how many it wrote; 0 for an unknown source. It
+    /// never throws.
+    pub type Reader;
+
+    #[wasm_bindgen(method, structural)]
+    fn read(this: &Reader, source: u32, from: u32, pointer: u32, length: u32) -> u32;
+}
+
+thread_local! {
+    static READER: OnceCell<Reader> = const { OnceCell::new() };
+    static MODULE: RefCell<Module<JsReader>> = const { RefCell::new(Module::new(JsReader)) };
+}
+
+/// Reads payloads through the [`Reader`] given to [`init`].
+#[derive(Clone)]
+struct JsReader;
+
+impl TextReader for JsReader {
+    fn read(&self, source: u32, from: u32, window: &mut [u8]) -> usize {
+        READER.with(|reader| {
+            reader.get().map_or(0, |reader| {
+                reader.read(
+                    source,
+                    from,
+                    window.as_mut_ptr() as u32,
+                    window.len() as u32,
+                ) as usize
+            })
+        })
+    }
+}
+
+fn with<T: Default>(f: impl FnOnce(&mut Module<JsReader>) -> T) -> T {
+    MODULE.with(|module| match module.try_borrow_mut() {
+        Ok(mut module) => f(&mut module),
+        Err(_) => T::default(),
+    })
+}
+
+/// Gives the module the driver's payload reader (once; later calls are ignored).
+#[wasm_bindgen]
+pub fn init(reader: Reader) {
+    READER.with(|cell| {
+        let _ = cell.set(reader);
+    });
+}
+
+/// The input window, at least `size` bytes: its address (valid until the next call).
+#[wasm_bindgen]
+pub fn input(size: u32) -> u32 {
+    with(|m| m.input(size as usize).as_mut_ptr() as u32)
+}
+
+/// The address of the output record: 8 `f64` (see `records.rs`).
+#[wasm_bindgen]
+pub fn out() -> u32 {
+    with(|m| m.out.fields.as_ptr() as u32)
+}
+
+/// A new peer (see [`Module::peer_new`]); its handle, or 0 with the error in the record.
+#[wasm_bindgen]
+#[allow(clippy::too_many_arguments)]
+pub fn peer_new(
+    ping_interval_ms: f64,
+    ping_timeout_ms: f64,
+    hello_timeout_ms: f64,
+    max_frame_bytes: f64,
+    max_payload_bytes: f64,
+    initial_delay_ms: f64,
+    factor: f64,
+    max_delay_ms: f64,
+    jitter: f64,
+    max_attempts: f64,
+    call_concurrency: f64,
+    lazy: bool,
+    seed: f64,
+    protocols_len: i32,
+    hello_headers_len: i32,
+    hello_payload_len: i32,
+) -> u32 {
+    let config = PeerConfig {
+        ping_interval_ms,
+        ping_timeout_ms,
+        hello_timeout_ms,
+        max_frame_bytes,
+        max_payload_bytes,
+        initial_delay_ms,
+        factor,
+        max_delay_ms,
+        jitter,
+        max_attempts,
+        call_concurrency,
+        lazy,
+        seed,
+    };
+    with(|m| m.peer_new(&config, protocols_len, hello_headers_len, hello_payload_len))
+}
+
+/// [`Module::peer_free`].
+#[wasm_bindgen]
+pub fn peer_free(peer: u32) {
+    with(|m| m.peer_free(peer))
+}
+
+/// [`Module::socket_opened`].
+#[wasm_bindgen]
+pub fn socket_opened(peer: u32, socket: f64, protocol_len: i32, now: f64) {
+    with(|m| m.socket_opened(peer, socket, protocol_len, now))
+}
+
+/// [`Module::socket_message`].
+#[wasm_bindgen]
+pub fn socket_message(peer: u32, socket: f64, len: i32, complete: bool, now: f64) {
+    with(|m| m.socket_message(peer, socket, len, complete, now))
+}
+
+/// [`Module::socket_binary`].
+#[wasm_bindgen]
+pub fn socket_binary(peer: u32, socket: f64, now: f64) {
+    with(|m| m.socket_binary(peer, socket, now))
+}
+
+/// [`Module::socket_closed`].
+#[wasm_bindgen]
+pub fn socket_closed(peer: u32, socket: f64, code: u32, reason_len: i32, clean: bool, now: f64) {
+    with(|m| m.socket_closed(peer, socket, code, reason_len, clean, now))
+}
+
+/// [`Module::timer`].
+#[wasm_bindgen]
+pub fn timer(peer: u32, now: f64) {
+    with(|m| m.timer(peer, now))
+}
+
+/// [`Module::next_timeout`] (-1: none).
+#[wasm_bindgen]
+pub fn next_timeout(peer: u32) -> f64 {
+    with(|m| m.next_timeout(peer))
+}
+
+/// [`Module::open`]: the stream's tag, or 0 with the error in the record.
+#[wasm_bindgen]
+pub fn open(
+    peer: u32,
+    headers_len: i32,
+    source: u32,
+    units: u32,
+    end: bool,
+    call: bool,
+    now: f64,
+) -> u32 {
+    with(|m| m.open(peer, headers_len, source, units, end, call, now))
+}
+
+/// [`Module::send`]: 0, or the error class with the message in the record.
+#[wasm_bindgen]
+pub fn send(peer: u32, tag: u32, source: u32, units: u32, end: bool) -> u32 {
+    with(|m| m.send(peer, tag, source, units, end))
+}
+
+/// [`Module::cancel`].
+#[wasm_bindgen]
+pub fn cancel(peer: u32, tag: u32, reason_len: i32) {
+    with(|m| m.cancel(peer, tag, reason_len))
+}
+
+/// [`Module::expire`].
+#[wasm_bindgen]
+pub fn expire(peer: u32, tag: u32) {
+    with(|m| m.expire(peer, tag))
+}
+
+/// [`Module::checked`].
+#[wasm_bindgen]
+pub fn checked(peer: u32, tag: u32, valid: bool) {
+    with(|m| m.checked(peer, tag, valid))
+}
+
+/// [`Module::close`].
+#[wasm_bindgen]
+pub fn close(peer: u32, code: f64, reason_len: i32, drain_ms: f64, now: f64) {
+    with(|m| m.close(peer, code, reason_len, drain_ms, now))
+}
+
+/// [`Module::reconnect_now`].
+#[wasm_bindgen]
+pub fn reconnect_now(peer: u32, now: f64) -> bool {
+    with(|m| m.reconnect_now(peer, now))
+}
+
+/// [`Module::is_open`].
+#[wasm_bindgen]
+pub fn is_open(peer: u32) -> bool {
+    with(|m| m.is_open(peer))
+}
+
+/// [`Module::is_closed`] (true while the module is busy, so a caller never waits on it).
+#[wasm_bindgen]
+pub fn is_closed(peer: u32) -> bool {
+    with(|m| m.is_closed(peer))
+}
+
+/// [`Module::stream_count`].
+#[wasm_bindgen]
+pub fn stream_count(peer: u32) -> u32 {
+    with(|m| m.stream_count(peer))
+}
+
+/// [`Module::poll`]: the next record's kind, 0 when there is none.
+#[wasm_bindgen]
+pub fn poll(peer: u32, now: f64, sends: bool) -> u32 {
+    with(|m| m.poll(peer, now, sends))
+}

@@ -1,0 +1,27 @@
+//! The muxws module of `@dynamicforms/fastapi-viewsets`: `muxws_proto::Peer`s by handle behind an
+//! interface of numbers, short texts and byte windows (docs/boundary.md, "The muxws module"). Only
+//! `connectMuxws()` loads it, by dynamic import, so an app that uses REST alone never ships it.
+//!
+//! - [`module`] — the state and every entry point, as plain Rust (natively tested);
+//! - [`source`] — outbound payloads that stay driver-side strings, read a window at a time;
+//! - [`records`] — the numbers the module and its driver agree on;
+//! - `exports` — the wasm-bindgen exports (wasm32 only), each a one-line forward into [`module`].
+//!
+//! The module never runs user code: the only JavaScript it calls is the driver's payload reader
+//! (`TextEncoder.encodeInto`), which cannot call back into it. Inputs for unknown handles or tags
+//! are ignored, and nothing panics on any input.
+
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod module;
+pub mod records;
+pub mod source;
+
+#[cfg(target_arch = "wasm32")]
+mod alloc;
+#[cfg(target_arch = "wasm32")]
+mod exports;
+
+#[cfg(test)]
+mod tests;
