@@ -32,12 +32,11 @@ export function putText(text: string): number {
   return length;
 }
 
+const utf16 = new TextDecoder('utf-16le');
+
 /** The first `length` code units of the module's text window, as a string. */
 export function takeText(length: number): string {
-  const units = new Uint16Array(instance.memory.buffer, engine.scratch(0), length);
-  let text = '';
-  for (let at = 0; at < length; at += 4096) text += String.fromCharCode(...units.subarray(at, at + 4096));
-  return text;
+  return utf16.decode(new Uint16Array(instance.memory.buffer, engine.scratch(0), length));
 }
 
 /** The size of the module's linear memory in bytes (it never shrinks: its high-water mark). */

@@ -488,9 +488,20 @@ export function retryNow(): void {
 /** setTimeout's largest delay; a longer wait is re-armed when it fires. */
 const MAX_TIMER_MS = 2_147_483_647;
 
+/**
+ * Keeps one platform timer for the engine's next timeout. A timer due no later than the engine's
+ * next timeout is left alone (it fires early, finds nothing due and is re-armed), so a call that
+ * settles before its 30 s deadline costs no timer churn; such a stale timer is unref'd in Node,
+ * so it never keeps the process alive.
+ */
 function rearm(): void {
   const at = engine.next_timeout();
-  if (at === timerAt) return;
+  if (timer !== null && (at < 0 || timerAt <= at)) {
+    const handle = timer as { ref?(): void; unref?(): void };
+    if (at < 0) handle.unref?.();
+    else handle.ref?.();
+    return;
+  }
   if (timer !== null) clearTimeout(timer);
   timer = null;
   timerAt = at;
@@ -511,7 +522,7 @@ export function stats(): Record<string, number | boolean> {
     calls: calls.size,
     engineCalls: engine.live_calls(),
     listeners: listeners.size,
-    timerArmed: timer !== null,
+    timerArmed: engine.next_timeout() >= 0,
     peers: livePeers,
     callsMemoryBytes: memoryBytes(),
   };
