@@ -24,7 +24,7 @@ build_wasm() {
   wasm-pack --quiet build "crates/$crate" --release --target web --mode no-install --no-pack --no-opt \
     --out-dir "$PWD/$work/$name" --out-name "$name"
   # Never Debian's wasm-opt (108 breaks the externref table): the npm one is first on PATH.
-  wasm-opt -Oz --converge --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+  wasm-opt -Oz --converge --strip-producers --strip-target-features --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
     --enable-mutable-globals --enable-reference-types --enable-multivalue \
     "$work/$name/${name}_bg.wasm" -o "$out/wasm/${name}_bg.wasm"
   # The facade imports ./wasm/*: the generated glue goes next to its sources for tsc, then into pkg/.

@@ -13,9 +13,9 @@ export function describe(value: unknown): string {
   }
 }
 
-/** `object[name]` when `object` is an object, else undefined. */
+/** `object[name]` when `object` is an object (or a function), else undefined. */
 export function get(object: unknown, name: string): unknown {
-  return object !== null && typeof object === 'object' ? (object as Record<string, unknown>)[name] : undefined;
+  return object !== null && (typeof object === 'object' || typeof object === 'function') ? (object as Record<string, unknown>)[name] : undefined;
 }
 
 /**

@@ -6,6 +6,7 @@
 import { engine, putText, takeText } from './calls.js';
 import { applyHeaders, headersFrom } from './headers.js';
 
+import { axiosTransport, type AxiosLike } from './axios.js';
 import { restTransport } from './rest.js';
 import { get, reading } from './caller.js';
 import { issue, transportOfPeer, withKey, type CallRequest, type Transport, type ViewSetCall } from './runtime.js';
@@ -65,6 +66,7 @@ export function proxyCore(options: unknown, overMuxws: boolean): ProxyCore {
   const basePath = get(options, 'basePath');
   if (typeof basePath !== 'string') throw new TypeError("options.basePath must be a string such as '/items'");
   const peer = get(options, 'peer');
+  const axios = get(options, 'axiosInstance');
   let transport: Transport = restTransport;
   let baseUrl = '';
   if (overMuxws) {
@@ -77,20 +79,30 @@ export function proxyCore(options: unknown, overMuxws: boolean): ProxyCore {
     if (given !== undefined && typeof given !== 'string') {
       throw new TypeError("options.baseUrl must be a string such as 'https://api.example.com'");
     }
-    baseUrl = given ?? defaultBaseUrl();
+    if (axios !== undefined && typeof get(axios, 'request') !== 'function') {
+      throw new TypeError('options.axiosInstance must be an axios instance (axios.create() or the axios default export)');
+    }
+    // Through axios, URLs are relative to the instance's baseURL unless baseUrl is given.
+    baseUrl = given ?? (axios === undefined ? defaultBaseUrl() : '');
   }
   const interceptors = get(options, 'interceptors') ?? [];
   if (!Array.isArray(interceptors) || interceptors.some((f) => typeof f !== 'function')) {
     throw new TypeError('options.interceptors must be an array of functions');
   }
   const repeat = repeatOption(get(options, 'repeat'));
+  // Both default to 30 s, so that no call hangs on a peer that stays connected but never answers.
+  let attemptTimeoutMs = optionalMs(options, overMuxws ? 'timeoutMs' : 'attemptTimeoutMs') ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
+  if (!overMuxws && axios !== undefined) {
+    // Through axios the attempt's timeout is axios's own (`timeout`), as the seed's option table says.
+    transport = axiosTransport(axios as AxiosLike, attemptTimeoutMs);
+    attemptTimeoutMs = 0;
+  }
   return {
     basePath,
     baseUrl,
     headers: headersFrom(get(options, 'headers'), 'options.headers'),
     interceptors: [...interceptors] as RequestInterceptor[],
-    // Both default to 30 s, so that no call hangs on a peer that stays connected but never answers.
-    attemptTimeoutMs: optionalMs(options, overMuxws ? 'timeoutMs' : 'attemptTimeoutMs') ?? DEFAULT_ATTEMPT_TIMEOUT_MS,
+    attemptTimeoutMs,
     withinMs: repeat.withinMs ?? DEFAULT_WITHIN_MS,
     delayMs: repeat.delayMs ?? DEFAULT_DELAY_MS,
     transport,

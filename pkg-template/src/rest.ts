@@ -42,7 +42,7 @@ function isJson(contentType: string): boolean {
 }
 
 /** A body FastAPI gives an HTTPException: a JSON object holding `detail`. */
-function hasDetail(body: unknown): boolean {
+export function hasDetail(body: unknown): boolean {
   return body !== null && typeof body === 'object' && !Array.isArray(body) && Object.prototype.hasOwnProperty.call(body, 'detail');
 }
 
@@ -122,7 +122,7 @@ function send(call: CallRecord, attempt: number, rest: RestSend, init: BodyInit 
  * `{method, url, path, headers, body}` and may change `headers` in place or return a new request.
  * One returning a promise is refused.
  */
-function intercept(parts: CallParts): Headers {
+export function intercept(parts: CallParts): Headers {
   if (parts.interceptors.length === 0) return parts.headers;
   let draft: Record<string, unknown> = { method: parts.method, url: parts.url, path: parts.path, headers: headersObject(parts.headers), body: parts.body };
   for (const interceptor of parts.interceptors as readonly RequestInterceptor[]) {

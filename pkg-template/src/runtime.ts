@@ -202,6 +202,18 @@ export function report(id: number, attempt: number, end: number, status: number,
   pump();
 }
 
+/**
+ * The headers attempt `attempt` of call `id` went out with, known only once it was under way (the
+ * axios transport learns them after the instance's interceptors): repeats carry them. The first
+ * report counts.
+ */
+export function captureHeaders(id: number, attempt: number, headers: unknown): void {
+  const call = calls.get(id);
+  if (!call || call.carried != null) return;
+  call.carried = headers;
+  engine.call_headers_captured(id, attempt);
+}
+
 /** A muxws peer's news: 0 unavailable (between sockets, goaway), 1 available, 2 closed for good. */
 export function peerState(peerId: number, state: 0 | 1 | 2): void {
   engine.peer_state(peerId, state, Date.now());

@@ -4,6 +4,7 @@
  * The logic of a call (keys, repeats, headers, activity) lives in the wasm module; this file only
  * shapes classes and types around `issueCall()` (compose.ts).
  */
+import type { AxiosLike } from './axios.js';
 import { issueCall, proxyCore, type ProxyCore, type RequestInterceptor } from './compose.js';
 import type { HeadersInput } from './headers.js';
 import type { MuxwsPeer } from './muxws.js';
@@ -13,6 +14,7 @@ import { scheduleSchemaCheck } from './schema.js';
 export type { ViewSetCall } from './runtime.js';
 export type { RequestDraft, RequestInterceptor } from './compose.js';
 export type { HeadersInput } from './headers.js';
+export type { AxiosLike } from './axios.js';
 
 /** What a declared action returns: `key` is optional so that an override may return a plain `Promise<R>`. */
 export type ViewSetActionCall<R> = Promise<R> & { readonly key?: string };
@@ -68,8 +70,13 @@ export interface ViewSetOptions extends CommonOptions {
   baseUrl?: string;
   /** Request interceptors, run in order when a call is issued. */
   interceptors?: RequestInterceptor[];
-  /** The timeout of one attempt (ms, default 30000); 0 sets none. */
+  /** The timeout of one attempt (ms, default 30000; through axios, its `timeout`); 0 sets none. */
   attemptTimeoutMs?: number;
+  /**
+   * Send every attempt through this axios instance (its interceptors run; a call rejects with its
+   * error as in 0.6); URLs are then relative to its `baseURL` unless `baseUrl` is given. Default: fetch.
+   */
+  axiosInstance?: AxiosLike;
 }
 
 /** Options of a muxws proxy. */
