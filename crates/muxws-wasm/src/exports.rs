@@ -4,7 +4,7 @@
 //! so no JavaScript can run while the module is borrowed. Should a call still arrive while it is
 //! (it cannot), it is ignored rather than panicking.
 
-use std::cell::{OnceCell, RefCell};
+use core::cell::{OnceCell, RefCell};
 
 use wasm_bindgen::prelude::*;
 
@@ -23,9 +23,28 @@ extern "C" {
     fn read(this: &Reader, source: u32, from: u32, pointer: u32, length: u32) -> u32;
 }
 
-thread_local! {
-    static READER: OnceCell<Reader> = const { OnceCell::new() };
-    static MODULE: RefCell<Module<JsReader>> = const { RefCell::new(Module::new(JsReader)) };
+/// A value of the module's one thread: without the `atomics` target feature a wasm module runs on
+/// exactly one, so a `static` cell is safe.
+struct OneThread<T>(T);
+
+// SAFETY: wasm32-unknown-unknown without the `atomics` feature has exactly one thread.
+#[allow(unsafe_code)]
+unsafe impl<T> Sync for OneThread<T> {}
+
+static READER: OneThread<OnceCell<Reader>> = OneThread(OnceCell::new());
+static MODULE: OneThread<RefCell<Option<Module<JsReader>>>> = OneThread(RefCell::new(None));
+
+#[global_allocator]
+// SAFETY: the module is single-threaded (see `OneThread`).
+#[allow(unsafe_code)]
+static ALLOCATOR: lol_alloc::AssumeSingleThreaded<lol_alloc::FreeListAllocator> =
+    unsafe { lol_alloc::AssumeSingleThreaded::new(lol_alloc::FreeListAllocator::new()) };
+
+/// No code path panics on any input; were one to, the module traps instead of pulling in std's
+/// panic and formatting machinery.
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    core::arch::wasm32::unreachable()
 }
 
 /// Reads payloads through the [`Reader`] given to [`init`].
@@ -34,32 +53,28 @@ struct JsReader;
 
 impl TextReader for JsReader {
     fn read(&self, source: u32, from: u32, window: &mut [u8]) -> usize {
-        READER.with(|reader| {
-            reader.get().map_or(0, |reader| {
-                reader.read(
-                    source,
-                    from,
-                    window.as_mut_ptr() as u32,
-                    window.len() as u32,
-                ) as usize
-            })
+        READER.0.get().map_or(0, |reader| {
+            reader.read(
+                source,
+                from,
+                window.as_mut_ptr() as u32,
+                window.len() as u32,
+            ) as usize
         })
     }
 }
 
 fn with<T: Default>(f: impl FnOnce(&mut Module<JsReader>) -> T) -> T {
-    MODULE.with(|module| match module.try_borrow_mut() {
-        Ok(mut module) => f(&mut module),
+    match MODULE.0.try_borrow_mut() {
+        Ok(mut module) => f(module.get_or_insert_with(|| Module::new(JsReader))),
         Err(_) => T::default(),
-    })
+    }
 }
 
 /// Gives the module the driver's payload reader (once; later calls are ignored).
 #[wasm_bindgen]
 pub fn init(reader: Reader) {
-    READER.with(|cell| {
-        let _ = cell.set(reader);
-    });
+    let _ = READER.0.set(reader);
 }
 
 /// The input window, at least `size` bytes: its address (valid until the next call).
@@ -68,7 +83,7 @@ pub fn input(size: u32) -> u32 {
     with(|m| m.input(size as usize).as_mut_ptr() as u32)
 }
 
-/// The address of the output record: 8 `f64` (see `records.rs`).
+/// The address of the output record: 8 `f64` (see `records.rs`); it does not move.
 #[wasm_bindgen]
 pub fn out() -> u32 {
     with(|m| m.out.fields.as_ptr() as u32)

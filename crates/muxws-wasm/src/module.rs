@@ -7,7 +7,11 @@
 //! everything goes out as one record of numbers plus one text. Unknown handles and tags are
 //! ignored, and nothing here panics on any input.
 
-use std::collections::VecDeque;
+use alloc::borrow::ToOwned;
+use alloc::boxed::Box;
+use alloc::collections::VecDeque;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
 
 use muxws_proto::{
     Action, Event, Headers, Hello, Outbound, Payload, PayloadSource, Peer, PeerOptions,
@@ -15,7 +19,7 @@ use muxws_proto::{
 };
 
 use crate::records::{class, kind, OUT_FIELDS};
-use crate::source::{next_released, PulledText, TextReader};
+use crate::source::{next_released, PulledText, Released, TextReader};
 
 /// A new peer's options, as the driver checked them.
 #[derive(Clone, Debug, PartialEq)]
@@ -140,6 +144,7 @@ impl Out {
 pub struct Module<R: TextReader + Clone + 'static> {
     slots: Vec<Option<Slot>>,
     reader: R,
+    released: Released,
     next_tag: u32,
     /// The output record of the last call.
     pub out: Out,
@@ -151,7 +156,7 @@ pub struct Module<R: TextReader + Clone + 'static> {
 fn text_of(input: &[u8], len: i32) -> Option<&str> {
     let len = usize::try_from(len).ok()?;
     let bytes = input.get(..len)?;
-    Some(std::str::from_utf8(bytes).unwrap_or_default())
+    Some(core::str::from_utf8(bytes).unwrap_or_default())
 }
 
 /// Milliseconds as the protocol layer counts them.
@@ -244,15 +249,13 @@ fn jitter(seed: f64) -> Box<dyn FnMut() -> f64> {
 
 impl<R: TextReader + Clone + 'static> Module<R> {
     /// An empty module reading payloads through `reader`.
-    pub const fn new(reader: R) -> Module<R> {
+    pub fn new(reader: R) -> Module<R> {
         Module {
             slots: Vec::new(),
             reader,
+            released: Released::default(),
             next_tag: 0,
-            out: Out {
-                fields: [0.0; OUT_FIELDS],
-                text: String::new(),
-            },
+            out: Out::default(),
             input: Vec::new(),
         }
     }
@@ -268,7 +271,12 @@ impl<R: TextReader + Clone + 'static> Module<R> {
 
     fn source(&self, handle: u32, units: u32) -> Option<Box<dyn PayloadSource>> {
         (handle != 0).then(|| {
-            Box::new(PulledText::new(self.reader.clone(), handle, units)) as Box<dyn PayloadSource>
+            Box::new(PulledText::new(
+                self.reader.clone(),
+                handle,
+                units,
+                self.released.clone(),
+            )) as Box<dyn PayloadSource>
         })
     }
 
@@ -573,7 +581,7 @@ impl<R: TextReader + Clone + 'static> Module<R> {
     /// actions, then its events. With `sends` false the socket actions wait for a later poll.
     pub fn poll(&mut self, peer: u32, now: f64, sends: bool) -> u32 {
         self.out.clear();
-        if let Some(handle) = next_released() {
+        if let Some(handle) = next_released(&self.released) {
             return self.out.set(kind::RELEASE, &[f64::from(handle)]);
         }
         let now = ms(now);

@@ -3,7 +3,9 @@
 //! a time through a [`TextReader`] (`TextEncoder.encodeInto` into the window), with the read
 //! position kept in UTF-16 code units, as JavaScript indexes strings.
 
-use std::cell::Cell;
+use alloc::rc::Rc;
+use alloc::vec::Vec;
+use core::cell::Cell;
 
 use muxws_proto::PayloadSource;
 
@@ -15,20 +17,17 @@ pub trait TextReader {
     fn read(&self, source: u32, from: u32, window: &mut [u8]) -> usize;
 }
 
-thread_local! {
-    /// Handles of sources the module dropped, for the driver to forget (kind `RELEASE`). A
-    /// `Cell` (taken and put back) rather than a `RefCell`: no borrow exists to conflict with.
-    static RELEASED: Cell<Vec<u32>> = const { Cell::new(Vec::new()) };
-}
+/// Handles of sources the module dropped, for the driver to forget (kind `RELEASE`); shared by
+/// the module and its sources. A `Cell` (taken and put back) rather than a `RefCell`: no borrow
+/// exists to conflict with.
+pub type Released = Rc<Cell<Vec<u32>>>;
 
 /// The next handle of a dropped source the driver has not been told about.
-pub fn next_released() -> Option<u32> {
-    RELEASED.with(|cell| {
-        let mut released = cell.take();
-        let next = released.pop();
-        cell.set(released);
-        next
-    })
+pub fn next_released(released: &Released) -> Option<u32> {
+    let mut list = released.take();
+    let next = list.pop();
+    released.set(list);
+    next
 }
 
 /// How many UTF-16 code units the UTF-8 text `bytes` holds: one per code point, two for those
@@ -53,11 +52,12 @@ pub struct PulledText<R: TextReader> {
     /// costs one window while a fragment is cut, not one per stream.
     window: Vec<u8>,
     filled: usize,
+    released: Released,
 }
 
 impl<R: TextReader> PulledText<R> {
     /// The source of string `handle`, `units` UTF-16 code units long.
-    pub fn new(reader: R, handle: u32, units: u32) -> PulledText<R> {
+    pub fn new(reader: R, handle: u32, units: u32, released: Released) -> PulledText<R> {
         PulledText {
             reader,
             handle,
@@ -65,6 +65,7 @@ impl<R: TextReader> PulledText<R> {
             position: 0,
             window: Vec::new(),
             filled: 0,
+            released,
         }
     }
 }
@@ -98,13 +99,9 @@ impl<R: TextReader> PayloadSource for PulledText<R> {
 
 impl<R: TextReader> Drop for PulledText<R> {
     fn drop(&mut self) {
-        let handle = self.handle;
-        // `try_with`: a source dropped while the thread's storage is torn down is not reported.
-        let _ = RELEASED.try_with(|cell| {
-            let mut released = cell.take();
-            released.push(handle);
-            cell.set(released);
-        });
+        let mut released = self.released.take();
+        released.push(self.handle);
+        self.released.set(released);
     }
 }
 
@@ -113,7 +110,6 @@ pub(crate) mod tests {
     use super::*;
     use muxws_proto::{split_frame, Frame, FrameType, Payload, Split, Splitter};
     use std::cell::RefCell;
-    use std::rc::Rc;
 
     /// Strings by handle, read as `TextEncoder.encodeInto(text.substring(from, from + n), window)`
     /// does: whole code points only, a lone surrogate (a pair cut by `substring`) as U+FFFD.
@@ -161,7 +157,8 @@ pub(crate) mod tests {
     fn fragments(text: &str, cap: usize) -> Vec<Frame> {
         let strings = FakeStrings::default();
         let units = strings.put(7, text);
-        let source = PulledText::new(strings, 7, units);
+        let released = Released::default();
+        let source = PulledText::new(strings, 7, units, released.clone());
         let frame = Frame {
             end: true,
             ..Frame::on_stream(FrameType::Data, 1)
@@ -172,8 +169,12 @@ pub(crate) mod tests {
                 std::iter::from_fn(|| splitter.next_fragment().unwrap()).collect()
             }
         };
-        assert_eq!(next_released(), Some(7), "released once, when done");
-        assert_eq!(next_released(), None);
+        assert_eq!(
+            next_released(&released),
+            Some(7),
+            "released once, when done"
+        );
+        assert_eq!(next_released(&released), None);
         out
     }
 
@@ -223,7 +224,7 @@ pub(crate) mod tests {
 
     #[test]
     fn an_unknown_source_reads_as_nothing_and_never_loops() {
-        let source = PulledText::new(FakeStrings::default(), 3, 100_000);
+        let source = PulledText::new(FakeStrings::default(), 3, 100_000, Released::default());
         let frame = Frame::on_stream(FrameType::Data, 1);
         match Splitter::start_with_source(frame, Box::new(source), 1024).unwrap() {
             Split::Fragments(mut splitter) => assert!(splitter.next_fragment().is_err()),

@@ -25,7 +25,8 @@
 //! round-robin over lanes with work; a fragmented payload yields one fragment per turn and the next
 //! fragment is cut only when it is asked for (WSM-FRG-017/018/019, WSM-INV-004).
 
-use std::collections::VecDeque;
+use alloc::collections::VecDeque;
+use alloc::{borrow::ToOwned, boxed::Box, string::String, vec::Vec};
 
 use crate::error::{code, ConfigError, OpenError, SendError, StreamError};
 use crate::fragment::{
@@ -791,7 +792,7 @@ impl Connection {
     }
 
     fn lose_all(&mut self) {
-        let streams = std::mem::take(&mut self.streams);
+        let streams = core::mem::take(&mut self.streams);
         for (id, rec) in streams.0 {
             if rec.surfaced {
                 self.events.push_back(ConnEvent::Stream {

@@ -11,7 +11,8 @@
 //! └── StreamReset{code} → RemoteError(2) · StreamRefused(4) · StreamTimeout(6) · ConnectionLost(9)
 //! ```
 
-use std::fmt;
+use alloc::string::String;
+use core::fmt;
 
 use crate::fragment::FragmentError;
 use crate::frame::Payload;
@@ -134,7 +135,7 @@ impl fmt::Display for StreamError {
     }
 }
 
-impl std::error::Error for StreamError {}
+impl core::error::Error for StreamError {}
 
 /// Why `open()` threw synchronously (WSM-API-004).
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -175,7 +176,7 @@ impl fmt::Display for OpenError {
     }
 }
 
-impl std::error::Error for OpenError {}
+impl core::error::Error for OpenError {}
 
 /// Why a send-side stream call (`send`/`end`/`reset`) was refused at the call site (WSM-ERR-009,
 /// WSM-API-024).
@@ -231,7 +232,7 @@ impl fmt::Display for SendError {
     }
 }
 
-impl std::error::Error for SendError {}
+impl core::error::Error for SendError {}
 
 /// Why the **first** connection attempt failed; `connectMuxws()` rejects with it and the peer is
 /// finished (WSM-RCN-006, WSM-INV-018) — unless it retries its first connect
@@ -305,7 +306,7 @@ impl fmt::Display for ConnectError {
     }
 }
 
-impl std::error::Error for ConnectError {}
+impl core::error::Error for ConnectError {}
 
 /// An invalid option, reported at construction (WSM-FRG-034, WSM-RCN reconnect validation).
 /// JS: a plain `Error` — a programming mistake, not a protocol failure.
@@ -318,4 +319,4 @@ impl fmt::Display for ConfigError {
     }
 }
 
-impl std::error::Error for ConfigError {}
+impl core::error::Error for ConfigError {}

@@ -27,7 +27,8 @@
 //! window of memory; [`TextSource`] is the source over a `String`, and a [`Payload`] given whole
 //! is split through one, so both paths cut in exactly the same places.
 
-use std::fmt;
+use alloc::{borrow::ToOwned, boxed::Box, string::String, vec, vec::Vec};
+use core::fmt;
 
 use crate::frame::{encode, escaped_width, Frame, FrameType, InvalidJson, Payload, RawJson};
 use crate::text::{prefix, udecimal};
@@ -91,7 +92,7 @@ impl fmt::Display for FragmentError {
     }
 }
 
-impl std::error::Error for FragmentError {}
+impl core::error::Error for FragmentError {}
 
 fn reservation(cap: usize) -> usize {
     (cap / 2).min(512)
@@ -263,10 +264,10 @@ impl fmt::Debug for Splitter {
 /// The longest prefix of `bytes` that is UTF-8 (a window from a source is; a broken source's is
 /// cut where it stops being so, and the cut counts as "more follows").
 fn utf8_prefix(bytes: &[u8]) -> (&str, bool) {
-    match std::str::from_utf8(bytes) {
+    match core::str::from_utf8(bytes) {
         Ok(text) => (text, true),
         Err(error) => (
-            std::str::from_utf8(&bytes[..error.valid_up_to()]).unwrap_or_default(),
+            core::str::from_utf8(&bytes[..error.valid_up_to()]).unwrap_or_default(),
             false,
         ),
     }
@@ -279,7 +280,7 @@ impl Splitter {
             return Ok(Split::Whole(frame));
         }
         let mut source = frame;
-        let text = match std::mem::take(&mut source.payload) {
+        let text = match core::mem::take(&mut source.payload) {
             Payload::Absent => return Err(FragmentError::EnvelopeTooLarge { cap }),
             Payload::Json(raw) => raw.into_string(),
         };
@@ -303,7 +304,7 @@ impl Splitter {
         if all && encode(&frame).len() + 11 + window.len() <= cap {
             // Text that is not JSON would break the envelope it is inserted into; sent as a
             // fragment it reaches the remote as the undecodable payload it is.
-            if let Some(Ok(payload)) = std::str::from_utf8(window).ok().map(Payload::json) {
+            if let Some(Ok(payload)) = core::str::from_utf8(window).ok().map(Payload::json) {
                 frame.payload = payload;
                 return Ok(Split::Whole(frame));
             }
@@ -462,7 +463,7 @@ impl Assembler {
         if more {
             return Ok(None);
         }
-        let joined = std::mem::take(&mut self.buffer);
+        let joined = core::mem::take(&mut self.buffer);
         RawJson::parse(joined)
             .map(Some)
             .map_err(AssemblyError::Undecodable)

@@ -16,8 +16,9 @@
 //! of a socket that is being closed can never leak into the next one. Stream handles are
 //! [`StreamRef`]s — socket plus id — because ids restart at 1 on every socket (WSM-RCN-031).
 
-use std::collections::VecDeque;
-use std::fmt;
+use alloc::collections::VecDeque;
+use alloc::{borrow::ToOwned, boxed::Box, string::String, string::ToString, vec::Vec};
+use core::fmt;
 
 use super::{delay_ms, ReconnectOptions};
 use crate::connection::{
@@ -752,8 +753,8 @@ impl Peer {
     fn backoff(&mut self, now: u64) {
         let draw = (self.jitter)();
         let delay = delay_ms(self.attempts, &self.options.reconnect, draw);
-        // `as` saturates for floats; the delay is finite and non-negative.
-        let until = now.saturating_add(delay.round() as u64);
+        // Rounded half up (the delay is finite and non-negative; `as` saturates).
+        let until = now.saturating_add((delay + 0.5) as u64);
         self.phase = Phase::Backoff { until };
     }
 
