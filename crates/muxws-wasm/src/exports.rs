@@ -226,10 +226,16 @@ pub fn is_open(peer: u32) -> bool {
     with(|m| m.is_open(peer))
 }
 
-/// [`Module::is_closed`] (true while the module is busy, so a caller never waits on it).
+/// [`Module::is_closed`].
 #[wasm_bindgen]
 pub fn is_closed(peer: u32) -> bool {
     with(|m| m.is_closed(peer))
+}
+
+/// [`Module::stream_id`].
+#[wasm_bindgen]
+pub fn stream_id(peer: u32, tag: u32) -> f64 {
+    with(|m| m.stream_id(peer, tag))
 }
 
 /// [`Module::stream_count`].

@@ -568,6 +568,14 @@ impl<R: TextReader + Clone + 'static> Module<R> {
         slot_of(&mut self.slots, peer).is_none_or(|slot| slot.peer.is_closed())
     }
 
+    /// The wire id of stream `tag` on its socket (`stream.id`); 0 while it waits for a free
+    /// stream, or once it is over.
+    pub fn stream_id(&mut self, peer: u32, tag: u32) -> f64 {
+        slot_of(&mut self.slots, peer)
+            .and_then(|slot| stream_of(slot, tag))
+            .map_or(0.0, |stream| stream.id as f64)
+    }
+
     /// Streams the application waits on, waiting calls included.
     pub fn stream_count(&mut self, peer: u32) -> u32 {
         slot_of(&mut self.slots, peer)

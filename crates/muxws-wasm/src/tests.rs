@@ -193,6 +193,8 @@ fn calls_beyond_call_concurrency_wait_unsent_and_go_out_in_order() {
         .map(|i| d.open_call(peer, &json!({":path": "/p"}), &i.to_string()))
         .collect();
     assert_eq!(d.module.stream_count(peer), 4);
+    assert_eq!(d.module.stream_id(peer, tags[1]), 3.0);
+    assert_eq!(d.module.stream_id(peer, tags[2]), 0.0, "waiting: no id yet");
     let first = sent(&d.poll(peer, true));
     assert_eq!(first.len(), 2);
     // A direct stream is not a call: never held back.
