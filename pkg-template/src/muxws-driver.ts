@@ -189,9 +189,14 @@ interface Deferred<T> {
   reject(reason: unknown): void;
 }
 
-function deferred<T>(): Deferred<T> {
+/**
+ * A promise and its settling functions. An internal one (`quiet`) never reports a rejection nobody
+ * awaits as unhandled; the promise of a `request()` is the caller's, and does.
+ */
+function deferred<T>(quiet = true): Deferred<T> {
   const parts = {} as Deferred<T>;
   parts.promise = new Promise<T>((resolve, reject) => Object.assign(parts, { resolve, reject }));
+  if (quiet) parts.promise.catch(() => {});
   return parts;
 }
 
@@ -307,7 +312,6 @@ export class StreamCore {
     this.#peer = peer;
     this.#tag = tag;
     this.id = id;
-    this.#result.promise.catch(() => {});
   }
 
   /** The answering side's first-frame headers, or `{}` if the stream ended without any; never rejects. */
@@ -601,7 +605,7 @@ export class PeerCore {
     try {
       const timeoutMs = whole(options, 'timeoutMs', 0);
       const tag = this.#direct(payload, options, true);
-      const done = deferred<unknown>();
+      const done = deferred<unknown>(false);
       const request = { done, withHeaders, timer: null as ReturnType<typeof setTimeout> | null };
       this.#pending.set(tag, { request, id: mw.stream_id(this.#handle, tag), headers: null, parts: [], payload: null, paid: false });
       if (timeoutMs > 0) {
