@@ -2,7 +2,7 @@
 //! attempt ended, and the actions and pending calls written as records of `f64`.
 
 use alloc::vec::Vec;
-use viewsets_core::{Abandon, Action, ActivityKind, AttemptEnd, PendingCall, Transport};
+use viewsets_core::{Abandon, Action, ActivityKind, AttemptEnd, PendingCall, Transport, JITTER_WHOLE};
 
 /// Fields per action record.
 pub const ACTION_FIELDS: usize = 8;
@@ -19,8 +19,20 @@ pub mod action {
     pub const SETTLE: f64 = 3.0;
     /// Reconnect now: peer.
     pub const RECONNECT_NOW: f64 = 4.0;
-    /// Activity: call, type, attempt(s), ended label, delay ms, flags, at.
+    /// Activity: call, type, attempt(s) (wait: reason), ended label, delay ms, flags, at.
     pub const ACTIVITY: f64 = 5.0;
+}
+
+/// Activity `type` codes (field 2 of an activity record).
+pub mod activity {
+    /// `start`.
+    pub const START: f64 = 0.0;
+    /// `retry`.
+    pub const RETRY: f64 = 1.0;
+    /// `settle`.
+    pub const SETTLE: f64 = 2.0;
+    /// `wait`: the reason (a `WaitReason` code) in field 3.
+    pub const WAIT: f64 = 3.0;
 }
 
 /// `end` flag: the body is a JSON object holding `detail`.
@@ -28,15 +40,16 @@ pub const END_JSON_DETAIL: u32 = 0x100;
 /// `end` flag: the muxws peer has closed for good.
 pub const END_CLOSED_FOR_GOOD: u32 = 0x200;
 
-/// How an attempt ended, from the runtime's `end` code (low byte, flags above) and `status`.
-/// Unknown codes are "other error", which settles the call.
-pub fn attempt_end(end: u32, status: u32) -> AttemptEnd {
+/// How an attempt ended, from the runtime's `end` code (low byte, flags above), `status` and, for an
+/// HTTP answer, its `Retry-After`. Unknown codes are "other error", which settles the call.
+pub fn attempt_end(end: u32, status: u32, retry_after_ms: Option<u64>) -> AttemptEnd {
     let status = status.min(u32::from(u16::MAX)) as u16;
     let closed_for_good = end & END_CLOSED_FOR_GOOD != 0;
     match end & 0xff {
         0 => AttemptEnd::HttpAnswer {
             status,
             json_detail: end & END_JSON_DETAIL != 0,
+            retry_after_ms,
         },
         1 => AttemptEnd::NetworkError,
         2 => AttemptEnd::AttemptTimeout,
@@ -103,13 +116,18 @@ pub fn write_action(records: &mut Vec<f64>, action: &Action) {
         Action::ReconnectNow { peer } => [action::RECONNECT_NOW, *peer as f64, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
         Action::Activity(event) => {
             let (kind, count, ended, delay, flags) = match &event.kind {
-                ActivityKind::Start => (0.0, 0.0, 0.0, 0.0, 0.0),
-                ActivityKind::Retry { attempt, ended, delay_ms, waits_for_reconnect } => {
-                    (1.0, f64::from(*attempt), f64::from(*ended as u8), *delay_ms as f64, f64::from(u8::from(*waits_for_reconnect)))
-                }
+                ActivityKind::Start => (activity::START, 0.0, 0.0, 0.0, 0.0),
+                ActivityKind::Retry { attempt, ended, delay_ms, waits_for_reconnect } => (
+                    activity::RETRY,
+                    f64::from(*attempt),
+                    f64::from(*ended as u8),
+                    *delay_ms as f64,
+                    f64::from(u8::from(*waits_for_reconnect)),
+                ),
                 ActivityKind::Settle { ok, attempts, ended } => {
-                    (2.0, f64::from(*attempts), f64::from(*ended as u8), 0.0, f64::from(u8::from(*ok) * 2))
+                    (activity::SETTLE, f64::from(*attempts), f64::from(*ended as u8), 0.0, f64::from(u8::from(*ok) * 2))
                 }
+                ActivityKind::Wait { reason } => (activity::WAIT, f64::from(*reason as u8), 0.0, 0.0, 0.0),
             };
             [action::ACTIVITY, event.call as f64, kind, count, ended, delay, flags, event.at as f64]
         }
@@ -119,7 +137,7 @@ pub fn write_action(records: &mut Vec<f64>, action: &Action) {
 
 /// Appends `call` to `records` as one record of [`PENDING_FIELDS`] numbers: call, issued at,
 /// unanswered attempts, next attempt at (NaN: none), flags (1 background, 2 waits for a reconnect,
-/// 4 muxws), 0.
+/// 4 muxws), why it waits (a `WaitReason` code).
 pub fn write_pending(records: &mut Vec<f64>, call: &PendingCall) {
     let flags = u8::from(call.background)
         | (u8::from(call.waiting_for_reconnect) << 1)
@@ -130,7 +148,7 @@ pub fn write_pending(records: &mut Vec<f64>, call: &PendingCall) {
         f64::from(call.unanswered_attempts),
         call.next_attempt_at.map_or(f64::NAN, |at| at as f64),
         f64::from(flags),
-        0.0,
+        f64::from(call.reason as u8),
     ]);
 }
 
@@ -140,6 +158,18 @@ pub fn ms(value: f64) -> u64 {
     value as u64
 }
 
+/// Optional milliseconds from JavaScript: negative and NaN (`undefined` too) are none, the rest as
+/// [`ms`].
+pub fn optional_ms(value: f64) -> Option<u64> {
+    (value >= 0.0).then(|| ms(value))
+}
+
+/// `repeat.jitter` (a fraction 0…1) in the engine's units of `1 / JITTER_WHOLE`: negative and NaN
+/// are 0, above 1 is 1.
+pub fn jitter(fraction: f64) -> u32 {
+    ((fraction * f64::from(JITTER_WHOLE)) as u32).min(JITTER_WHOLE)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -147,8 +177,8 @@ mod tests {
     #[test]
     fn every_end_round_trips_through_its_code() {
         let ends = [
-            AttemptEnd::HttpAnswer { status: 503, json_detail: true },
-            AttemptEnd::HttpAnswer { status: 200, json_detail: false },
+            AttemptEnd::HttpAnswer { status: 503, json_detail: true, retry_after_ms: None },
+            AttemptEnd::HttpAnswer { status: 200, json_detail: false, retry_after_ms: None },
             AttemptEnd::NetworkError,
             AttemptEnd::AttemptTimeout,
             AttemptEnd::Cancelled,
@@ -165,10 +195,15 @@ mod tests {
                 AttemptEnd::HttpAnswer { status, .. } | AttemptEnd::MuxwsReply { status } => u32::from(status),
                 _ => 0,
             };
-            assert_eq!(attempt_end(end_code(&end), status), end);
+            assert_eq!(attempt_end(end_code(&end), status, None), end);
         }
-        assert_eq!(attempt_end(0xfe, 0), AttemptEnd::OtherError);
-        assert_eq!(attempt_end(0, 70_000), AttemptEnd::HttpAnswer { status: u16::MAX, json_detail: false });
+        assert_eq!(attempt_end(0xfe, 0, None), AttemptEnd::OtherError);
+        assert_eq!(attempt_end(0, 70_000, None), AttemptEnd::HttpAnswer { status: u16::MAX, json_detail: false, retry_after_ms: None });
+        assert_eq!(
+            attempt_end(0, 503, optional_ms(2_000.0)),
+            AttemptEnd::HttpAnswer { status: 503, json_detail: false, retry_after_ms: Some(2_000) }
+        );
+        assert_eq!(attempt_end(1, 0, Some(5)), AttemptEnd::NetworkError, "only an HTTP answer carries it");
     }
 
     /// The TS runtime turns an `ended` code back into its name with its own list: it must hold
@@ -196,6 +231,55 @@ mod tests {
         for ended in all {
             assert_eq!(names[ended as usize], ended.as_str());
         }
+    }
+
+    #[test]
+    fn optional_ms_and_jitter_never_panic() {
+        assert_eq!(optional_ms(-1.0), None);
+        assert_eq!(optional_ms(f64::NAN), None);
+        assert_eq!(optional_ms(0.0), Some(0));
+        assert_eq!(optional_ms(2_500.7), Some(2_500));
+        assert_eq!(optional_ms(f64::INFINITY), Some(u64::MAX));
+        assert_eq!(jitter(0.0), 0);
+        assert_eq!(jitter(0.5), JITTER_WHOLE / 2);
+        assert_eq!(jitter(1.0), JITTER_WHOLE);
+        assert_eq!(jitter(7.0), JITTER_WHOLE);
+        assert_eq!(jitter(-0.5), 0);
+        assert_eq!(jitter(f64::NAN), 0);
+        assert_eq!(jitter(f64::INFINITY), JITTER_WHOLE);
+    }
+
+    /// The records the runtime reads: a wait event's reason, a pending call's reason.
+    #[test]
+    fn wait_reasons_reach_the_records() {
+        use viewsets_core::{ActivityEvent, WaitReason};
+        let mut records = Vec::new();
+        let event = ActivityEvent {
+            kind: ActivityKind::Wait { reason: WaitReason::Offline },
+            call: 4,
+            transport: Transport::Rest,
+            background: false,
+            at: 77,
+        };
+        write_action(&mut records, &Action::Activity(event));
+        assert_eq!(records, [action::ACTIVITY, 4.0, activity::WAIT, 3.0, 0.0, 0.0, 0.0, 77.0]);
+        let codes = [WaitReason::InFlight, WaitReason::Delay, WaitReason::Reconnect, WaitReason::Offline].map(|r| r as u8);
+        assert_eq!(codes, [0, 1, 2, 3]);
+        records.clear();
+        let pending = PendingCall {
+            call: 9,
+            transport: Transport::Muxws { peer: 2 },
+            issued_at: 5,
+            unanswered_attempts: 1,
+            background: false,
+            next_attempt_at: None,
+            waiting_for_reconnect: true,
+            reason: WaitReason::Reconnect,
+        };
+        write_pending(&mut records, &pending);
+        assert_eq!(records[..3], [9.0, 5.0, 1.0]);
+        assert!(records[3].is_nan());
+        assert_eq!(records[4..], [6.0, 2.0]);
     }
 
     #[test]

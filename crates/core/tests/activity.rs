@@ -29,6 +29,7 @@ fn events_of_a_call_go_start_retries_settle() {
         AttemptEnd::HttpAnswer {
             status: 200,
             json_detail: false,
+            retry_after_ms: None,
         },
     );
     h.advance(1_000);
@@ -95,6 +96,7 @@ fn start_precedes_the_first_send_and_settle_follows_the_settle_action() {
         AttemptEnd::HttpAnswer {
             status: 204,
             json_detail: false,
+            retry_after_ms: None,
         },
     );
     let shape: Vec<String> = h

@@ -24,6 +24,7 @@ fn a_late_answer_for_an_abandoned_attempt_is_ignored() {
         AttemptEnd::HttpAnswer {
             status: 200,
             json_detail: false,
+            retry_after_ms: None,
         },
     );
     assert_eq!(
@@ -38,6 +39,7 @@ fn a_late_answer_for_an_abandoned_attempt_is_ignored() {
         AttemptEnd::HttpAnswer {
             status: 201,
             json_detail: false,
+            retry_after_ms: None,
         },
     );
     assert_eq!(
@@ -46,7 +48,8 @@ fn a_late_answer_for_an_abandoned_attempt_is_ignored() {
             2,
             AttemptEnd::HttpAnswer {
                 status: 201,
-                json_detail: false
+                json_detail: false,
+                retry_after_ms: None
             },
             h.now
         ))
@@ -73,6 +76,7 @@ fn reports_after_settling_or_twice_are_ignored() {
         AttemptEnd::HttpAnswer {
             status: 200,
             json_detail: false,
+            retry_after_ms: None,
         },
     ); // already ended
     assert_eq!(h.settled(call), None);
@@ -84,6 +88,7 @@ fn reports_after_settling_or_twice_are_ignored() {
         AttemptEnd::HttpAnswer {
             status: 200,
             json_detail: false,
+            retry_after_ms: None,
         },
     ); // not sent yet
     assert_eq!(h.settled(call), None);
@@ -93,6 +98,7 @@ fn reports_after_settling_or_twice_are_ignored() {
         AttemptEnd::HttpAnswer {
             status: 404,
             json_detail: true,
+            retry_after_ms: None,
         },
     );
     h.end(
@@ -101,13 +107,15 @@ fn reports_after_settling_or_twice_are_ignored() {
         AttemptEnd::HttpAnswer {
             status: 200,
             json_detail: false,
+            retry_after_ms: None,
         },
     );
     assert_eq!(
         h.settled(call).unwrap().1,
         AttemptEnd::HttpAnswer {
             status: 404,
-            json_detail: true
+            json_detail: true,
+            retry_after_ms: None
         }
     );
     h.engine.headers_captured(call, 2);
@@ -241,6 +249,7 @@ fn headers_reported_for_an_attempt_not_sent_or_a_settled_call_are_ignored() {
         AttemptEnd::HttpAnswer {
             status: 200,
             json_detail: false,
+            retry_after_ms: None,
         },
     );
     h.headers(call, 2);
@@ -273,6 +282,7 @@ fn cancel_abandons_the_attempt_in_flight_and_settles() {
         AttemptEnd::HttpAnswer {
             status: 200,
             json_detail: false,
+            retry_after_ms: None,
         },
     );
     assert_eq!(h.engine.live_calls(), 0);
@@ -309,6 +319,7 @@ fn retry_now_cuts_a_30_second_backoff_short() {
     let call = h.rest_with(RepeatPolicy {
         within_ms: 600_000,
         delay_ms: 30_000,
+        jitter: 0,
     });
     h.end(call, 1, AttemptEnd::NetworkError);
     assert_eq!(h.engine.poll_timeout(), Some(t0 + 30_000));
@@ -523,6 +534,7 @@ fn a_late_wakeup_past_the_within_deadline_settles_instead_of_sending() {
     let call = h.rest_with(RepeatPolicy {
         within_ms: 1_500,
         delay_ms: 1_000,
+        jitter: 0,
     });
     h.end(call, 1, AttemptEnd::NetworkError);
     // A throttled driver wakes the engine only at t0+2000.
@@ -586,6 +598,7 @@ fn pending_calls_are_listed_oldest_first_and_counted_without_background() {
         AttemptEnd::HttpAnswer {
             status: 200,
             json_detail: false,
+            retry_after_ms: None,
         },
     );
     assert_eq!(h.engine.pending_call_count(), 2);
@@ -595,6 +608,7 @@ fn pending_calls_are_listed_oldest_first_and_counted_without_background() {
         AttemptEnd::HttpAnswer {
             status: 200,
             json_detail: false,
+            retry_after_ms: None,
         },
     );
     assert_eq!(h.engine.pending_call_count(), 1);
@@ -629,6 +643,7 @@ fn settled_calls_leave_nothing_behind() {
             _ => h.rest_with(RepeatPolicy {
                 within_ms: 5_000,
                 delay_ms: 700,
+                jitter: 0,
             }),
         };
         calls.push(call);
@@ -644,6 +659,7 @@ fn settled_calls_leave_nothing_behind() {
                 AttemptEnd::HttpAnswer {
                     status: 200,
                     json_detail: false,
+                    retry_after_ms: None,
                 },
             ),
             3 => h.end(

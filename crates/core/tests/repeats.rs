@@ -61,14 +61,16 @@ fn classify_is_exactly_the_seed_table() {
         assert_eq!(
             classify(&HttpAnswer {
                 status,
-                json_detail: false
+                json_detail: false,
+                retry_after_ms: None
             }),
             Verdict::RepeatAfterDelay
         );
         assert_eq!(
             classify(&HttpAnswer {
                 status,
-                json_detail: true
+                json_detail: true,
+                retry_after_ms: None
             }),
             Verdict::Settle
         );
@@ -81,7 +83,8 @@ fn classify_is_exactly_the_seed_table() {
             assert_eq!(
                 classify(&HttpAnswer {
                     status,
-                    json_detail
+                    json_detail,
+                    retry_after_ms: None
                 }),
                 Verdict::Settle,
                 "{status}"
@@ -174,6 +177,7 @@ fn rest_gateway_status_without_json_detail_is_repeated_after_the_delay() {
             AttemptEnd::HttpAnswer {
                 status,
                 json_detail: false,
+                retry_after_ms: None,
             },
         );
         assert_eq!(
@@ -199,6 +203,7 @@ fn rest_gateway_status_with_json_detail_is_the_applications_answer() {
             AttemptEnd::HttpAnswer {
                 status,
                 json_detail: true,
+                retry_after_ms: None,
             },
         );
     }
@@ -224,6 +229,7 @@ fn rest_any_other_answer_settles() {
             AttemptEnd::HttpAnswer {
                 status,
                 json_detail,
+                retry_after_ms: None,
             },
         );
     }
@@ -401,6 +407,7 @@ fn attempt_timeout_zero_sets_none() {
         AttemptEnd::HttpAnswer {
             status: 200,
             json_detail: false,
+            retry_after_ms: None,
         },
     );
     assert!(h.settled(call).is_some());
@@ -413,6 +420,7 @@ fn within_ms_stops_repeats_and_settles_with_the_last_error() {
     let call = h.rest_with(RepeatPolicy {
         within_ms: 2_500,
         delay_ms: 1_000,
+        jitter: 0,
     });
     h.end(call, 1, AttemptEnd::NetworkError);
     h.advance(1_000); // attempt 2 at t0+1000, within 2500
@@ -422,6 +430,7 @@ fn within_ms_stops_repeats_and_settles_with_the_last_error() {
         AttemptEnd::HttpAnswer {
             status: 503,
             json_detail: false,
+            retry_after_ms: None,
         },
     );
     // The next repeat would go out at t0+3000, past t0+2500: not scheduled, the call settles now.
@@ -431,7 +440,8 @@ fn within_ms_stops_repeats_and_settles_with_the_last_error() {
             2,
             AttemptEnd::HttpAnswer {
                 status: 503,
-                json_detail: false
+                json_detail: false,
+                retry_after_ms: None
             },
             t0 + 1_000
         ))
@@ -447,6 +457,7 @@ fn within_ms_is_inclusive() {
     let call = h.rest_with(RepeatPolicy {
         within_ms: 1_000,
         delay_ms: 1_000,
+        jitter: 0,
     });
     h.end(call, 1, AttemptEnd::NetworkError);
     h.advance(1_000);
@@ -484,6 +495,7 @@ fn delay_doubles_after_each_delayed_repeat_up_to_30000() {
     let call = h.rest_with(RepeatPolicy {
         within_ms: 10_000_000,
         delay_ms: 1_000,
+        jitter: 0,
     });
     let mut gaps = Vec::new();
     for attempt in 1..=8 {
@@ -515,6 +527,7 @@ fn repeats_at_once_do_not_advance_the_doubling() {
         AttemptEnd::HttpAnswer {
             status: 502,
             json_detail: false,
+            retry_after_ms: None,
         },
     ); // 2000
     let delays: Vec<u64> = h.retries(call).iter().map(retry_delay).collect();
@@ -529,6 +542,7 @@ fn within_zero_never_repeats() {
         AttemptEnd::HttpAnswer {
             status: 504,
             json_detail: false,
+            retry_after_ms: None,
         },
         AttemptEnd::StreamTimeout,
         AttemptEnd::ConnectionLost {
@@ -549,6 +563,7 @@ fn within_zero_never_repeats() {
     let call = h.rest_with(RepeatPolicy {
         within_ms: 0,
         delay_ms: 1_000,
+        jitter: 0,
     });
     h.advance(30_000);
     assert_eq!(
@@ -563,12 +578,14 @@ fn per_call_override_replaces_the_proxy_policy() {
     let proxy = RepeatPolicy {
         within_ms: 0,
         delay_ms: 1_000,
+        jitter: 0,
     };
     let mut h = Harness::new();
     // The proxy turns repeating off; this call turns it back on with its own delay.
     let policy = proxy.with_override(&RepeatOverride {
         within_ms: Some(60_000),
         delay_ms: Some(250),
+        jitter: None,
     });
     let call = h.rest_with(policy);
     h.end(call, 1, AttemptEnd::NetworkError);
@@ -586,6 +603,7 @@ fn per_call_override_replaces_the_proxy_policy() {
     let off = h.rest_with(RepeatPolicy::default().with_override(&RepeatOverride {
         within_ms: Some(0),
         delay_ms: None,
+        jitter: None,
     }));
     h.end(off, 1, AttemptEnd::NetworkError);
     assert!(h.settled(off).is_some());
@@ -604,6 +622,7 @@ fn a_deadline_beyond_the_clock_is_never_and_handle_timeout_terminates() {
     spec.policy = RepeatPolicy {
         within_ms: 600_000,
         delay_ms: 1_000,
+        jitter: 0,
     };
     let call = engine.issue(spec, near_end);
     assert_eq!(engine.poll_timeout(), None, "the attempt deadline overflows: none");
@@ -638,6 +657,7 @@ fn a_reconnect_wait_with_a_within_beyond_the_clock_has_no_timer() {
     spec.policy = RepeatPolicy {
         within_ms: u64::MAX,
         delay_ms: 0,
+        jitter: 0,
     };
     let call = engine.issue(spec, 1_000);
     while engine.poll_action().is_some() {}
