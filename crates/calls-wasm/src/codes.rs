@@ -40,16 +40,15 @@ pub const END_JSON_DETAIL: u32 = 0x100;
 /// `end` flag: the muxws peer has closed for good.
 pub const END_CLOSED_FOR_GOOD: u32 = 0x200;
 
-/// How an attempt ended, from the runtime's `end` code (low byte, flags above), `status` and, for an
-/// HTTP answer, its `Retry-After`. Unknown codes are "other error", which settles the call.
-pub fn attempt_end(end: u32, status: u32, retry_after_ms: Option<u64>) -> AttemptEnd {
+/// How an attempt ended, from the runtime's `end` code (low byte, flags above) and `status`.
+/// Unknown codes are "other error", which settles the call.
+pub fn attempt_end(end: u32, status: u32) -> AttemptEnd {
     let status = status.min(u32::from(u16::MAX)) as u16;
     let closed_for_good = end & END_CLOSED_FOR_GOOD != 0;
     match end & 0xff {
         0 => AttemptEnd::HttpAnswer {
             status,
             json_detail: end & END_JSON_DETAIL != 0,
-            retry_after_ms,
         },
         1 => AttemptEnd::NetworkError,
         2 => AttemptEnd::AttemptTimeout,
@@ -177,8 +176,8 @@ mod tests {
     #[test]
     fn every_end_round_trips_through_its_code() {
         let ends = [
-            AttemptEnd::HttpAnswer { status: 503, json_detail: true, retry_after_ms: None },
-            AttemptEnd::HttpAnswer { status: 200, json_detail: false, retry_after_ms: None },
+            AttemptEnd::HttpAnswer { status: 503, json_detail: true },
+            AttemptEnd::HttpAnswer { status: 200, json_detail: false },
             AttemptEnd::NetworkError,
             AttemptEnd::AttemptTimeout,
             AttemptEnd::Cancelled,
@@ -195,15 +194,10 @@ mod tests {
                 AttemptEnd::HttpAnswer { status, .. } | AttemptEnd::MuxwsReply { status } => u32::from(status),
                 _ => 0,
             };
-            assert_eq!(attempt_end(end_code(&end), status, None), end);
+            assert_eq!(attempt_end(end_code(&end), status), end);
         }
-        assert_eq!(attempt_end(0xfe, 0, None), AttemptEnd::OtherError);
-        assert_eq!(attempt_end(0, 70_000, None), AttemptEnd::HttpAnswer { status: u16::MAX, json_detail: false, retry_after_ms: None });
-        assert_eq!(
-            attempt_end(0, 503, optional_ms(2_000.0)),
-            AttemptEnd::HttpAnswer { status: 503, json_detail: false, retry_after_ms: Some(2_000) }
-        );
-        assert_eq!(attempt_end(1, 0, Some(5)), AttemptEnd::NetworkError, "only an HTTP answer carries it");
+        assert_eq!(attempt_end(0xfe, 0), AttemptEnd::OtherError);
+        assert_eq!(attempt_end(0, 70_000), AttemptEnd::HttpAnswer { status: u16::MAX, json_detail: false });
     }
 
     /// The TS runtime turns an `ended` code back into its name with its own list: it must hold

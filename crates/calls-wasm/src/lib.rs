@@ -159,8 +159,8 @@ pub fn call_headers_captured(call: u32, attempt: u32) {
 /// the answer's `Retry-After` in milliseconds from now (negative or NaN: none).
 #[wasm_bindgen]
 pub fn call_attempt_ended(call: u32, attempt: u32, end: u32, status: u32, now: f64, retry_after_ms: f64) {
-    let end = attempt_end(end, status, optional_ms(retry_after_ms));
-    with(|calls| calls.engine.attempt_ended(u64::from(call), attempt, end, ms(now)))
+    let (call, end, retry_after_ms) = (u64::from(call), attempt_end(end, status), optional_ms(retry_after_ms));
+    with(|calls| calls.engine.attempt_ended_with_retry_after(call, attempt, end, retry_after_ms, ms(now)))
 }
 
 /// The caller cancelled `call`.

@@ -402,15 +402,38 @@ impl CallEngine {
     ///   delay it cut short (none when that has passed), or the answer's `Retry-After`; it does not
     ///   count towards the doubling;
     /// - otherwise a repeat "at once" has none; a delayed one has the answer's `Retry-After` when it
-    ///   carries one, else the policy's (jittered) backoff, and counts towards the doubling.
+    ///   carries one ([`CallEngine::attempt_ended_with_retry_after`]), else the policy's (jittered)
+    ///   backoff, and counts towards the doubling.
     pub fn attempt_ended(&mut self, call: CallId, attempt: u32, end: AttemptEnd, now: u64) {
+        self.attempt_ended_with_retry_after(call, attempt, end, None, now)
+    }
+
+    /// [`CallEngine::attempt_ended`] for an answer that may carry `Retry-After`: `retry_after_ms` is
+    /// its value in milliseconds from `now` (the driver parses seconds or an HTTP date). It is read
+    /// only for an [`AttemptEnd::HttpAnswer`] that is repeated (a 502, 503 or 504 without `detail`),
+    /// whose repeat it sets (issue 14: "Retry-After on a repeatable 502/503/504 sets that repeat's
+    /// delay, within withinMs; the backoff goes on from there"): not jittered, counted towards the
+    /// doubling, and, should it fall past the within deadline (or the clock's range), the call
+    /// settles now with this end.
+    ///
+    /// A separate argument rather than a member of `AttemptEnd`: an `Option<u64>` there would grow
+    /// every copy of it, which costs the wasm module about 0.6 KB.
+    pub fn attempt_ended_with_retry_after(
+        &mut self,
+        call: CallId,
+        attempt: u32,
+        end: AttemptEnd,
+        retry_after_ms: Option<u64>,
+        now: u64,
+    ) {
         let Some(state) = self.calls.get(call) else {
             return;
         };
         if state.attempt != attempt || state.phase != Phase::InFlight {
             return;
         }
-        self.end_attempt(call, end, now);
+        let retry_after = retry_after_ms.filter(|_| matches!(end, AttemptEnd::HttpAnswer { .. }));
+        self.end_attempt(call, end, retry_after, now);
     }
 
     /// The caller cancelled the call: queues `AbandonAttempt { why: Cancelled }` for the attempt in
@@ -572,7 +595,7 @@ impl CallEngine {
                         attempt: call.attempt,
                         why: Abandon::Timeout,
                     });
-                    self.end_attempt(id, end, now);
+                    self.end_attempt(id, end, None, now);
                 }
                 Phase::Waiting {
                     delay_until: Some(_),
@@ -743,9 +766,9 @@ impl CallEngine {
         self.set_timer(id, deadline);
     }
 
-    /// The latest attempt of `id` ended with `end`: repeat it by the Repeats table, or settle (the
-    /// delay's rules: [`CallEngine::attempt_ended`]).
-    fn end_attempt(&mut self, id: CallId, end: AttemptEnd, now: u64) {
+    /// The latest attempt of `id` ended with `end` (and the answer's `retry_after`): repeat it by the
+    /// Repeats table, or settle (the delay's rules: [`CallEngine::attempt_ended`]).
+    fn end_attempt(&mut self, id: CallId, end: AttemptEnd, retry_after: Option<u64>, now: u64) {
         self.set_timer(id, None);
         let Some(call) = self.calls.get(id) else {
             return;
@@ -760,10 +783,6 @@ impl CallEngine {
         let online = self.online;
         let Some(call) = self.calls.get_mut(id) else {
             return;
-        };
-        let retry_after = match end {
-            AttemptEnd::HttpAnswer { retry_after_ms, .. } => retry_after_ms,
-            _ => None,
         };
         call.last_end = Some(end);
         let delay = if verdict == Verdict::Settle {
@@ -969,6 +988,7 @@ mod tests {
             pick: usize,
             attempt_offset: i8,
             end: usize,
+            retry_after_ms: Option<u64>,
         },
         Headers {
             pick: usize,
@@ -997,32 +1017,14 @@ mod tests {
             AttemptEnd::HttpAnswer {
                 status: 200,
                 json_detail: false,
-                retry_after_ms: None,
             },
             AttemptEnd::HttpAnswer {
                 status: 503,
                 json_detail: false,
-                retry_after_ms: None,
             },
             AttemptEnd::HttpAnswer {
                 status: 503,
                 json_detail: true,
-                retry_after_ms: None,
-            },
-            AttemptEnd::HttpAnswer {
-                status: 503,
-                json_detail: false,
-                retry_after_ms: Some(2_000),
-            },
-            AttemptEnd::HttpAnswer {
-                status: 502,
-                json_detail: false,
-                retry_after_ms: Some(0),
-            },
-            AttemptEnd::HttpAnswer {
-                status: 504,
-                json_detail: false,
-                retry_after_ms: Some(u64::MAX),
             },
             AttemptEnd::NetworkError,
             AttemptEnd::AttemptTimeout,
@@ -1053,8 +1055,9 @@ mod tests {
                 .prop_map(|(peer, within_ms, timeout_ms, background, jitter, jitter_seed)| {
                     Step::Issue { peer, within_ms, timeout_ms, background, jitter, jitter_seed }
                 }),
-            6 => (any::<usize>(), -1i8..2, 0..ends().len())
-                .prop_map(|(pick, attempt_offset, end)| Step::End { pick, attempt_offset, end }),
+            6 => (any::<usize>(), -1i8..2, 0..ends().len(),
+                  prop::sample::select(vec![None, None, Some(0u64), Some(2_000), Some(u64::MAX)]))
+                .prop_map(|(pick, attempt_offset, end, retry_after_ms)| Step::End { pick, attempt_offset, end, retry_after_ms }),
             1 => any::<usize>().prop_map(|pick| Step::Headers { pick }),
             1 => any::<usize>().prop_map(|pick| Step::Cancel { pick }),
             4 => prop::sample::select(vec![1u64, 500, 1_000, 4_000, 30_000, 120_000]).prop_map(|ms| Step::Advance { ms }),
@@ -1351,7 +1354,7 @@ mod tests {
                         spec.jitter_seed = jitter_seed;
                         issued.push(engine.issue(spec, now));
                     }
-                    Step::End { pick, attempt_offset, end } if !issued.is_empty() => {
+                    Step::End { pick, attempt_offset, end, retry_after_ms } if !issued.is_empty() => {
                         let call = issued[pick % issued.len()];
                         let sent = seen.get(&call).map_or(0, |s| s.sent);
                         let attempt = (i64::from(sent) + i64::from(attempt_offset)).max(0) as u32;
@@ -1362,7 +1365,7 @@ mod tests {
                             // A peer closed for good: its repeat goes out even offline, and its open() throws.
                             may_send_offline = c.spec.transport.peer().is_some_and(|p| engine.peer_is_closed_for_good(p));
                         }
-                        engine.attempt_ended(call, attempt, ends[end].clone(), now);
+                        engine.attempt_ended_with_retry_after(call, attempt, ends[end].clone(), retry_after_ms, now);
                     }                    Step::Headers { pick } if !issued.is_empty() => {
                         let call = issued[pick % issued.len()];
                         let sent = seen.get(&call).map_or(0, |s| s.sent);

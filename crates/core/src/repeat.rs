@@ -135,10 +135,6 @@ pub enum AttemptEnd {
         status: u16,
         /// The body is a JSON object holding `detail`.
         json_detail: bool,
-        /// The answer's `Retry-After` (seconds or an HTTP date, parsed by the driver) as milliseconds
-        /// from the attempt's end; read only when the answer is repeated (a 502, 503 or 504 without
-        /// `detail`), where it replaces the computed delay (issue 14).
-        retry_after_ms: Option<u64>,
     },
     /// REST: the request failed without a response (other than a cancellation or the attempt's own
     /// timeout).
@@ -385,16 +381,14 @@ mod tests {
     fn success_is_an_answer_below_400() {
         assert!(AttemptEnd::HttpAnswer {
             status: 201,
-            json_detail: false,
-            retry_after_ms: None
+            json_detail: false
         }
         .is_success());
         assert!(AttemptEnd::MuxwsReply { status: 399 }.is_success());
         assert!(!AttemptEnd::MuxwsReply { status: 400 }.is_success());
         assert!(!AttemptEnd::HttpAnswer {
             status: 504,
-            json_detail: true,
-            retry_after_ms: None
+            json_detail: true
         }
         .is_success());
         assert!(!AttemptEnd::NetworkError.is_success());
@@ -405,8 +399,7 @@ mod tests {
         assert_eq!(
             AttemptEnd::HttpAnswer {
                 status: 503,
-                json_detail: false,
-                retry_after_ms: None
+                json_detail: false
             }
             .label(),
             "gateway-status"
@@ -414,8 +407,7 @@ mod tests {
         assert_eq!(
             AttemptEnd::HttpAnswer {
                 status: 503,
-                json_detail: true,
-                retry_after_ms: None
+                json_detail: true
             }
             .label(),
             "answered"

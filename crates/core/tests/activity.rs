@@ -29,7 +29,6 @@ fn events_of_a_call_go_start_retries_settle() {
         AttemptEnd::HttpAnswer {
             status: 200,
             json_detail: false,
-            retry_after_ms: None,
         },
     );
     h.advance(1_000);
@@ -96,7 +95,6 @@ fn start_precedes_the_first_send_and_settle_follows_the_settle_action() {
         AttemptEnd::HttpAnswer {
             status: 204,
             json_detail: false,
-            retry_after_ms: None,
         },
     );
     let shape: Vec<String> = h

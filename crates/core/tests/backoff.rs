@@ -8,13 +8,11 @@ use viewsets_core::{
     ActivityKind, AttemptEnd, Ended, RepeatOverride, RepeatPolicy, WaitReason, JITTER_WHOLE,
 };
 
-fn gateway(retry_after_ms: Option<u64>) -> AttemptEnd {
-    AttemptEnd::HttpAnswer {
-        status: 503,
-        json_detail: false,
-        retry_after_ms,
-    }
-}
+/// A gateway's 503 (repeated).
+const GATEWAY: AttemptEnd = AttemptEnd::HttpAnswer {
+    status: 503,
+    json_detail: false,
+};
 
 fn delays(h: &Harness, call: u64) -> Vec<u64> {
     h.retries(call).iter().map(retry_delay).collect()
@@ -92,7 +90,7 @@ fn a_manual_attempt_that_fails_late_is_repeated_at_once() {
     let call = h.rest();
     h.end(call, 1, AttemptEnd::NetworkError);
     h.retry_now();
-    h.end(call, 2, gateway(None));
+    h.end(call, 2, GATEWAY);
     h.advance(1_000);
     h.end(
         call,
@@ -100,7 +98,6 @@ fn a_manual_attempt_that_fails_late_is_repeated_at_once() {
         AttemptEnd::HttpAnswer {
             status: 201,
             json_detail: false,
-            retry_after_ms: None,
         },
     );
     assert!(h.settled(call).is_some());
@@ -217,7 +214,7 @@ fn retry_after_on_a_503_sets_the_delay_of_that_repeat() {
     let mut h = Harness::new();
     let t0 = h.now;
     let call = h.rest();
-    h.end(call, 1, gateway(Some(2_000)));
+    h.end_retry_after(call, 1, GATEWAY, 2_000);
     assert_eq!(
         h.retries(call),
         vec![ActivityKind::Retry {
@@ -236,13 +233,13 @@ fn retry_after_on_a_503_sets_the_delay_of_that_repeat() {
     assert_eq!(delays(&h, call), [2_000, 2_000]);
     // Longer than the backoff's cap, within withinMs: honoured.
     h.advance(2_000);
-    h.end(call, 3, gateway(Some(45_000)));
+    h.end_retry_after(call, 3, GATEWAY, 45_000);
     h.advance(45_000);
     assert_eq!(h.sends(call).last(), Some(&(4, t0 + 49_000)));
     // 0: at once, not counted.
-    h.end(call, 4, gateway(Some(0)));
+    h.end_retry_after(call, 4, GATEWAY, 0);
     assert_eq!(h.sends(call).last(), Some(&(5, t0 + 49_000)));
-    h.end(call, 5, gateway(None));
+    h.end(call, 5, GATEWAY);
     assert_eq!(delays(&h, call), [2_000, 2_000, 45_000, 0, 8_000]);
 }
 
@@ -253,29 +250,31 @@ fn retry_after_past_the_within_deadline_settles() {
     for retry_after in [600_001, u64::MAX] {
         let mut h = Harness::new();
         let call = h.rest();
-        h.end(call, 1, gateway(Some(retry_after)));
-        assert_eq!(
-            h.settled(call),
-            Some((1, gateway(Some(retry_after)), h.now))
-        );
+        h.end_retry_after(call, 1, GATEWAY, retry_after);
+        assert_eq!(h.settled(call), Some((1, GATEWAY, h.now)));
         assert!(h.retries(call).is_empty());
         assert_eq!(h.engine.poll_timeout(), None);
     }
 }
 
-/// Retry-After is read only where the answer is repeated: a gateway status whose body holds
-/// `detail` is the application's answer and settles.
+/// Retry-After is read only where an HTTP answer is repeated: a gateway status whose body holds
+/// `detail` is the application's answer and settles; other ends keep their own delay.
 #[test]
-fn retry_after_on_an_answer_that_settles_is_ignored() {
+fn retry_after_is_read_only_for_a_repeated_answer() {
     let mut h = Harness::new();
     let call = h.rest();
     let answer = AttemptEnd::HttpAnswer {
         status: 503,
         json_detail: true,
-        retry_after_ms: Some(2_000),
     };
-    h.end(call, 1, answer.clone());
+    h.end_retry_after(call, 1, answer.clone(), 2_000);
     assert_eq!(h.settled(call), Some((1, answer, h.now)));
+    let call = h.rest();
+    h.end_retry_after(call, 1, AttemptEnd::NetworkError, 5_000);
+    let mux = h.muxws(1);
+    h.end_retry_after(mux, 1, AttemptEnd::StreamTimeout, 5_000);
+    assert_eq!(delays(&h, call), [1_000]);
+    assert_eq!(delays(&h, mux), [0]);
 }
 
 /// Retry-After is not jittered: jitter only shortens a delay, and the server asked for that moment.
@@ -286,7 +285,7 @@ fn retry_after_is_exact_under_full_jitter() {
     spec.policy.jitter = JITTER_WHOLE;
     spec.jitter_seed = 12_345;
     let call = h.issue(spec);
-    h.end(call, 1, gateway(Some(2_000)));
+    h.end_retry_after(call, 1, GATEWAY, 2_000);
     assert_eq!(delays(&h, call), [2_000]);
 }
 
@@ -298,7 +297,7 @@ fn retry_after_on_a_manual_attempt_sets_the_delay() {
     let call = h.rest();
     h.end(call, 1, AttemptEnd::NetworkError); // 1000
     h.retry_now();
-    h.end(call, 2, gateway(Some(3_000)));
+    h.end_retry_after(call, 2, GATEWAY, 3_000);
     h.advance(3_000);
     h.end(call, 3, AttemptEnd::NetworkError);
     assert_eq!(delays(&h, call), [1_000, 3_000, 2_000]);

@@ -24,7 +24,6 @@ fn a_late_answer_for_an_abandoned_attempt_is_ignored() {
         AttemptEnd::HttpAnswer {
             status: 200,
             json_detail: false,
-            retry_after_ms: None,
         },
     );
     assert_eq!(
@@ -39,7 +38,6 @@ fn a_late_answer_for_an_abandoned_attempt_is_ignored() {
         AttemptEnd::HttpAnswer {
             status: 201,
             json_detail: false,
-            retry_after_ms: None,
         },
     );
     assert_eq!(
@@ -48,8 +46,7 @@ fn a_late_answer_for_an_abandoned_attempt_is_ignored() {
             2,
             AttemptEnd::HttpAnswer {
                 status: 201,
-                json_detail: false,
-                retry_after_ms: None
+                json_detail: false
             },
             h.now
         ))
@@ -76,7 +73,6 @@ fn reports_after_settling_or_twice_are_ignored() {
         AttemptEnd::HttpAnswer {
             status: 200,
             json_detail: false,
-            retry_after_ms: None,
         },
     ); // already ended
     assert_eq!(h.settled(call), None);
@@ -88,7 +84,6 @@ fn reports_after_settling_or_twice_are_ignored() {
         AttemptEnd::HttpAnswer {
             status: 200,
             json_detail: false,
-            retry_after_ms: None,
         },
     ); // not sent yet
     assert_eq!(h.settled(call), None);
@@ -98,7 +93,6 @@ fn reports_after_settling_or_twice_are_ignored() {
         AttemptEnd::HttpAnswer {
             status: 404,
             json_detail: true,
-            retry_after_ms: None,
         },
     );
     h.end(
@@ -107,15 +101,13 @@ fn reports_after_settling_or_twice_are_ignored() {
         AttemptEnd::HttpAnswer {
             status: 200,
             json_detail: false,
-            retry_after_ms: None,
         },
     );
     assert_eq!(
         h.settled(call).unwrap().1,
         AttemptEnd::HttpAnswer {
             status: 404,
-            json_detail: true,
-            retry_after_ms: None
+            json_detail: true
         }
     );
     h.engine.headers_captured(call, 2);
@@ -249,7 +241,6 @@ fn headers_reported_for_an_attempt_not_sent_or_a_settled_call_are_ignored() {
         AttemptEnd::HttpAnswer {
             status: 200,
             json_detail: false,
-            retry_after_ms: None,
         },
     );
     h.headers(call, 2);
@@ -282,7 +273,6 @@ fn cancel_abandons_the_attempt_in_flight_and_settles() {
         AttemptEnd::HttpAnswer {
             status: 200,
             json_detail: false,
-            retry_after_ms: None,
         },
     );
     assert_eq!(h.engine.live_calls(), 0);
@@ -598,7 +588,6 @@ fn pending_calls_are_listed_oldest_first_and_counted_without_background() {
         AttemptEnd::HttpAnswer {
             status: 200,
             json_detail: false,
-            retry_after_ms: None,
         },
     );
     assert_eq!(h.engine.pending_call_count(), 2);
@@ -608,7 +597,6 @@ fn pending_calls_are_listed_oldest_first_and_counted_without_background() {
         AttemptEnd::HttpAnswer {
             status: 200,
             json_detail: false,
-            retry_after_ms: None,
         },
     );
     assert_eq!(h.engine.pending_call_count(), 1);
@@ -659,7 +647,6 @@ fn settled_calls_leave_nothing_behind() {
                 AttemptEnd::HttpAnswer {
                     status: 200,
                     json_detail: false,
-                    retry_after_ms: None,
                 },
             ),
             3 => h.end(

@@ -13,7 +13,6 @@ use viewsets_core::{
 const OK: AttemptEnd = AttemptEnd::HttpAnswer {
     status: 200,
     json_detail: false,
-    retry_after_ms: None,
 };
 
 fn connection_lost() -> AttemptEnd {

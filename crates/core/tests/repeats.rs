@@ -61,16 +61,14 @@ fn classify_is_exactly_the_seed_table() {
         assert_eq!(
             classify(&HttpAnswer {
                 status,
-                json_detail: false,
-                retry_after_ms: None
+                json_detail: false
             }),
             Verdict::RepeatAfterDelay
         );
         assert_eq!(
             classify(&HttpAnswer {
                 status,
-                json_detail: true,
-                retry_after_ms: None
+                json_detail: true
             }),
             Verdict::Settle
         );
@@ -83,8 +81,7 @@ fn classify_is_exactly_the_seed_table() {
             assert_eq!(
                 classify(&HttpAnswer {
                     status,
-                    json_detail,
-                    retry_after_ms: None
+                    json_detail
                 }),
                 Verdict::Settle,
                 "{status}"
@@ -177,7 +174,6 @@ fn rest_gateway_status_without_json_detail_is_repeated_after_the_delay() {
             AttemptEnd::HttpAnswer {
                 status,
                 json_detail: false,
-                retry_after_ms: None,
             },
         );
         assert_eq!(
@@ -203,7 +199,6 @@ fn rest_gateway_status_with_json_detail_is_the_applications_answer() {
             AttemptEnd::HttpAnswer {
                 status,
                 json_detail: true,
-                retry_after_ms: None,
             },
         );
     }
@@ -229,7 +224,6 @@ fn rest_any_other_answer_settles() {
             AttemptEnd::HttpAnswer {
                 status,
                 json_detail,
-                retry_after_ms: None,
             },
         );
     }
@@ -407,7 +401,6 @@ fn attempt_timeout_zero_sets_none() {
         AttemptEnd::HttpAnswer {
             status: 200,
             json_detail: false,
-            retry_after_ms: None,
         },
     );
     assert!(h.settled(call).is_some());
@@ -430,7 +423,6 @@ fn within_ms_stops_repeats_and_settles_with_the_last_error() {
         AttemptEnd::HttpAnswer {
             status: 503,
             json_detail: false,
-            retry_after_ms: None,
         },
     );
     // The next repeat would go out at t0+3000, past t0+2500: not scheduled, the call settles now.
@@ -440,8 +432,7 @@ fn within_ms_stops_repeats_and_settles_with_the_last_error() {
             2,
             AttemptEnd::HttpAnswer {
                 status: 503,
-                json_detail: false,
-                retry_after_ms: None
+                json_detail: false
             },
             t0 + 1_000
         ))
@@ -527,7 +518,6 @@ fn repeats_at_once_do_not_advance_the_doubling() {
         AttemptEnd::HttpAnswer {
             status: 502,
             json_detail: false,
-            retry_after_ms: None,
         },
     ); // 2000
     let delays: Vec<u64> = h.retries(call).iter().map(retry_delay).collect();
@@ -542,7 +532,6 @@ fn within_zero_never_repeats() {
         AttemptEnd::HttpAnswer {
             status: 504,
             json_detail: false,
-            retry_after_ms: None,
         },
         AttemptEnd::StreamTimeout,
         AttemptEnd::ConnectionLost {

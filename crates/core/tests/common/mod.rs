@@ -102,6 +102,13 @@ impl Harness {
         self.drain();
     }
 
+    /// Reports how an attempt ended with an answer's `Retry-After`, at the current time.
+    pub fn end_retry_after(&mut self, call: CallId, attempt: u32, end: AttemptEnd, retry_after_ms: u64) {
+        self.engine
+            .attempt_ended_with_retry_after(call, attempt, end, Some(retry_after_ms), self.now);
+        self.drain();
+    }
+
     /// Reports that `attempt` of `call` went out with headers the driver keeps.
     pub fn headers(&mut self, call: CallId, attempt: u32) {
         self.engine.headers_captured(call, attempt);
