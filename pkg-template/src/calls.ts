@@ -1,15 +1,46 @@
 /**
  * The calls module: the page's one call engine (keys, repeats, deadlines, activity), compiled from
- * Rust (`crates/calls-wasm`), instantiated once when the package is imported. It speaks numbers and
- * short strings only (docs/boundary.md); this file loads it and reads its records.
+ * Rust (`crates/calls-wasm`), instantiated once when the package is imported. It speaks numbers
+ * only, strings crossing through its text window (docs/boundary.md); this file loads it and reads
+ * its records and its text.
  */
 import { compileWasm } from './wasm-loader.js';
-import * as engine from './wasm/calls.js';
+import { initSync } from './wasm/calls.js';
 
-const instance = engine.initSync({ module: await compileWasm(new URL('./wasm/calls_bg.wasm', import.meta.url)) });
+/** The module's exports: plain functions of numbers (`crates/calls-wasm/src/lib.rs`). */
+export interface CallsExports {
+  readonly memory: WebAssembly.Memory;
+  boundary_version(): number;
+  scratch(length: number): number;
+  key_generate(a: number, b: number, c: number, d: number): number;
+  key_field(length: number): number;
+  header_rule(length: number): number;
+  call_issue(peer: number, withinMs: number, delayMs: number, attemptTimeoutMs: number, background: number, now: number): number;
+  call_headers_captured(call: number, attempt: number): void;
+  call_attempt_ended(call: number, attempt: number, end: number, status: number, now: number): void;
+  call_cancel(call: number, now: number): void;
+  peer_state(peer: number, state: number, now: number): void;
+  retry_now(now: number): void;
+  handle_timeout(now: number): void;
+  next_timeout(): number;
+  drain_actions(): number;
+  action_records(): number;
+  pending_count(): number;
+  pending_fill(): number;
+  pending_records(): number;
+  live_calls(): number;
+}
 
-/** The engine's exports (functions of numbers and short strings). */
-export { engine };
+/** The version of the exports and records this facade reads (`BOUNDARY_VERSION` in the crate). */
+const BOUNDARY_VERSION = 1;
+
+const module = await compileWasm(new URL('./wasm/calls_bg.wasm', import.meta.url));
+/** The engine's exports. */
+export const engine = initSync({ module }) as unknown as CallsExports;
+if (engine.boundary_version() !== BOUNDARY_VERSION) {
+  throw new Error(`the calls module speaks version ${engine.boundary_version()} of the boundary, this facade ${BOUNDARY_VERSION}: a stale cached .wasm?`);
+}
+const instance = engine;
 
 /** Fields of one action record (`drain_actions`). */
 export const ACTION_FIELDS = 8;

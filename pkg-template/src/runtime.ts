@@ -157,7 +157,7 @@ export function issue<R>(request: CallRequest, transport: Transport, signal: Abo
     request.withinMs,
     request.delayMs,
     request.attemptTimeoutMs,
-    request.background,
+    request.background ? 1 : 0,
     Date.now(),
   );
   const call: CallRecord = {

@@ -5,6 +5,7 @@ import { after, before, test } from 'node:test';
 import { startHostileMuxws } from '../harness/hostile-muxws.mjs';
 import { startStack } from '../harness/stack.mjs';
 import { activityScenarios } from '../e2e/activity-scenarios.mjs';
+import { axiosScenarios } from '../e2e/axios-scenarios.mjs';
 import { hostileScenarios } from '../e2e/hostile-scenarios.mjs';
 import { muxwsBoundaryScenarios } from '../e2e/muxws-boundary-scenarios.mjs';
 import { muxwsScenarios } from '../e2e/muxws-scenarios.mjs';
@@ -19,7 +20,7 @@ before(async () => {
   stack = await startStack({});
   hostile = await startHostileMuxws();
   const env = { baseUrl: stack.baseUrl, wsUrl: stack.wsUrl, hostileBase: hostile.base };
-  const modules = ['rest', 'muxws', 'hostile', 'activity', 'muxws-boundary'].map((name) => `/tests/e2e/${name}-scenarios.mjs`);
+  const modules = ['rest', 'muxws', 'hostile', 'activity', 'axios', 'muxws-boundary'].map((name) => `/tests/e2e/${name}-scenarios.mjs`);
   runner = await openRunner(modules, env);
 });
 after(async () => {
@@ -28,7 +29,7 @@ after(async () => {
   await stack?.stop();
 });
 
-const scenarioSets = [restScenarios, muxwsScenarios, hostileScenarios, activityScenarios, muxwsBoundaryScenarios];
+const scenarioSets = [restScenarios, muxwsScenarios, hostileScenarios, activityScenarios, axiosScenarios, muxwsBoundaryScenarios];
 for (const name of scenarioSets.flatMap((scenarios) => Object.keys(scenarios))) {
   test(`chromium: ${name}`, () => runner.run(name));
 }

@@ -1,6 +1,7 @@
 //! The calls module of `@dynamicforms/fastapi-viewsets`: the page's one [`CallEngine`] (keys,
-//! repeats, deadlines, activity) exported to the TS runtime as functions of numbers and short
-//! strings (docs/boundary.md). Bodies, headers, responses, errors and listeners never enter it.
+//! repeats, deadlines, activity) exported to the TS runtime as `extern "C"` functions of numbers;
+//! strings cross through a text window of UTF-16 code units (docs/boundary.md). Bodies, headers,
+//! responses, errors and listeners never enter it.
 //!
 //! Every export takes the engine for the length of the call only and never calls JavaScript, so no
 //! JavaScript exception can pass through it and no state is ever left borrowed; unknown ids are
@@ -18,9 +19,8 @@ use alloc::vec::Vec;
 use core::cell::RefCell;
 
 use viewsets_core::{is_key_header, is_set_again_by_axios, CallEngine, CallSpec, IdempotencyKey, RepeatPolicy, Transport};
-use wasm_bindgen::prelude::*;
 
-use codes::{attempt_end, ms, write_action, write_pending};
+use codes::{attempt_end, jitter, ms, optional_ms, write_action, write_pending};
 
 /// The engine, the two record buffers JavaScript reads after `drain_actions`/`pending_fill`, and
 /// the text window.
@@ -63,8 +63,8 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
 /// The text window: strings cross the boundary here as UTF-16 code units, written and read by
 /// JavaScript through a view of the module's memory (no encoder, no glue per string).
 /// Returns where it starts, with room for at least `len` units; its contents are kept.
-#[wasm_bindgen]
-pub fn scratch(len: u32) -> u32 {
+#[no_mangle]
+pub extern "C" fn scratch(len: u32) -> u32 {
     with(|calls| {
         let len = len as usize;
         if calls.text.len() < len {
@@ -89,8 +89,8 @@ fn write_text(calls: &mut Calls, text: &str) -> u32 {
 
 /// A new version 4 UUID from 16 random bytes given as four little-endian `u32`s (JavaScript draws
 /// them from a pooled `crypto.getRandomValues()`), written to the text window; returns its length.
-#[wasm_bindgen]
-pub fn key_generate(a: u32, b: u32, c: u32, d: u32) -> u32 {
+#[no_mangle]
+pub extern "C" fn key_generate(a: u32, b: u32, c: u32, d: u32) -> u32 {
     let mut random = [0u8; 16];
     for (chunk, word) in random.chunks_exact_mut(4).zip([a, b, c, d]) {
         chunk.copy_from_slice(&word.to_le_bytes());
@@ -102,8 +102,8 @@ pub fn key_generate(a: u32, b: u32, c: u32, d: u32) -> u32 {
 /// Structured Field string), written back to the window; returns its length. When the key is not
 /// acceptable the window holds why instead (the message of the caller's TypeError) and the result
 /// is -1 − the message's length.
-#[wasm_bindgen]
-pub fn key_field(len: u32) -> i32 {
+#[no_mangle]
+pub extern "C" fn key_field(len: u32) -> i32 {
     with(|calls| match IdempotencyKey::parse(&read_text(calls, len)) {
         Ok(key) => write_text(calls, &key.to_structured_field()) as i32,
         Err(error) => -1 - write_text(calls, &error.message()) as i32,
@@ -113,8 +113,8 @@ pub fn key_field(len: u32) -> i32 {
 /// The header rules for the name in the text window (`len` units): bit 1, it is the
 /// Idempotency-Key header (replaced by the call's key); bit 2, axios sets it again on every
 /// request (the axios transport does not carry it).
-#[wasm_bindgen]
-pub fn header_rule(len: u32) -> u32 {
+#[no_mangle]
+pub extern "C" fn header_rule(len: u32) -> u32 {
     with(|calls| {
         let name = read_text(calls, len);
         u32::from(is_key_header(&name)) | (u32::from(is_set_again_by_axios(&name)) << 1)
@@ -122,42 +122,57 @@ pub fn header_rule(len: u32) -> u32 {
 }
 
 /// Issues a call and returns its id (≥ 1). `peer` 0 is REST, any other value the muxws peer the
-/// call travels through; `within_ms`/`delay_ms` are its repeat policy, `attempt_timeout_ms` the
-/// timeout of one attempt (0: none).
-#[wasm_bindgen]
-pub fn call_issue(peer: u32, within_ms: f64, delay_ms: f64, attempt_timeout_ms: f64, background: bool, now: f64) -> u32 {
+/// call travels through; `within_ms`/`delay_ms`/`jitter_fraction` are its repeat policy
+/// (`jitter_fraction` is `repeat.jitter`, 0…1: below 0 or NaN is 0, above 1 is 1), `attempt_timeout_ms` the
+/// timeout of one attempt (0: none), `jitter_seed` a random number drawn for the call (its jitter's
+/// seed).
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub extern "C" fn call_issue(
+    peer: u32,
+    within_ms: f64,
+    delay_ms: f64,
+    attempt_timeout_ms: f64,
+    background: u32,
+    now: f64,
+    jitter_fraction: f64,
+    jitter_seed: u32,
+) -> u32 {
     let transport = if peer == 0 { Transport::Rest } else { Transport::Muxws { peer: u64::from(peer) } };
     let spec = CallSpec {
         transport,
-        policy: RepeatPolicy { within_ms: ms(within_ms), delay_ms: ms(delay_ms) },
+        policy: RepeatPolicy { within_ms: ms(within_ms), delay_ms: ms(delay_ms), jitter: jitter(jitter_fraction) },
         attempt_timeout_ms: ms(attempt_timeout_ms),
-        background,
+        background: background != 0,
+        jitter_seed,
     };
     with(|calls| calls.engine.issue(spec, ms(now))) as u32
 }
 
 /// The first attempt's headers are known to the runtime: repeats of `call` carry them.
-#[wasm_bindgen]
-pub fn call_headers_captured(call: u32, attempt: u32) {
+#[no_mangle]
+pub extern "C" fn call_headers_captured(call: u32, attempt: u32) {
     with(|calls| calls.engine.headers_captured(u64::from(call), attempt))
 }
 
-/// Attempt `attempt` of `call` ended: `end` and `status` as in docs/boundary.md.
-#[wasm_bindgen]
-pub fn call_attempt_ended(call: u32, attempt: u32, end: u32, status: u32, now: f64) {
-    with(|calls| calls.engine.attempt_ended(u64::from(call), attempt, attempt_end(end, status), ms(now)))
+/// Attempt `attempt` of `call` ended: `end` and `status` as in docs/boundary.md; `retry_after_ms`
+/// the answer's `Retry-After` in milliseconds from now (negative or NaN: none).
+#[no_mangle]
+pub extern "C" fn call_attempt_ended(call: u32, attempt: u32, end: u32, status: u32, now: f64, retry_after_ms: f64) {
+    let (call, end, retry_after_ms) = (u64::from(call), attempt_end(end, status), optional_ms(retry_after_ms));
+    with(|calls| calls.engine.attempt_ended_with_retry_after(call, attempt, end, retry_after_ms, ms(now)))
 }
 
 /// The caller cancelled `call`.
-#[wasm_bindgen]
-pub fn call_cancel(call: u32, now: f64) {
+#[no_mangle]
+pub extern "C" fn call_cancel(call: u32, now: f64) {
     with(|calls| calls.engine.cancel(u64::from(call), ms(now)))
 }
 
 /// News of a muxws peer: `state` 0 unavailable (between sockets, after a goaway), 1 available,
 /// 2 closed for good.
-#[wasm_bindgen]
-pub fn peer_state(peer: u32, state: u32, now: f64) {
+#[no_mangle]
+pub extern "C" fn peer_state(peer: u32, state: u32, now: f64) {
     with(|calls| match state {
         1 => calls.engine.peer_available(u64::from(peer), true, ms(now)),
         2 => calls.engine.peer_closed_for_good(u64::from(peer), ms(now)),
@@ -166,26 +181,32 @@ pub fn peer_state(peer: u32, state: u32, now: f64) {
 }
 
 /// "Try again now": every waiting repeat goes out at once.
-#[wasm_bindgen]
-pub fn retry_now(now: f64) {
+#[no_mangle]
+pub extern "C" fn retry_now(now: f64) {
     with(|calls| calls.engine.retry_now(ms(now)))
 }
 
+/// The platform's `online`/`offline` news (`navigator.onLine`); the engine starts online.
+#[no_mangle]
+pub extern "C" fn set_online(online: bool, now: f64) {
+    with(|calls| calls.engine.set_online(online, ms(now)))
+}
+
 /// Runs the engine's timers due at `now`.
-#[wasm_bindgen]
-pub fn handle_timeout(now: f64) {
+#[no_mangle]
+pub extern "C" fn handle_timeout(now: f64) {
     with(|calls| calls.engine.handle_timeout(ms(now)))
 }
 
 /// When the engine wants `handle_timeout` called next; -1 when nothing is timed.
-#[wasm_bindgen]
-pub fn next_timeout() -> f64 {
+#[no_mangle]
+pub extern "C" fn next_timeout() -> f64 {
     with(|calls| calls.engine.poll_timeout().map_or(-1.0, |at| at as f64))
 }
 
 /// Writes every queued action to the action records and returns how many there are.
-#[wasm_bindgen]
-pub fn drain_actions() -> u32 {
+#[no_mangle]
+pub extern "C" fn drain_actions() -> u32 {
     with(|calls| {
         calls.actions.clear();
         while let Some(action) = calls.engine.poll_action() {
@@ -196,20 +217,20 @@ pub fn drain_actions() -> u32 {
 }
 
 /// Where the action records of the last [`drain_actions`] are, in linear memory.
-#[wasm_bindgen]
-pub fn action_records() -> u32 {
+#[no_mangle]
+pub extern "C" fn action_records() -> u32 {
     with(|calls| calls.actions.as_ptr() as usize as u32)
 }
 
 /// How many calls have not settled, background calls left out.
-#[wasm_bindgen]
-pub fn pending_count() -> u32 {
+#[no_mangle]
+pub extern "C" fn pending_count() -> u32 {
     with(|calls| calls.engine.pending_call_count() as u32)
 }
 
 /// Writes the unsettled calls, oldest first, to the pending records and returns how many.
-#[wasm_bindgen]
-pub fn pending_fill() -> u32 {
+#[no_mangle]
+pub extern "C" fn pending_fill() -> u32 {
     with(|calls| {
         let Calls { engine, pending, .. } = calls;
         pending.clear();
@@ -221,13 +242,26 @@ pub fn pending_fill() -> u32 {
 }
 
 /// Where the pending records of the last [`pending_fill`] are, in linear memory.
-#[wasm_bindgen]
-pub fn pending_records() -> u32 {
+#[no_mangle]
+pub extern "C" fn pending_records() -> u32 {
     with(|calls| calls.pending.as_ptr() as usize as u32)
 }
 
 /// How many calls the engine holds state for (0 once every call settled): for leak checks.
-#[wasm_bindgen]
-pub fn live_calls() -> u32 {
+#[no_mangle]
+pub extern "C" fn live_calls() -> u32 {
     with(|calls| calls.engine.live_calls() as u32)
 }
+
+/// The version of this module's exports and record layouts (docs/boundary.md). The runtime refuses a
+/// module of another version, such as a stale cached `.wasm` beside a newer facade.
+///
+/// The one export made through wasm-bindgen, which wasm-pack runs: the others are plain
+/// `extern "C"` functions of numbers, which need no glue (the runtime calls them on the instance).
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn boundary_version() -> u32 {
+    BOUNDARY_VERSION
+}
+
+/// See [`boundary_version`]; the TS runtime holds the same number.
+pub const BOUNDARY_VERSION: u32 = 1;
