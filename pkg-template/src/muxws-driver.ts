@@ -51,9 +51,60 @@ import {
   type Transport,
 } from './runtime.js';
 import { compileWasm } from './wasm-loader.js';
-import * as mw from './wasm/muxws.js';
+import { boundary_version, init, initSync } from './wasm/muxws.js';
 
-const wasm = mw.initSync({ module: await compileWasm(new URL('./wasm/muxws_bg.wasm', import.meta.url)) });
+/** The module's exports: plain functions of numbers (`crates/muxws-wasm/src/exports.rs`). */
+interface MuxwsExports {
+  readonly memory: WebAssembly.Memory;
+  input(size: number): number;
+  out(): number;
+  peer_new(
+    pingIntervalMs: number,
+    pingTimeoutMs: number,
+    helloTimeoutMs: number,
+    maxFrameBytes: number,
+    maxPayloadBytes: number,
+    initialDelayMs: number,
+    factor: number,
+    maxDelayMs: number,
+    jitter: number,
+    maxAttempts: number,
+    callConcurrency: number,
+    lazy: number,
+    seed: number,
+    protocolsLength: number,
+    helloHeadersLength: number,
+    helloPayloadLength: number,
+  ): number;
+  peer_free(peer: number): void;
+  socket_opened(peer: number, socket: number, protocolLength: number, now: number): void;
+  socket_message(peer: number, socket: number, length: number, whole: number, now: number): void;
+  socket_binary(peer: number, socket: number, now: number): void;
+  socket_closed(peer: number, socket: number, code: number, reasonLength: number, clean: number, now: number): void;
+  timer(peer: number, now: number): void;
+  next_timeout(peer: number): number;
+  open(peer: number, headersLength: number, source: number, units: number, end: number, call: number, now: number): number;
+  send(peer: number, tag: number, source: number, units: number, end: number): number;
+  cancel(peer: number, tag: number, reasonLength: number): void;
+  expire(peer: number, tag: number): void;
+  checked(peer: number, tag: number, valid: number): void;
+  close(peer: number, code: number, reasonLength: number, drainMs: number, now: number): void;
+  reconnect_now(peer: number, now: number): number;
+  is_open(peer: number): number;
+  is_closed(peer: number): number;
+  stream_id(peer: number, tag: number): number;
+  stream_count(peer: number): number;
+  poll(peer: number, now: number, sends: number): number;
+}
+
+/** The version of the exports and records this driver speaks (`BOUNDARY_VERSION` in the crate). */
+const BOUNDARY_VERSION = 1;
+
+const mw = initSync({ module: await compileWasm(new URL('./wasm/muxws_bg.wasm', import.meta.url)) }) as unknown as MuxwsExports;
+if (boundary_version() !== BOUNDARY_VERSION) {
+  throw new Error(`the muxws module speaks version ${boundary_version()} of the boundary, its driver ${BOUNDARY_VERSION}: a stale cached .wasm?`);
+}
+const wasm = mw;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -66,7 +117,7 @@ function bytes(pointer: number, length: number): Uint8Array {
   return new Uint8Array(wasm.memory.buffer, pointer, length);
 }
 
-mw.init({
+init({
   /** Writes the UTF-8 of `source` from UTF-16 unit `from` on into `length` bytes at `pointer`; never throws. */
   read(source: number, from: number, pointer: number, length: number): number {
     try {
@@ -443,7 +494,7 @@ export class PeerCore {
       jitter,
       attempts,
       concurrency,
-      lazy === true,
+      lazy === true ? 1 : 0,
       Math.random(),
       lengths[0],
       lengths[1],
@@ -474,12 +525,12 @@ export class PeerCore {
 
   /** True while a connection is established. */
   get isOpen(): boolean {
-    return mw.is_open(this.#handle);
+    return mw.is_open(this.#handle) !== 0;
   }
 
   /** True once the peer will never dial again. */
   get isClosed(): boolean {
-    return this.#forGood || mw.is_closed(this.#handle);
+    return this.#forGood || mw.is_closed(this.#handle) !== 0;
   }
 
   /** How many streams are waited on, calls waiting for a free stream included (for leak checks). */
@@ -566,7 +617,7 @@ export class PeerCore {
       }
       length = written.lengths[0];
     }
-    const tag = mw.open(this.#handle, length, source(payload), payload.length, end, call, Date.now());
+    const tag = mw.open(this.#handle, length, source(payload), payload.length, end ? 1 : 0, call ? 1 : 0, Date.now());
     if (tag === 0) {
       const out = record();
       lastError = [out[1], textOf(out)];
@@ -623,7 +674,7 @@ export class PeerCore {
   /** @internal `stream.send()`. */
   sendOn(stream: StreamCore, tag: number, payload: unknown, end: boolean): void {
     const text = payload === undefined ? null : muxwsBody(payload, 'the payload');
-    const cls = mw.send(this.#handle, tag, text === null ? 0 : source(text), text?.length ?? 0, end);
+    const cls = mw.send(this.#handle, tag, text === null ? 0 : source(text), text?.length ?? 0, end ? 1 : 0);
     const message = cls === 0 ? '' : textOf(record());
     this.#pump();
     if (cls === 0) return;
@@ -727,7 +778,7 @@ export class PeerCore {
     if (more) {
       this.#flushQueued = true;
       setTimeout(() => this.#flush(), 0);
-    } else if (this.#forGood && mw.is_closed(this.#handle)) {
+    } else if (this.#forGood && mw.is_closed(this.#handle) !== 0) {
       this.#free();
     }
     this.#rearm();
@@ -737,7 +788,7 @@ export class PeerCore {
   #drain(sends: boolean): boolean {
     let budget = FLUSH_BYTES;
     for (;;) {
-      const kind = mw.poll(this.#handle, Date.now(), sends && budget > 0);
+      const kind = mw.poll(this.#handle, Date.now(), sends && budget > 0 ? 1 : 0);
       if (kind === 0) return sends && budget <= 0;
       const out = record();
       const [a, b, c, d, e] = [out[1], out[2], out[3], out[4], out[5]];
@@ -837,10 +888,10 @@ export class PeerCore {
           value = JSON.parse(joined);
         } catch {
           // The platform cannot parse it: the module resets the stream (PROTOCOL_ERROR).
-          return mw.checked(this.#handle, tag, false);
+          return mw.checked(this.#handle, tag, 0);
         }
         this.#payload(pending, value);
-        return mw.checked(this.#handle, tag, true);
+        return mw.checked(this.#handle, tag, 1);
       }
       case Kind.StreamClosed:
         this.#pending.delete(tag);
@@ -909,7 +960,7 @@ export class PeerCore {
       ws.binaryType = 'arraybuffer';
     } catch (error) {
       // The platform refused to make it: a socket that never opened, with what the platform said.
-      return this.#input(() => mw.socket_closed(this.#handle, socket, 1006, putShort(describe(error)), false, Date.now()));
+      return this.#input(() => mw.socket_closed(this.#handle, socket, 1006, putShort(describe(error)), 0, Date.now()));
     }
     this.#sockets.set(socket, ws);
     ws.onopen = () => this.#input(() => mw.socket_opened(this.#handle, socket, putShort(String(ws.protocol)), Date.now()));
@@ -918,7 +969,7 @@ export class PeerCore {
         const data: unknown = event.data;
         if (typeof data !== 'string') return mw.socket_binary(this.#handle, socket, Date.now());
         const { lengths, whole } = put([data], this.#cap + 1);
-        mw.socket_message(this.#handle, socket, lengths[0], whole, Date.now());
+        mw.socket_message(this.#handle, socket, lengths[0], whole ? 1 : 0, Date.now());
       });
     // Node 20 reports a refused handshake with `error` alone; browsers send `error`, then `close`.
     ws.onerror = (event) => this.#ended(socket, 1006, get(event, 'message'), false);
@@ -931,7 +982,7 @@ export class PeerCore {
     this.#sockets.delete(socket);
     ws.onopen = ws.onmessage = ws.onerror = ws.onclose = null;
     const text = typeof reason === 'string' ? reason : '';
-    this.#input(() => mw.socket_closed(this.#handle, socket, typeof code === 'number' ? code : 1006, putShort(text), clean, Date.now()));
+    this.#input(() => mw.socket_closed(this.#handle, socket, typeof code === 'number' ? code : 1006, putShort(text), clean ? 1 : 0, Date.now()));
   }
 
   #send(socket: number, text: string): void {

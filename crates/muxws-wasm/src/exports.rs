@@ -1,5 +1,7 @@
-//! The wasm-bindgen exports: each forwards to [`Module`] (one per module instance), whose state is
-//! only ever borrowed for the length of one call. The driver's payload reader is the only
+//! The exports: plain `extern "C"` functions of numbers, each forwarding to [`Module`] (one per
+//! module instance), called by the driver on the instance (no glue per export); wasm-bindgen only
+//! for `init` (the driver's reader, a JavaScript object) and `boundary_version`. The module's state
+//! is only ever borrowed for the length of one call. The driver's payload reader is the only
 //! JavaScript the module calls; it runs platform code alone and never throws (the driver catches),
 //! so no JavaScript can run while the module is borrowed. Should a call still arrive while it is
 //! (it cannot), it is ignored rather than panicking.
@@ -71,6 +73,16 @@ fn with<T: Default>(f: impl FnOnce(&mut Module<JsReader>) -> T) -> T {
     }
 }
 
+/// The version of the exports and records the driver must speak; a driver of another version
+/// refuses the module (a stale cached `.wasm`).
+pub const BOUNDARY_VERSION: u32 = 1;
+
+/// [`BOUNDARY_VERSION`].
+#[wasm_bindgen]
+pub fn boundary_version() -> u32 {
+    BOUNDARY_VERSION
+}
+
 /// Gives the module the driver's payload reader (once; later calls are ignored).
 #[wasm_bindgen]
 pub fn init(reader: Reader) {
@@ -78,21 +90,21 @@ pub fn init(reader: Reader) {
 }
 
 /// The input window, at least `size` bytes: its address (valid until the next call).
-#[wasm_bindgen]
-pub fn input(size: u32) -> u32 {
+#[no_mangle]
+pub extern "C" fn input(size: u32) -> u32 {
     with(|m| m.input(size as usize).as_mut_ptr() as u32)
 }
 
 /// The address of the output record: 8 `f64` (see `records.rs`); it does not move.
-#[wasm_bindgen]
-pub fn out() -> u32 {
+#[no_mangle]
+pub extern "C" fn out() -> u32 {
     with(|m| m.out.fields.as_ptr() as u32)
 }
 
 /// A new peer (see [`Module::peer_new`]); its handle, or 0 with the error in the record.
-#[wasm_bindgen]
+#[no_mangle]
 #[allow(clippy::too_many_arguments)]
-pub fn peer_new(
+pub extern "C" fn peer_new(
     ping_interval_ms: f64,
     ping_timeout_ms: f64,
     hello_timeout_ms: f64,
@@ -104,7 +116,7 @@ pub fn peer_new(
     jitter: f64,
     max_attempts: f64,
     call_concurrency: f64,
-    lazy: bool,
+    lazy: u32,
     seed: f64,
     protocols_len: i32,
     hello_headers_len: i32,
@@ -122,130 +134,137 @@ pub fn peer_new(
         jitter,
         max_attempts,
         call_concurrency,
-        lazy,
+        lazy: lazy != 0,
         seed,
     };
     with(|m| m.peer_new(&config, protocols_len, hello_headers_len, hello_payload_len))
 }
 
 /// [`Module::peer_free`].
-#[wasm_bindgen]
-pub fn peer_free(peer: u32) {
+#[no_mangle]
+pub extern "C" fn peer_free(peer: u32) {
     with(|m| m.peer_free(peer))
 }
 
 /// [`Module::socket_opened`].
-#[wasm_bindgen]
-pub fn socket_opened(peer: u32, socket: f64, protocol_len: i32, now: f64) {
+#[no_mangle]
+pub extern "C" fn socket_opened(peer: u32, socket: f64, protocol_len: i32, now: f64) {
     with(|m| m.socket_opened(peer, socket, protocol_len, now))
 }
 
 /// [`Module::socket_message`].
-#[wasm_bindgen]
-pub fn socket_message(peer: u32, socket: f64, len: i32, complete: bool, now: f64) {
-    with(|m| m.socket_message(peer, socket, len, complete, now))
+#[no_mangle]
+pub extern "C" fn socket_message(peer: u32, socket: f64, len: i32, complete: u32, now: f64) {
+    with(|m| m.socket_message(peer, socket, len, complete != 0, now))
 }
 
 /// [`Module::socket_binary`].
-#[wasm_bindgen]
-pub fn socket_binary(peer: u32, socket: f64, now: f64) {
+#[no_mangle]
+pub extern "C" fn socket_binary(peer: u32, socket: f64, now: f64) {
     with(|m| m.socket_binary(peer, socket, now))
 }
 
 /// [`Module::socket_closed`].
-#[wasm_bindgen]
-pub fn socket_closed(peer: u32, socket: f64, code: u32, reason_len: i32, clean: bool, now: f64) {
-    with(|m| m.socket_closed(peer, socket, code, reason_len, clean, now))
+#[no_mangle]
+pub extern "C" fn socket_closed(
+    peer: u32,
+    socket: f64,
+    code: u32,
+    reason_len: i32,
+    clean: u32,
+    now: f64,
+) {
+    with(|m| m.socket_closed(peer, socket, code, reason_len, clean != 0, now))
 }
 
 /// [`Module::timer`].
-#[wasm_bindgen]
-pub fn timer(peer: u32, now: f64) {
+#[no_mangle]
+pub extern "C" fn timer(peer: u32, now: f64) {
     with(|m| m.timer(peer, now))
 }
 
 /// [`Module::next_timeout`] (-1: none).
-#[wasm_bindgen]
-pub fn next_timeout(peer: u32) -> f64 {
+#[no_mangle]
+pub extern "C" fn next_timeout(peer: u32) -> f64 {
     with(|m| m.next_timeout(peer))
 }
 
 /// [`Module::open`]: the stream's tag, or 0 with the error in the record.
-#[wasm_bindgen]
-pub fn open(
+#[no_mangle]
+pub extern "C" fn open(
     peer: u32,
     headers_len: i32,
     source: u32,
     units: u32,
-    end: bool,
-    call: bool,
+    end: u32,
+    call: u32,
     now: f64,
 ) -> u32 {
-    with(|m| m.open(peer, headers_len, source, units, end, call, now))
+    with(|m| m.open(peer, headers_len, source, units, end != 0, call != 0, now))
 }
 
 /// [`Module::send`]: 0, or the error class with the message in the record.
-#[wasm_bindgen]
-pub fn send(peer: u32, tag: u32, source: u32, units: u32, end: bool) -> u32 {
-    with(|m| m.send(peer, tag, source, units, end))
+#[no_mangle]
+pub extern "C" fn send(peer: u32, tag: u32, source: u32, units: u32, end: u32) -> u32 {
+    with(|m| m.send(peer, tag, source, units, end != 0))
 }
 
 /// [`Module::cancel`].
-#[wasm_bindgen]
-pub fn cancel(peer: u32, tag: u32, reason_len: i32) {
+#[no_mangle]
+pub extern "C" fn cancel(peer: u32, tag: u32, reason_len: i32) {
     with(|m| m.cancel(peer, tag, reason_len))
 }
 
 /// [`Module::expire`].
-#[wasm_bindgen]
-pub fn expire(peer: u32, tag: u32) {
+#[no_mangle]
+pub extern "C" fn expire(peer: u32, tag: u32) {
     with(|m| m.expire(peer, tag))
 }
 
 /// [`Module::checked`].
-#[wasm_bindgen]
-pub fn checked(peer: u32, tag: u32, valid: bool) {
-    with(|m| m.checked(peer, tag, valid))
+#[no_mangle]
+pub extern "C" fn checked(peer: u32, tag: u32, valid: u32) {
+    with(|m| m.checked(peer, tag, valid != 0))
 }
 
 /// [`Module::close`].
-#[wasm_bindgen]
-pub fn close(peer: u32, code: f64, reason_len: i32, drain_ms: f64, now: f64) {
+#[no_mangle]
+pub extern "C" fn close(peer: u32, code: f64, reason_len: i32, drain_ms: f64, now: f64) {
     with(|m| m.close(peer, code, reason_len, drain_ms, now))
 }
 
 /// [`Module::reconnect_now`].
-#[wasm_bindgen]
-pub fn reconnect_now(peer: u32, now: f64) -> bool {
-    with(|m| m.reconnect_now(peer, now))
+#[no_mangle]
+pub extern "C" fn reconnect_now(peer: u32, now: f64) -> u32 {
+    with(|m| u32::from(m.reconnect_now(peer, now)))
 }
 
 /// [`Module::is_open`].
-#[wasm_bindgen]
-pub fn is_open(peer: u32) -> bool {
-    with(|m| m.is_open(peer))
+#[no_mangle]
+pub extern "C" fn is_open(peer: u32) -> u32 {
+    with(|m| u32::from(m.is_open(peer)))
 }
 
 /// [`Module::is_closed`].
-#[wasm_bindgen]
-pub fn is_closed(peer: u32) -> bool {
-    with(|m| m.is_closed(peer))
+#[no_mangle]
+pub extern "C" fn is_closed(peer: u32) -> u32 {
+    with(|m| u32::from(m.is_closed(peer)))
 }
 
 /// [`Module::stream_id`].
-#[wasm_bindgen]
-pub fn stream_id(peer: u32, tag: u32) -> f64 {
+#[no_mangle]
+pub extern "C" fn stream_id(peer: u32, tag: u32) -> f64 {
     with(|m| m.stream_id(peer, tag))
 }
 
 /// [`Module::stream_count`].
-#[wasm_bindgen]
-pub fn stream_count(peer: u32) -> u32 {
+#[no_mangle]
+pub extern "C" fn stream_count(peer: u32) -> u32 {
     with(|m| m.stream_count(peer))
 }
 
 /// [`Module::poll`]: the next record's kind, 0 when there is none.
-#[wasm_bindgen]
-pub fn poll(peer: u32, now: f64, sends: bool) -> u32 {
-    with(|m| m.poll(peer, now, sends))
+#[no_mangle]
+pub extern "C" fn poll(peer: u32, now: f64, sends: u32) -> u32 {
+    with(|m| m.poll(peer, now, sends != 0))
 }

@@ -25,6 +25,8 @@ pub mod records;
 pub mod source;
 
 #[cfg(target_arch = "wasm32")]
+#[allow(unsafe_code)]
+// `#[no_mangle]`: the exports are named for the driver, which calls them on the instance.
 mod exports;
 
 #[cfg(test)]
