@@ -5,7 +5,9 @@ import { after, before, test } from 'node:test';
 import { startHostileMuxws } from '../harness/hostile-muxws.mjs';
 import { startStack } from '../harness/stack.mjs';
 import { activityScenarios } from '../e2e/activity-scenarios.mjs';
+import { boundaryScenarios } from '../e2e/boundary-scenarios.mjs';
 import { hostileScenarios } from '../e2e/hostile-scenarios.mjs';
+import { muxwsLivenessScenarios } from '../e2e/muxws-liveness-scenarios.mjs';
 import { muxwsScenarios } from '../e2e/muxws-scenarios.mjs';
 import { restScenarios } from '../e2e/rest-scenarios.mjs';
 import { openRunner } from './browser.mjs';
@@ -18,16 +20,19 @@ before(async () => {
   stack = await startStack({});
   hostile = await startHostileMuxws();
   const env = { baseUrl: stack.baseUrl, wsUrl: stack.wsUrl, hostileBase: hostile.base };
-  const modules = ['rest', 'muxws', 'hostile', 'activity'].map((name) => `/tests/e2e/${name}-scenarios.mjs`);
+  // boundary last: its exception-source scenarios are last of all, so a runtime they wedge harms no other set
+  const modules = ['rest', 'muxws', 'hostile', 'activity', 'muxws-liveness', 'boundary'].map((name) => `/tests/e2e/${name}-scenarios.mjs`);
   runner = await openRunner(modules, env);
 });
 after(async () => {
+  // the figures the scenarios print (memory growth, dead-socket detection time)
+  for (const line of runner?.consoleLines ?? []) if (line.includes('[figure]')) console.log(`chromium ${line}`);
   await runner?.close();
   await hostile?.stop();
   await stack?.stop();
 });
 
-const scenarioSets = [restScenarios, muxwsScenarios, hostileScenarios, activityScenarios];
+const scenarioSets = [restScenarios, muxwsScenarios, hostileScenarios, activityScenarios, muxwsLivenessScenarios, boundaryScenarios];
 for (const name of scenarioSets.flatMap((scenarios) => Object.keys(scenarios))) {
   test(`chromium: ${name}`, () => runner.run(name));
 }
