@@ -479,9 +479,12 @@ def multipart_report(body: bytes, content_type: str | None) -> dict | None:
     }
 
 
+from catalog import catalog_router  # noqa: E402
+
 # ------------------------------------------------------------------ the application
 app = FastAPI(title="fastapi-viewsets SDK test backend")
 app.include_router(router)
+app.include_router(catalog_router(redis=redis, executed=executed, current_request=current_request))
 
 app.add_middleware(RequestLog)
 app.add_middleware(

@@ -5,6 +5,7 @@ import { after, before, test } from 'node:test';
 import { startHostileMuxws } from '../harness/hostile-muxws.mjs';
 import { startStack } from '../harness/stack.mjs';
 import { activityScenarios } from '../e2e/activity-scenarios.mjs';
+import { axiosScenarios } from '../e2e/axios-scenarios.mjs';
 import { boundaryScenarios } from '../e2e/boundary-scenarios.mjs';
 import { hostileScenarios } from '../e2e/hostile-scenarios.mjs';
 import { muxwsLivenessScenarios } from '../e2e/muxws-liveness-scenarios.mjs';
@@ -21,7 +22,7 @@ before(async () => {
   hostile = await startHostileMuxws();
   const env = { baseUrl: stack.baseUrl, wsUrl: stack.wsUrl, hostileBase: hostile.base };
   // boundary last: its exception-source scenarios are last of all, so a runtime they wedge harms no other set
-  const modules = ['rest', 'muxws', 'hostile', 'activity', 'muxws-liveness', 'boundary'].map((name) => `/tests/e2e/${name}-scenarios.mjs`);
+  const modules = ['rest', 'muxws', 'hostile', 'activity', 'axios', 'muxws-liveness', 'boundary'].map((name) => `/tests/e2e/${name}-scenarios.mjs`);
   runner = await openRunner(modules, env);
 });
 after(async () => {
@@ -32,7 +33,7 @@ after(async () => {
   await stack?.stop();
 });
 
-const scenarioSets = [restScenarios, muxwsScenarios, hostileScenarios, activityScenarios, muxwsLivenessScenarios, boundaryScenarios];
+const scenarioSets = [restScenarios, muxwsScenarios, hostileScenarios, activityScenarios, axiosScenarios, muxwsLivenessScenarios, boundaryScenarios];
 for (const name of scenarioSets.flatMap((scenarios) => Object.keys(scenarios))) {
   test(`chromium: ${name}`, () => runner.run(name));
 }

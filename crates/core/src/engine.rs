@@ -11,13 +11,12 @@
 //! [`CallEngine::poll_action`], and the moment it wants to be woken out of
 //! [`CallEngine::poll_timeout`], at which the driver calls [`CallEngine::handle_timeout`].
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use alloc::collections::{BinaryHeap, VecDeque};
+use alloc::vec::Vec;
+use core::cmp::Reverse;
 
 use crate::activity::{ActivityEvent, ActivityKind};
-use crate::headers::{carry_over, with_key, Headers};
-use crate::key::IdempotencyKey;
-use crate::repeat::{classify, AttemptEnd, RepeatPolicy, Verdict, DEFAULT_ATTEMPT_TIMEOUT_MS};
+use crate::repeat::{classify, AttemptEnd, Ended, RepeatPolicy, Verdict, DEFAULT_ATTEMPT_TIMEOUT_MS};
 use crate::slab::IdSlab;
 
 /// The engine's id of a call, unique for the engine's lifetime and increasing in issue order.
@@ -49,45 +48,31 @@ impl Transport {
     }
 }
 
-/// Everything the engine needs to know about a call when it is issued.
+/// Everything the engine needs to know about a call when it is issued. The call's key, method,
+/// path, body and headers are the driver's: the engine deals in call ids only.
 ///
-/// Seed rules: "Every call gets a new key" (`key`, generated or taken from `RequestOptions.key`);
-/// "repeat is an option of every proxy and of RequestOptions" (`policy`, the proxy's with the call's
-/// override applied); "attemptTimeoutMs: the timeout of one attempt […] 0 sets none. Over muxws,
-/// timeoutMs is the timeout of one attempt" (`attempt_timeout_ms`); "RequestOptions.background: true
-/// marks a call such an indicator leaves out" (`background`).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Seed rules: "repeat is an option of every proxy and of RequestOptions" (`policy`, the proxy's with
+/// the call's override applied); "attemptTimeoutMs: the timeout of one attempt […] 0 sets none. Over
+/// muxws, timeoutMs is the timeout of one attempt" (`attempt_timeout_ms`); "RequestOptions.background:
+/// true marks a call such an indicator leaves out" (`background`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CallSpec {
-    /// The call's idempotency key, sent with every attempt.
-    pub key: IdempotencyKey,
     /// REST or muxws (and through which peer).
     pub transport: Transport,
-    /// The HTTP method, for activity events and `pendingCalls()`.
-    pub method: String,
-    /// The path, for activity events and `pendingCalls()`.
-    pub path: String,
     /// The repeat policy of this call.
     pub policy: RepeatPolicy,
     /// The timeout of one attempt in milliseconds; 0 sets none.
     pub attempt_timeout_ms: u64,
-    /// Left out of `pendingCallCount()` (and by a busy indicator).
+    /// Left out of `pending_call_count()` (and by a busy indicator).
     pub background: bool,
 }
 
 impl CallSpec {
     /// A spec with the seed's defaults: [`RepeatPolicy::default`], an attempt timeout of
     /// [`DEFAULT_ATTEMPT_TIMEOUT_MS`], not background.
-    pub fn new(
-        key: IdempotencyKey,
-        transport: Transport,
-        method: impl Into<String>,
-        path: impl Into<String>,
-    ) -> Self {
+    pub fn new(transport: Transport) -> Self {
         CallSpec {
-            key,
             transport,
-            method: method.into(),
-            path: path.into(),
             policy: RepeatPolicy::default(),
             attempt_timeout_ms: DEFAULT_ATTEMPT_TIMEOUT_MS,
             background: false,
@@ -110,18 +95,18 @@ pub enum Abandon {
 /// Work the engine hands the driver, drained with [`CallEngine::poll_action`] in order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Action {
-    /// Send attempt `attempt` of `call`. `headers`: the carried-over headers of the first attempt,
-    /// with the key already set ([`with_key`]); `None` for the first attempt and whenever no headers
-    /// were reported yet (seed: "An attempt that failed before axios built its config, or before a
-    /// stream was opened, has no headers to carry over"), in which case the driver builds them as for
-    /// a first attempt.
+    /// Send attempt `attempt` of `call`. `carry`: send it with the headers the first attempt went
+    /// out with (reported by [`CallEngine::headers_captured`]); false for the first attempt and
+    /// whenever none were reported yet (seed: "An attempt that failed before axios built its config,
+    /// or before a stream was opened, has no headers to carry over"), in which case the driver builds
+    /// them as for a first attempt.
     SendAttempt {
         /// The call.
         call: CallId,
         /// The attempt's number, 1 for the first.
         attempt: u32,
-        /// The headers to send, or `None` to build them afresh.
-        headers: Option<Headers>,
+        /// Send the first attempt's captured headers.
+        carry: bool,
     },
     /// Abandon attempt `attempt` of `call`: abort its request or cancel its stream. Always queued
     /// before the call's next `SendAttempt`, and never twice for one attempt.
@@ -156,17 +141,11 @@ pub enum Action {
 
 /// One unsettled call as `pendingCalls()` lists it. Seed: "pendingCalls() lists the calls that have
 /// not settled, oldest first, with when each was issued and how many of its attempts went
-/// unanswered".
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// unanswered". The driver adds what it knows of the call (key, method, path).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PendingCall {
     /// The call.
     pub call: CallId,
-    /// Its idempotency key.
-    pub key: IdempotencyKey,
-    /// Its HTTP method.
-    pub method: String,
-    /// Its path.
-    pub path: String,
     /// REST or muxws.
     pub transport: Transport,
     /// When it was issued (the `now` of [`CallEngine::issue`]).
@@ -181,50 +160,6 @@ pub struct PendingCall {
     /// The waiting repeat goes out only once its muxws peer is connected (seed: "after the delay, and
     /// once the peer has reconnected").
     pub waiting_for_reconnect: bool,
-}
-
-/// A pending call as [`CallEngine::visit_pending_calls`] shows it: the fields of [`PendingCall`],
-/// its strings borrowed from the engine.
-#[derive(Clone, Copy, Debug)]
-pub struct PendingCallRef<'a> {
-    /// The call.
-    pub call: CallId,
-    /// Its Idempotency-Key.
-    pub key: &'a IdempotencyKey,
-    /// Its HTTP method.
-    pub method: &'a str,
-    /// Its path.
-    pub path: &'a str,
-    /// How it travels.
-    pub transport: Transport,
-    /// When it was issued.
-    pub issued_at: u64,
-    /// How many of its attempts went unanswered.
-    pub unanswered_attempts: u32,
-    /// Whether a busy indicator leaves it out.
-    pub background: bool,
-    /// When its next attempt is due, while a repeat waits for its delay.
-    pub next_attempt_at: Option<u64>,
-    /// Whether its repeat waits for its peer to reconnect.
-    pub waiting_for_reconnect: bool,
-}
-
-impl PendingCallRef<'_> {
-    /// The same call as an owned [`PendingCall`].
-    pub fn to_owned(&self) -> PendingCall {
-        PendingCall {
-            call: self.call,
-            key: self.key.clone(),
-            method: self.method.to_owned(),
-            path: self.path.to_owned(),
-            transport: self.transport,
-            issued_at: self.issued_at,
-            unanswered_attempts: self.unanswered_attempts,
-            background: self.background,
-            next_attempt_at: self.next_attempt_at,
-            waiting_for_reconnect: self.waiting_for_reconnect,
-        }
-    }
 }
 
 /// Where a call stands between its issue and its settling.
@@ -259,8 +194,8 @@ struct Call {
     attempt: u32,
     /// Delayed repeats scheduled so far, for the doubling of the delay.
     delayed_repeats: u32,
-    /// The first reported headers, carried over and with the key set.
-    captured_headers: Option<Headers>,
+    /// The driver reported the headers of an attempt: repeats carry them.
+    headers_captured: bool,
     /// How the latest attempt ended, once it has.
     last_end: Option<AttemptEnd>,
     /// The latest attempt was abandoned already (its timeout passed).
@@ -280,18 +215,15 @@ impl Call {
         within_ms > 0 && send_at.saturating_sub(self.issued_at) <= within_ms
     }
 
-    /// The last moment a repeat may be sent.
-    fn within_deadline(&self) -> u64 {
-        self.issued_at.saturating_add(self.spec.policy.within_ms)
+    /// The last moment a repeat may be sent; `None` when it lies beyond the clock's range (never).
+    fn within_deadline(&self) -> Option<u64> {
+        self.issued_at.checked_add(self.spec.policy.within_ms)
     }
 
     fn event(&self, call: CallId, kind: ActivityKind, now: u64) -> Action {
         Action::Activity(ActivityEvent {
             kind,
             call,
-            key: self.spec.key.clone(),
-            method: self.spec.method.clone(),
-            path: self.spec.path.clone(),
             transport: self.spec.transport,
             background: self.spec.background,
             at: now,
@@ -372,7 +304,7 @@ impl CallEngine {
             issued_at: now,
             attempt: 0,
             delayed_repeats: 0,
-            captured_headers: None,
+            headers_captured: false,
             last_end: None,
             last_abandoned: false,
             phase: Phase::InFlight,
@@ -386,21 +318,20 @@ impl CallEngine {
         id
     }
 
-    /// Reports the headers attempt `attempt` went out with (REST: the axios config after the request
-    /// interceptors; muxws: the stream's headers after the peer's open interceptors). The first set
-    /// reported for a call is kept, with [`carry_over`] and [`with_key`] applied, and every later
-    /// `SendAttempt` carries it; later sets are ignored, as are reports for unknown calls or attempts
-    /// not sent yet.
+    /// Reports that attempt `attempt` of `call` went out with headers the driver keeps (REST: the
+    /// request's effective headers after the request interceptors; muxws: the stream's headers after
+    /// the peer's open interceptors). From then on every `SendAttempt` of the call has `carry` set.
+    /// Reports for unknown calls or attempts not sent yet are ignored.
     ///
     /// Seed rule: "Every attempt is sent with the headers of the first".
-    pub fn attempt_headers(&mut self, call: CallId, attempt: u32, headers: Headers) {
+    pub fn headers_captured(&mut self, call: CallId, attempt: u32) {
         let Some(state) = self.calls.get_mut(call) else {
             return;
         };
-        if attempt == 0 || attempt > state.attempt || state.captured_headers.is_some() {
+        if attempt == 0 || attempt > state.attempt {
             return;
         }
-        state.captured_headers = Some(with_key(carry_over(&headers), &state.spec.key));
+        state.headers_captured = true;
     }
 
     /// Reports how attempt `attempt` of `call` ended. Reports for a settled or unknown call, for an
@@ -579,33 +510,22 @@ impl CallEngine {
     ///
     /// Seed rule: "pendingCalls() lists the calls that have not settled, oldest first, with when each
     /// was issued and how many of its attempts went unanswered".
-    pub fn pending_calls(&self) -> Vec<PendingCall> {
-        let mut calls = Vec::with_capacity(self.calls.len());
-        self.visit_pending_calls(|call| calls.push(call.to_owned()));
-        calls
-    }
-
-    /// Shows every unsettled call, oldest first, to `visit`, borrowed: what [`Self::pending_calls`]
-    /// lists, without cloning a string (10 000 pending calls are packed for JavaScript this way).
-    pub fn visit_pending_calls(&self, mut visit: impl FnMut(PendingCallRef<'_>)) {
-        for (call, c) in self.calls.iter() {
+    pub fn pending_calls(&self) -> impl Iterator<Item = PendingCall> + '_ {
+        self.calls.iter().map(|(call, c)| {
             let (unanswered_attempts, next_attempt_at, waiting_for_reconnect) = match c.phase {
                 Phase::InFlight => (c.attempt - 1, None, false),
                 Phase::Waiting { delay_until, reconnect } => (c.attempt, delay_until, reconnect.is_some()),
             };
-            visit(PendingCallRef {
+            PendingCall {
                 call,
-                key: &c.spec.key,
-                method: &c.spec.method,
-                path: &c.spec.path,
                 transport: c.spec.transport,
                 issued_at: c.issued_at,
                 unanswered_attempts,
                 background: c.spec.background,
                 next_attempt_at,
                 waiting_for_reconnect,
-            });
-        }
+            }
+        })
     }
 
     /// The number of unsettled calls that are not background. O(1).
@@ -613,11 +533,6 @@ impl CallEngine {
     /// Seed rule: "pendingCallCount() counts them, background calls left out."
     pub fn pending_call_count(&self) -> usize {
         self.foreground_calls
-    }
-
-    /// The key of an unsettled call (`ViewSetCall.key` is readable before the call settles).
-    pub fn call_key(&self, call: CallId) -> Option<&IdempotencyKey> {
-        self.calls.get(call).map(|c| &c.spec.key)
     }
 
     /// The number of calls the engine holds state for (unsettled calls, background included). A
@@ -722,10 +637,11 @@ impl CallEngine {
         self.actions.push_back(Action::SendAttempt {
             call: id,
             attempt: call.attempt,
-            headers: call.captured_headers.clone(),
+            carry: call.headers_captured,
         });
         let timeout = call.spec.attempt_timeout_ms;
-        let deadline = (timeout > 0).then(|| now.saturating_add(timeout));
+        // A deadline beyond the clock's range is no deadline: a saturated one would always be due.
+        let deadline = if timeout > 0 { now.checked_add(timeout) } else { None };
         self.set_timer(id, deadline);
     }
 
@@ -759,14 +675,14 @@ impl CallEngine {
         let Some(call) = self.calls.get_mut(id) else {
             return;
         };
-        let send_at = now.saturating_add(delay);
-        if !call.within_allows(send_at) {
+        // A send time beyond the clock's range is never, which no `within_ms` allows.
+        let Some(send_at) = now.checked_add(delay).filter(|&at| call.within_allows(at)) else {
             return self.settle(id, now);
-        }
+        };
         if delay > 0 {
             call.delayed_repeats += 1;
         }
-        let ended = call.last_end.as_ref().map_or("error", AttemptEnd::label);
+        let ended = call.last_end.as_ref().map_or(Ended::Error, AttemptEnd::ended);
         let retry = call.event(
             id,
             ActivityKind::Retry {
@@ -779,7 +695,7 @@ impl CallEngine {
         );
         self.actions.push_back(retry);
         let due = if delay > 0 {
-            send_at
+            Some(send_at)
         } else {
             call.within_deadline()
         };
@@ -793,7 +709,7 @@ impl CallEngine {
                 reconnect,
             };
         }
-        self.set_timer(id, Some(due));
+        self.set_timer(id, due);
     }
 
     /// The delay of a repeat that also waits for its peer has elapsed (or is treated as elapsed): it
@@ -808,7 +724,7 @@ impl CallEngine {
                 reconnect,
             };
             let deadline = call.within_deadline();
-            self.set_timer(id, Some(deadline));
+            self.set_timer(id, deadline);
         }
     }
 
@@ -840,7 +756,7 @@ impl CallEngine {
             ActivityKind::Settle {
                 ok: end.is_success(),
                 attempts: call.attempt,
-                ended: end.label(),
+                ended: end.ended(),
             },
             now,
         );
@@ -993,7 +909,10 @@ mod tests {
         for (_, c) in engine.calls.iter() {
             match c.phase {
                 Phase::Waiting { reconnect, .. } => {
-                    assert!(c.timer.is_some(), "a waiting call has a timer");
+                    assert!(
+                        c.timer.is_some() || c.within_deadline().is_none(),
+                        "a waiting call has a timer unless its within deadline is never"
+                    );
                     if let Some(peer) = reconnect {
                         assert_eq!(
                             c.spec.transport.peer(),
@@ -1068,13 +987,8 @@ mod tests {
         }
     }
 
-    fn spec(n: u8, timeout_ms: u64) -> CallSpec {
-        let mut spec = CallSpec::new(
-            IdempotencyKey::generate([n; 16]),
-            Transport::Rest,
-            "POST",
-            "/x",
-        );
+    fn spec(timeout_ms: u64) -> CallSpec {
+        let mut spec = CallSpec::new(Transport::Rest);
         spec.attempt_timeout_ms = timeout_ms;
         spec
     }
@@ -1082,8 +996,8 @@ mod tests {
     #[test]
     fn a_stale_timer_on_top_is_dropped_at_once() {
         let mut engine = CallEngine::new();
-        let first = engine.issue(spec(1, 1_000), 0);
-        let second = engine.issue(spec(2, 2_000), 0);
+        let first = engine.issue(spec(1_000), 0);
+        let second = engine.issue(spec(2_000), 0);
         assert_eq!(engine.poll_timeout(), Some(1_000));
         engine.cancel(first, 10);
         assert_eq!(engine.poll_timeout(), Some(2_000));
@@ -1103,7 +1017,7 @@ mod tests {
     fn stale_timers_never_outnumber_live_ones() {
         let mut engine = CallEngine::new();
         let calls: Vec<CallId> = (0..200u8)
-            .map(|n| engine.issue(spec(n, 30_000), u64::from(n)))
+            .map(|n| engine.issue(spec(30_000), u64::from(n)))
             .collect();
         while engine.poll_action().is_some() {}
         assert_eq!(engine.scheduled_timers(), 200);
@@ -1171,8 +1085,7 @@ mod tests {
                 match step {
                     Step::Issue { peer, within_ms, timeout_ms, background } => {
                         let transport = peer.map_or(Transport::Rest, |peer| Transport::Muxws { peer });
-                        let key = IdempotencyKey::generate([issued.len() as u8; 16]);
-                        let mut spec = CallSpec::new(key, transport, "POST", "/x");
+                        let mut spec = CallSpec::new(transport);
                         spec.policy.within_ms = within_ms;
                         spec.attempt_timeout_ms = timeout_ms;
                         spec.background = background;
@@ -1187,7 +1100,7 @@ mod tests {
                     Step::Headers { pick } if !issued.is_empty() => {
                         let call = issued[pick % issued.len()];
                         let sent = seen.get(&call).map_or(0, |s| s.sent);
-                        engine.attempt_headers(call, sent, vec![("X".into(), "1".into())]);
+                        engine.headers_captured(call, sent);
                     }
                     Step::Cancel { pick } if !issued.is_empty() => {
                         engine.cancel(issued[pick % issued.len()], now);

@@ -5,7 +5,9 @@
 //! before anything is sent. Seed, "The key" (backend): the header carries the key as a Structured Field
 //! string (RFC 8941), a quoted string of printable ASCII in which `"` and `\` are escaped with `\`.
 
-use std::fmt;
+use alloc::borrow::ToOwned;
+use alloc::string::String;
+use core::fmt;
 
 /// The lowest printable ASCII character (space). Seed: "a quoted string of printable ASCII".
 const FIRST_PRINTABLE: char = '\u{20}';
@@ -42,47 +44,71 @@ pub enum KeyError {
     NotStructuredField,
 }
 
-impl fmt::Display for KeyError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl KeyError {
+    /// The sentence for the JavaScript `TypeError`, built without `core::fmt` (which would add
+    /// several KB to the wasm module).
+    pub fn message(&self) -> String {
         match self {
-            KeyError::Empty => f.write_str("An idempotency key must not be empty."),
+            KeyError::Empty => "An idempotency key must not be empty.".to_owned(),
             KeyError::NotPrintableAscii { index, ch } => {
-                // Written out by hand: `{:?}` on a char would pull core's Unicode tables (several
-                // KB) into the wasm module.
-                f.write_str(
+                let mut text = String::from(
                     "An idempotency key may hold only printable ASCII characters (U+0020 to \
                      U+007E), but the character at position ",
-                )?;
-                write!(f, "{index}")?;
-                f.write_str(" is ")?;
-                write_quoted(f, *ch)?;
-                f.write_str(" (U+")?;
-                write_hex(f, u32::from(*ch), 4, b"0123456789ABCDEF")?;
-                f.write_str(").")
+                );
+                push_decimal(&mut text, *index);
+                text.push_str(" is ");
+                push_quoted(&mut text, *ch);
+                text.push_str(" (U+");
+                push_hex(&mut text, u32::from(*ch), 4, b"0123456789ABCDEF");
+                text.push_str(").");
+                text
             }
-            KeyError::NotStructuredField => f.write_str(
-                "An Idempotency-Key header must be a Structured Field string: printable ASCII in \
-                 double quotes, with \" and \\ escaped by a backslash.",
-            ),
+            KeyError::NotStructuredField => "An Idempotency-Key header must be a Structured Field \
+                 string: printable ASCII in double quotes, with \" and \\ escaped by a backslash."
+                .to_owned(),
         }
     }
 }
 
-impl std::error::Error for KeyError {}
+impl fmt::Display for KeyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message())
+    }
+}
 
-/// Writes `ch` in single quotes, escaped as `{:?}` escapes it for the characters a key rejects
+impl core::error::Error for KeyError {}
+
+/// Appends `value` in decimal.
+fn push_decimal(text: &mut String, value: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = value;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    for &digit in &digits[at..] {
+        text.push(char::from(digit));
+    }
+}
+
+/// Appends `ch` in single quotes, escaped as `{:?}` escapes it for the characters a key rejects
 /// most often: `\0`, `\t`, `\n`, `\r`, and `\u{…}` for the other control characters (C0, DEL, C1)
 /// and for common invisible ones (no-break and other spaces, soft hyphen, combining diacritics,
 /// zero-width and direction marks, separators, private use, BOM, specials). Any other character is
 /// written as itself, where `{:?}` may still escape a rarer one: the message gives the code point
 /// anyway.
-fn write_quoted(f: &mut fmt::Formatter<'_>, ch: char) -> fmt::Result {
-    f.write_str("'")?;
+fn push_quoted(text: &mut String, ch: char) {
+    text.push('\'');
     match ch {
-        '\0' => f.write_str("\\0")?,
-        '\t' => f.write_str("\\t")?,
-        '\n' => f.write_str("\\n")?,
-        '\r' => f.write_str("\\r")?,
+        '\0' => text.push_str("\\0"),
+        '\t' => text.push_str("\\t"),
+        '\n' => text.push_str("\\n"),
+        '\r' => text.push_str("\\r"),
         '\u{0}'..='\u{1f}'
         | '\u{7f}'..='\u{a0}'
         | '\u{ad}'
@@ -94,29 +120,22 @@ fn write_quoted(f: &mut fmt::Formatter<'_>, ch: char) -> fmt::Result {
         | '\u{e000}'..='\u{f8ff}'
         | '\u{feff}'
         | '\u{fff0}'..='\u{fffb}' => {
-            f.write_str("\\u{")?;
-            write_hex(f, u32::from(ch), 1, b"0123456789abcdef")?;
-            f.write_str("}")?;
+            text.push_str("\\u{");
+            push_hex(text, u32::from(ch), 1, b"0123456789abcdef");
+            text.push('}');
         }
-        other => f.write_str(other.encode_utf8(&mut [0; 4]))?,
+        other => text.push(other),
     }
-    f.write_str("'")
+    text.push('\'');
 }
 
-/// Writes `value` in hexadecimal with `digits` (lower or upper case), at least `min_digits` of
+/// Appends `value` in hexadecimal with `digits` (lower or upper case), at least `min_digits` of
 /// them: `\u{…}` as `{:?}` writes it, `U+…` as `{:04X}` does.
-fn write_hex(
-    f: &mut fmt::Formatter<'_>,
-    value: u32,
-    min_digits: u32,
-    digits: &[u8; 16],
-) -> fmt::Result {
+fn push_hex(text: &mut String, value: u32, min_digits: u32, digits: &[u8; 16]) {
     let count = (32 - value.leading_zeros()).div_ceil(4).max(min_digits);
-    let mut text = [0u8; 8];
-    for (index, shift) in (0..count).rev().enumerate() {
-        text[index] = digits[((value >> (shift * 4)) & 0xf) as usize];
+    for shift in (0..count).rev() {
+        text.push(char::from(digits[((value >> (shift * 4)) & 0xf) as usize]));
     }
-    f.write_str(std::str::from_utf8(&text[..count as usize]).unwrap_or("?"))
 }
 
 /// The first character of `text` outside printable ASCII, with its position in characters.

@@ -183,34 +183,85 @@ pub fn classify(end: &AttemptEnd) -> Verdict {
     }
 }
 
+/// How an attempt ended, as call-activity events name it (seed, "Call activity": "retry for each
+/// repeat, with how the attempt ended"): the `ended` member of `retry` and `settle` events. The
+/// discriminants are the codes the wasm module hands the TS runtime, which holds the same names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Ended {
+    /// An HTTP answer that settles, or a muxws reply.
+    Answered,
+    /// A 502, 503 or 504 that is repeated.
+    GatewayStatus,
+    /// No response (REST).
+    NetworkError,
+    /// The attempt's own timeout (REST).
+    Timeout,
+    /// The caller cancelled.
+    Cancelled,
+    /// The stream's own timeout (muxws).
+    StreamTimeout,
+    /// The socket died under the stream.
+    ConnectionLost,
+    /// The server refused the stream.
+    StreamRefused,
+    /// `open()` threw ConnectionClosed.
+    ConnectionClosed,
+    /// `open()` threw ConnectionGoingAway.
+    GoingAway,
+    /// Anything else.
+    Error,
+}
+
+impl Ended {
+    /// The name: `"answered"`, `"gateway-status"`, `"network-error"`, `"timeout"`, `"cancelled"`,
+    /// `"stream-timeout"`, `"connection-lost"`, `"stream-refused"`, `"connection-closed"`,
+    /// `"going-away"`, `"error"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Ended::Answered => "answered",
+            Ended::GatewayStatus => "gateway-status",
+            Ended::NetworkError => "network-error",
+            Ended::Timeout => "timeout",
+            Ended::Cancelled => "cancelled",
+            Ended::StreamTimeout => "stream-timeout",
+            Ended::ConnectionLost => "connection-lost",
+            Ended::StreamRefused => "stream-refused",
+            Ended::ConnectionClosed => "connection-closed",
+            Ended::GoingAway => "going-away",
+            Ended::Error => "error",
+        }
+    }
+}
+
 impl AttemptEnd {
-    /// A short, stable name of how the attempt ended, for the `ended` member of call-activity events
-    /// (seed, "Call activity": "retry for each repeat, with how the attempt ended").
-    ///
-    /// `"answered"` (an HTTP answer that settles, or a muxws reply), `"gateway-status"` (a 502, 503
-    /// or 504 that is repeated), `"network-error"`, `"timeout"`, `"cancelled"`, `"stream-timeout"`,
-    /// `"connection-lost"`, `"stream-refused"`, `"connection-closed"`, `"going-away"`, `"error"`.
-    pub fn label(&self) -> &'static str {
+    /// How the attempt ended, as activity events name it.
+    pub fn ended(&self) -> Ended {
         match self {
             AttemptEnd::HttpAnswer { .. } => {
                 // Whether a gateway status is the application's answer is the Repeats table's call.
                 if classify(self) == Verdict::Settle {
-                    "answered"
+                    Ended::Answered
                 } else {
-                    "gateway-status"
+                    Ended::GatewayStatus
                 }
             }
-            AttemptEnd::NetworkError => "network-error",
-            AttemptEnd::AttemptTimeout => "timeout",
-            AttemptEnd::Cancelled => "cancelled",
-            AttemptEnd::MuxwsReply { .. } => "answered",
-            AttemptEnd::StreamTimeout => "stream-timeout",
-            AttemptEnd::ConnectionLost { .. } => "connection-lost",
-            AttemptEnd::StreamRefused { .. } => "stream-refused",
-            AttemptEnd::OpenConnectionClosed { .. } => "connection-closed",
-            AttemptEnd::OpenGoingAway { .. } => "going-away",
-            AttemptEnd::OtherError => "error",
+            AttemptEnd::NetworkError => Ended::NetworkError,
+            AttemptEnd::AttemptTimeout => Ended::Timeout,
+            AttemptEnd::Cancelled => Ended::Cancelled,
+            AttemptEnd::MuxwsReply { .. } => Ended::Answered,
+            AttemptEnd::StreamTimeout => Ended::StreamTimeout,
+            AttemptEnd::ConnectionLost { .. } => Ended::ConnectionLost,
+            AttemptEnd::StreamRefused { .. } => Ended::StreamRefused,
+            AttemptEnd::OpenConnectionClosed { .. } => Ended::ConnectionClosed,
+            AttemptEnd::OpenGoingAway { .. } => Ended::GoingAway,
+            AttemptEnd::OtherError => Ended::Error,
         }
+    }
+
+    /// The name of [`AttemptEnd::ended`].
+    pub fn label(&self) -> &'static str {
+        self.ended().as_str()
     }
 
     /// The attempt was answered with a status below 400: the call's promise resolves (the `ok` of a

@@ -4,7 +4,7 @@
 
 use viewsets_core::{
     Abandon, Action, ActivityEvent, ActivityKind, AttemptEnd, CallEngine, CallId, CallSpec,
-    Headers, IdempotencyKey, PeerId, RepeatPolicy, Transport,
+    PeerId, PendingCall, RepeatPolicy, Transport,
 };
 
 /// What the fake transport saw, in order.
@@ -13,7 +13,7 @@ pub enum Seen {
     Send {
         call: CallId,
         attempt: u32,
-        headers: Option<Headers>,
+        carry: bool,
         at: u64,
     },
     Abandon {
@@ -41,7 +41,6 @@ pub struct Harness {
     pub now: u64,
     /// Everything drained from the engine so far.
     pub seen: Vec<Seen>,
-    next_key: u8,
 }
 
 impl Default for Harness {
@@ -56,23 +55,20 @@ impl Harness {
             engine: CallEngine::new(),
             now: 1_000_000,
             seen: Vec::new(),
-            next_key: 0,
         }
     }
 
-    pub fn fresh_key(&mut self) -> IdempotencyKey {
-        self.next_key = self.next_key.wrapping_add(1);
-        IdempotencyKey::generate([self.next_key; 16])
-    }
-
     pub fn rest_spec(&mut self) -> CallSpec {
-        let key = self.fresh_key();
-        CallSpec::new(key, Transport::Rest, "POST", "/items")
+        CallSpec::new(Transport::Rest)
     }
 
     pub fn muxws_spec(&mut self, peer: PeerId) -> CallSpec {
-        let key = self.fresh_key();
-        CallSpec::new(key, Transport::Muxws { peer }, "POST", "/items")
+        CallSpec::new(Transport::Muxws { peer })
+    }
+
+    /// The unsettled calls, oldest first.
+    pub fn pending(&self) -> Vec<PendingCall> {
+        self.engine.pending_calls().collect()
     }
 
     /// Issues a REST call with the default options.
@@ -106,12 +102,9 @@ impl Harness {
         self.drain();
     }
 
-    pub fn headers(&mut self, call: CallId, attempt: u32, headers: &[(&str, &str)]) {
-        let headers = headers
-            .iter()
-            .map(|(n, v)| ((*n).to_owned(), (*v).to_owned()))
-            .collect();
-        self.engine.attempt_headers(call, attempt, headers);
+    /// Reports that `attempt` of `call` went out with headers the driver keeps.
+    pub fn headers(&mut self, call: CallId, attempt: u32) {
+        self.engine.headers_captured(call, attempt);
         self.drain();
     }
 
@@ -158,11 +151,11 @@ impl Harness {
                 Action::SendAttempt {
                     call,
                     attempt,
-                    headers,
+                    carry,
                 } => Seen::Send {
                     call,
                     attempt,
-                    headers,
+                    carry,
                     at,
                 },
                 Action::AbandonAttempt { call, attempt, why } => Seen::Abandon {
@@ -199,14 +192,12 @@ impl Harness {
             .collect()
     }
 
-    /// The headers each send of `call` carried.
-    pub fn sent_headers(&self, call: CallId) -> Vec<Option<Headers>> {
+    /// Whether each send of `call` carried the first attempt's headers.
+    pub fn carried(&self, call: CallId) -> Vec<bool> {
         self.seen
             .iter()
             .filter_map(|s| match s {
-                Seen::Send {
-                    call: c, headers, ..
-                } if *c == call => Some(headers.clone()),
+                Seen::Send { call: c, carry, .. } if *c == call => Some(*carry),
                 _ => None,
             })
             .collect()
