@@ -20,7 +20,7 @@ use core::cell::RefCell;
 
 use viewsets_core::{is_key_header, is_set_again_by_axios, CallEngine, CallSpec, IdempotencyKey, RepeatPolicy, Transport};
 
-use codes::{attempt_end, ms, write_action, write_pending};
+use codes::{attempt_end, jitter, ms, optional_ms, write_action, write_pending};
 
 /// The engine, the two record buffers JavaScript reads after `drain_actions`/`pending_fill`, and
 /// the text window.
@@ -122,16 +122,29 @@ pub extern "C" fn header_rule(len: u32) -> u32 {
 }
 
 /// Issues a call and returns its id (≥ 1). `peer` 0 is REST, any other value the muxws peer the
-/// call travels through; `within_ms`/`delay_ms` are its repeat policy, `attempt_timeout_ms` the
-/// timeout of one attempt (0: none).
+/// call travels through; `within_ms`/`delay_ms`/`jitter_fraction` are its repeat policy
+/// (`jitter_fraction` is `repeat.jitter`, 0…1: below 0 or NaN is 0, above 1 is 1), `attempt_timeout_ms` the
+/// timeout of one attempt (0: none), `jitter_seed` a random number drawn for the call (its jitter's
+/// seed).
 #[no_mangle]
-pub extern "C" fn call_issue(peer: u32, within_ms: f64, delay_ms: f64, attempt_timeout_ms: f64, background: u32, now: f64) -> u32 {
+#[allow(clippy::too_many_arguments)]
+pub extern "C" fn call_issue(
+    peer: u32,
+    within_ms: f64,
+    delay_ms: f64,
+    attempt_timeout_ms: f64,
+    background: u32,
+    now: f64,
+    jitter_fraction: f64,
+    jitter_seed: u32,
+) -> u32 {
     let transport = if peer == 0 { Transport::Rest } else { Transport::Muxws { peer: u64::from(peer) } };
     let spec = CallSpec {
         transport,
-        policy: RepeatPolicy { within_ms: ms(within_ms), delay_ms: ms(delay_ms) },
+        policy: RepeatPolicy { within_ms: ms(within_ms), delay_ms: ms(delay_ms), jitter: jitter(jitter_fraction) },
         attempt_timeout_ms: ms(attempt_timeout_ms),
         background: background != 0,
+        jitter_seed,
     };
     with(|calls| calls.engine.issue(spec, ms(now))) as u32
 }
@@ -142,10 +155,12 @@ pub extern "C" fn call_headers_captured(call: u32, attempt: u32) {
     with(|calls| calls.engine.headers_captured(u64::from(call), attempt))
 }
 
-/// Attempt `attempt` of `call` ended: `end` and `status` as in docs/boundary.md.
+/// Attempt `attempt` of `call` ended: `end` and `status` as in docs/boundary.md; `retry_after_ms`
+/// the answer's `Retry-After` in milliseconds from now (negative or NaN: none).
 #[no_mangle]
-pub extern "C" fn call_attempt_ended(call: u32, attempt: u32, end: u32, status: u32, now: f64) {
-    with(|calls| calls.engine.attempt_ended(u64::from(call), attempt, attempt_end(end, status), ms(now)))
+pub extern "C" fn call_attempt_ended(call: u32, attempt: u32, end: u32, status: u32, now: f64, retry_after_ms: f64) {
+    let (call, end, retry_after_ms) = (u64::from(call), attempt_end(end, status), optional_ms(retry_after_ms));
+    with(|calls| calls.engine.attempt_ended_with_retry_after(call, attempt, end, retry_after_ms, ms(now)))
 }
 
 /// The caller cancelled `call`.
@@ -169,6 +184,12 @@ pub extern "C" fn peer_state(peer: u32, state: u32, now: f64) {
 #[no_mangle]
 pub extern "C" fn retry_now(now: f64) {
     with(|calls| calls.engine.retry_now(ms(now)))
+}
+
+/// The platform's `online`/`offline` news (`navigator.onLine`); the engine starts online.
+#[no_mangle]
+pub extern "C" fn set_online(online: bool, now: f64) {
+    with(|calls| calls.engine.set_online(online, ms(now)))
 }
 
 /// Runs the engine's timers due at `now`.
