@@ -29,6 +29,7 @@ export interface ProxyCore {
   readonly attemptTimeoutMs: number;
   readonly withinMs: number;
   readonly delayMs: number;
+  readonly jitter: number;
   readonly transport: Transport;
 }
 
@@ -42,11 +43,15 @@ function optionalMs(options: unknown, name: string): number | undefined {
   return value;
 }
 
-/** `{ withinMs, delayMs }` of a `repeat` option (either may be missing). */
-function repeatOption(value: unknown): { withinMs?: number; delayMs?: number } {
+/** `{ withinMs, delayMs, jitter }` of a `repeat` option (each may be missing). */
+function repeatOption(value: unknown): { withinMs?: number; delayMs?: number; jitter?: number } {
   if (value === undefined || value === null) return {};
-  if (typeof value !== 'object') throw new TypeError('repeat must be an object { withinMs, delayMs }');
-  return { withinMs: optionalMs(value, 'withinMs'), delayMs: optionalMs(value, 'delayMs') };
+  if (typeof value !== 'object') throw new TypeError('repeat must be an object { withinMs, delayMs } (and optionally jitter)');
+  const jitter = get(value, 'jitter');
+  if (jitter !== undefined && !(typeof jitter === 'number' && jitter >= 0 && jitter <= 1)) {
+    throw new TypeError('repeat.jitter must be a number from 0 to 1');
+  }
+  return { withinMs: optionalMs(value, 'withinMs'), delayMs: optionalMs(value, 'delayMs'), jitter };
 }
 
 function defaultBaseUrl(): string {
@@ -105,6 +110,7 @@ export function proxyCore(options: unknown, overMuxws: boolean): ProxyCore {
     attemptTimeoutMs,
     withinMs: repeat.withinMs ?? DEFAULT_WITHIN_MS,
     delayMs: repeat.delayMs ?? DEFAULT_DELAY_MS,
+    jitter: repeat.jitter ?? 0,
     transport,
   };
 }
@@ -132,27 +138,31 @@ function encodeQuery(query: unknown): string {
   return params.toString();
 }
 
-/** 64 keys' worth of random words, drawn in one `crypto.getRandomValues()` call. */
+/** Random words for keys and jitter seeds, drawn 256 at a time from `crypto.getRandomValues()`. */
 const randomPool = new Uint32Array(256);
 let randomLeft = 0;
 
-/** A new version 4 UUID (built by the calls module from pooled `crypto.getRandomValues()` bytes). */
-export function newKey(): string {
-  if (randomLeft < 4) {
+/** One random `u32` from the pool, refilled from `crypto.getRandomValues()` when it runs out. */
+function randomWord(): number {
+  if (randomLeft === 0) {
     if (typeof crypto === 'undefined' || typeof crypto.getRandomValues !== 'function') {
       throw new TypeError('crypto.getRandomValues() is not available to generate an Idempotency-Key');
     }
     crypto.getRandomValues(randomPool);
     randomLeft = randomPool.length;
   }
-  randomLeft -= 4;
-  const at = randomLeft;
-  return takeText(engine.key_generate(randomPool[at], randomPool[at + 1], randomPool[at + 2], randomPool[at + 3]));
+  return randomPool[--randomLeft];
+}
+
+/** A new version 4 UUID (built by the calls module from pooled `crypto.getRandomValues()` bytes). */
+export function newKey(): string {
+  return takeText(engine.key_generate(randomWord(), randomWord(), randomWord(), randomWord()));
 }
 
 /** `key` as the value of the Idempotency-Key header (a Structured Field string); a TypeError when it is not acceptable. */
 function keyField(key: string): string {
-  const length = engine.key_field(putText(key));
+  const { length: ascii, badIndex, badCode } = putText(key);
+  const length = engine.key_field(ascii, badIndex, badCode);
   if (length < 0) throw new TypeError(`invalid Idempotency-Key: ${takeText(-1 - length)}`);
   return takeText(length);
 }
@@ -212,6 +222,8 @@ export function composeCall(core: ProxyCore, method: string, path: string, optio
       withinMs: repeat.withinMs ?? core.withinMs,
       delayMs: repeat.delayMs ?? core.delayMs,
       attemptTimeoutMs: core.attemptTimeoutMs,
+      jitter: repeat.jitter ?? core.jitter,
+      jitterSeed: randomWord(),
     },
     signal: signal as AbortSignal | null,
   };

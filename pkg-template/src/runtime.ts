@@ -107,6 +107,9 @@ export interface CallRequest {
   withinMs: number;
   delayMs: number;
   attemptTimeoutMs: number;
+  /** `repeat.jitter`, 0…1, and the random seed of this call's jitter. */
+  jitter: number;
+  jitterSeed: number;
 }
 
 /** One unsettled call. */
@@ -159,6 +162,8 @@ export function issue<R>(request: CallRequest, transport: Transport, signal: Abo
     request.attemptTimeoutMs,
     request.background ? 1 : 0,
     Date.now(),
+    request.jitter,
+    request.jitterSeed,
   );
   const call: CallRecord = {
     ...request,
@@ -191,14 +196,18 @@ function watchSignal(call: CallRecord, signal: AbortSignal): void {
   call.unwatch = () => signal.removeEventListener('abort', onAbort);
 }
 
-/** Reports how attempt `attempt` of call `id` ended (`end` an `End` code with its flags). */
-export function report(id: number, attempt: number, end: number, status: number, outcome: Outcome): void {
+/**
+ * Reports how attempt `attempt` of call `id` ended (`end` an `End` code with its flags);
+ * `retryAfterMs` the answer's `Retry-After` in ms from now (-1: none), which the engine applies to
+ * a repeated gateway status.
+ */
+export function report(id: number, attempt: number, end: number, status: number, outcome: Outcome, retryAfterMs = -1): void {
   const call = calls.get(id);
   if (call) {
     if (call.inflight?.attempt === attempt) call.inflight = null;
     call.outcome = { attempt, value: outcome };
   }
-  engine.call_attempt_ended(id, attempt, end, status, Date.now());
+  engine.call_attempt_ended(id, attempt, end, status, Date.now(), retryAfterMs);
   pump();
 }
 
@@ -305,7 +314,7 @@ function sendAttempt(id: number, attempt: number, carry: boolean): void {
 export function failAttempt(id: number, attempt: number, error: unknown): void {
   const call = calls.get(id);
   if (call) call.outcome = { attempt, value: { kind: 'failure', error } };
-  engine.call_attempt_ended(id, attempt, End.Other, 0, Date.now());
+  engine.call_attempt_ended(id, attempt, End.Other, 0, Date.now(), -1);
   pump();
 }
 
@@ -393,7 +402,9 @@ const ENDED = [
   'going-away',
   'error',
 ];
-const TYPES = ['start', 'retry', 'settle'] as const;
+const TYPES = ['start', 'retry', 'settle', 'wait'] as const;
+/** Why a call waits, by code (docs/boundary.md), as `pendingCalls()` and `wait` events name it. */
+const REASONS = ['in-flight', 'delay', 'reconnect', 'offline'] as const;
 
 function dispatch(batch: Float64Array, at: number): void {
   if (listeners.size === 0) return;
@@ -419,6 +430,8 @@ function dispatch(batch: Float64Array, at: number): void {
     event.ok = (batch[at + 6] & 2) !== 0;
     event.attempts = batch[at + 3];
     event.ended = ENDED[batch[at + 4]];
+  } else if (type === 'wait') {
+    event.reason = REASONS[batch[at + 3]];
   }
   for (const listener of [...listeners]) {
     try {
@@ -458,6 +471,7 @@ export interface PendingCallRecord {
   background: boolean;
   nextAttemptAt: number | null;
   waitingForReconnect: boolean;
+  waitingFor: (typeof REASONS)[number];
 }
 
 /** The calls that have not settled, oldest first. */
@@ -479,6 +493,7 @@ export function pendingCalls(): PendingCallRecord[] {
       background: (flags & 1) !== 0,
       nextAttemptAt: Number.isNaN(list[at + 3]) ? null : list[at + 3],
       waitingForReconnect: (flags & 2) !== 0,
+      waitingFor: REASONS[list[at + 5]],
     });
   }
   return out;
@@ -494,6 +509,26 @@ export function retryNow(): void {
   engine.retry_now(Date.now());
   pump();
 }
+
+// ------------------------------------------------------------------------------------- online
+
+/**
+ * Where the platform says whether it is online (browsers and workers: `navigator.onLine` and the
+ * `online`/`offline` events), the engine is told: while offline, repeats wait without spending
+ * attempts; online again, every waiting repeat goes at once. Elsewhere (Node) nothing changes.
+ */
+function followOnline(): void {
+  const scope = globalThis as { navigator?: { onLine?: unknown }; addEventListener?: (type: string, listener: () => void) => void };
+  if (typeof scope.navigator?.onLine !== 'boolean' || typeof scope.addEventListener !== 'function') return;
+  const tell = (online: boolean): void => {
+    engine.set_online(online ? 1 : 0, Date.now());
+    pump();
+  };
+  engine.set_online(scope.navigator.onLine ? 1 : 0, Date.now());
+  scope.addEventListener('online', () => tell(true));
+  scope.addEventListener('offline', () => tell(false));
+}
+followOnline();
 
 // ------------------------------------------------------------------------------------- timer
 

@@ -25,6 +25,11 @@ export interface RepeatOptions {
   withinMs?: number;
   /** The delay before a repeat after a lost connection or a gateway status (ms, default 1000), doubled after each, at most 30000. */
   delayMs?: number;
+  /**
+   * 0…1 (default 0): each delay is drawn uniformly from [delay·(1−jitter), delay], so that clients
+   * cut off by one outage do not all repeat at the same moments. A server's `Retry-After` is kept exactly.
+   */
+  jitter?: number;
 }
 
 /** A query parameter value; arrays repeat the parameter, `null`/`undefined` leave it out. */
