@@ -33,7 +33,7 @@ export interface CallsExports {
 }
 
 /** The version of the exports and records this facade reads (`BOUNDARY_VERSION` in the crate). */
-const BOUNDARY_VERSION = 3;
+const BOUNDARY_VERSION = 4;
 
 const module = await compileWasm(new URL('./wasm/calls_bg.wasm', import.meta.url));
 /** The engine's exports. */
@@ -69,11 +69,9 @@ export function putText(text: string): { length: number; badIndex: number; badCo
   return { length: index, badIndex: -1, badCode: 0 };
 }
 
-const utf8 = new TextDecoder();
-
-/** The first `length` bytes of the module's text window (UTF-8), as a string. */
+/** The first `length` bytes of the module's text window (ASCII), as a string. */
 export function takeText(length: number): string {
-  return utf8.decode(new Uint8Array(instance.memory.buffer, engine.scratch(0), length));
+  return String.fromCharCode(...new Uint8Array(instance.memory.buffer, engine.scratch(0), length));
 }
 
 /** The size of the module's linear memory in bytes (it never shrinks: its high-water mark). */

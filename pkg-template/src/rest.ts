@@ -183,4 +183,20 @@ export const restTransport: Transport = {
     if (call.inflight?.attempt === attempt) call.inflight.abandon('superseded');
   },
   reconnectNow() {},
+  async stored(call) {
+    const { headers, body } = call.send as RestSend;
+    const kept = new Headers(headers);
+    let init = body.init;
+    if (body.pending) {
+      const bytes = await body.pending;
+      init = bytes.init;
+      if (!kept.has('content-type')) kept.set('content-type', bytes.contentType);
+    }
+    if (init instanceof URLSearchParams) {
+      // Stored as its text, with the content type fetch gives it.
+      if (!kept.has('content-type')) kept.set('content-type', 'application/x-www-form-urlencoded;charset=UTF-8');
+      init = init.toString();
+    }
+    return { headers: [...kept], body: init as string | Blob | ArrayBuffer | ArrayBufferView | null };
+  },
 };

@@ -90,6 +90,11 @@ export interface Transport {
    * an app that sends over REST only.
    */
   timeoutError?(message: string, props: ErrorProps): unknown;
+  /**
+   * What a persisted call sends, in a form IndexedDB can store (the headers as pairs, the body as a
+   * string, Blob or ArrayBuffer); a transport without it does not persist calls.
+   */
+  stored?(call: CallRecord): Promise<{ headers: [string, string][]; body: string | Blob | ArrayBuffer | ArrayBufferView | null }>;
 }
 
 /** What a proxy composed for one call, as the runtime keeps it. */
@@ -108,6 +113,14 @@ export interface CallRequest {
   send: unknown;
   /** Left out by a busy indicator. */
   background: boolean;
+  /** The `basePath` of the proxy the call was issued through. */
+  basePath: string;
+  /** Stored until it settles, to be resumed after a reload (`persist`, see persist.ts). */
+  persist: boolean;
+  /** Headers never stored with a persisted call (lower case; credentials always). */
+  persistExclude: readonly string[];
+  /** Resumed after a reload by `resumeCalls()`, first issued at `issuedAt`. */
+  resumed?: { issuedAt: number };
   /** The repeat policy and attempt timeout, in ms. */
   withinMs: number;
   delayMs: number;
@@ -137,6 +150,31 @@ export interface CallRecord extends CallRequest {
 
 /** A `Promise<R>` with the call's Idempotency-Key, readable before the call settles. */
 export type ViewSetCall<R> = Promise<R> & { readonly key: string };
+
+/** Where persisted calls are kept (persist.ts installs one with `useCallStore`). */
+export interface CallStore {
+  /** A call with `persist` was issued. */
+  issued(call: CallRecord): void;
+  /** A call with `persist` settled. */
+  settled(call: CallRecord): void;
+}
+
+let store: CallStore | null = null;
+
+/** Installs the store of persisted calls (only an app that resumes calls links it in). */
+export function useCallStore(next: CallStore): void {
+  store = next;
+}
+
+/** Tells the store, if any, about a persisted call; a store that fails harms no call. */
+function tellStore(call: CallRecord, what: 'issued' | 'settled'): void {
+  if (!call.persist || !store) return;
+  try {
+    store[what](call);
+  } catch (error) {
+    warn('the store of persisted calls failed', error);
+  }
+}
 
 const calls = new Map<number, CallRecord>();
 /** Calls settled in the current batch of actions, for the settle activity event that follows. */
@@ -183,6 +221,7 @@ export function issue<R>(request: CallRequest, transport: Transport, signal: Abo
     unwatch: null,
   };
   calls.set(id, call);
+  tellStore(call, 'issued');
   if (signal) watchSignal(call, signal);
   pump();
   return withKey(promise, request.key);
@@ -342,6 +381,7 @@ function settle(id: number, attempt: number, end: number, status: number, ok: bo
   if (!call) return;
   calls.delete(id);
   justSettled.set(id, call);
+  tellStore(call, 'settled');
   try {
     call.unwatch?.();
   } catch {
@@ -424,6 +464,7 @@ function dispatch(batch: Float64Array, at: number): void {
     background: call.background,
     at: batch[at + 7],
   };
+  if (call.resumed) event.resumed = true;
   if (type === 'retry') {
     event.attempt = batch[at + 3];
     event.ended = ENDED[batch[at + 4]];
@@ -475,6 +516,7 @@ export interface PendingCallRecord {
   nextAttemptAt: number | null;
   waitingForReconnect: boolean;
   waitingFor: (typeof REASONS)[number];
+  resumed: boolean;
 }
 
 /** The calls that have not settled, oldest first. */
@@ -491,12 +533,13 @@ export function pendingCalls(): PendingCallRecord[] {
       method: call.method,
       path: call.path,
       transport: call.transport.name,
-      issuedAt: list[at + 1],
+      issuedAt: call.resumed?.issuedAt ?? list[at + 1],
       unansweredAttempts: list[at + 2],
       background: (flags & 1) !== 0,
       nextAttemptAt: Number.isNaN(list[at + 3]) ? null : list[at + 3],
       waitingForReconnect: (flags & 2) !== 0,
       waitingFor: REASONS[list[at + 5]],
+      resumed: Boolean(call.resumed),
     });
   }
   return out;

@@ -55,6 +55,8 @@ export interface RequestOptions {
   background?: boolean;
   /** Cancels the call: its attempt is aborted and it rejects with `CallCancelled`. */
   signal?: AbortSignal;
+  /** Store this call until it settles, so that `resumeCalls()` sends it again after a reload (REST). */
+  persist?: boolean;
 }
 
 /** Options shared by REST and muxws proxies. */
@@ -67,6 +69,14 @@ interface CommonOptions {
   repeat?: RepeatOptions;
   /** Checks the backend's `{basePath}/schema` once, in the background, and warns on mismatches (default true). */
   schemaCheck?: boolean;
+  /**
+   * Store every call of this proxy until it settles, so that `resumeCalls()` sends it again after a
+   * reload (REST through fetch; per call: `RequestOptions.persist`). Bodies are stored in the clear;
+   * credentials (Authorization, Cookie) and the headers named in `persistExclude` never.
+   */
+  persist?: boolean;
+  /** Header names never stored with a persisted call, besides credentials. */
+  persistExclude?: string[];
 }
 
 /** Options of a REST proxy. */

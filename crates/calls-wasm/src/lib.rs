@@ -18,7 +18,7 @@ use alloc::vec::Vec;
 use core::cell::RefCell;
 
 use viewsets_core::{
-    check_key, is_key_header, is_set_again_by_axios, new_key_text, write_structured_field, CallEngine, CallSpec, RepeatPolicy,
+    check_key, is_key_header, is_set_again_by_axios, new_key_text, write_structured_field, CallEngine, CallSpec, KeyError, RepeatPolicy,
     Transport,
 };
 
@@ -63,9 +63,8 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
 }
 
 /// The text window: strings cross the boundary here as bytes, written and read by JavaScript
-/// through a view of the module's memory (no glue per string). What JavaScript writes is ASCII (it
-/// describes a key's first non-ASCII character separately, see [`key_field`]); what the module
-/// writes is UTF-8. Returns where it starts, with room for at least `len` bytes; its contents are
+/// through a view of the module's memory (no glue per string). Both sides write ASCII only
+/// (JavaScript describes a key's first non-ASCII character separately, see [`key_field`]). Returns where it starts, with room for at least `len` bytes; its contents are
 /// kept.
 #[no_mangle]
 pub extern "C" fn scratch(len: u32) -> u32 {
@@ -104,9 +103,9 @@ pub extern "C" fn key_generate(a: u32, b: u32, c: u32, d: u32) -> u32 {
 /// The key given by the caller as the value of the `Idempotency-Key` header (a Structured Field
 /// string), written to the text window; returns its length. JavaScript writes the ASCII characters
 /// of the key before its first non-ASCII one (`len` bytes) and passes that character's position
-/// (counted in characters) and code point in `bad_index`/`bad_code` (`bad_index` −1: none). When
-/// the key is not acceptable the window holds why instead (the message of the caller's TypeError,
-/// UTF-8) and the result is −1 − the message's length.
+/// (counted in characters) and code point in `bad_index`/`bad_code` (`bad_index` −1: none). A key
+/// that is not acceptable returns why: −1 empty, −2 − i the character at position i is not
+/// printable ASCII (the TS runtime words the TypeError).
 #[no_mangle]
 pub extern "C" fn key_field(len: u32, bad_index: i32, bad_code: u32) -> i32 {
     with(|calls| {
@@ -118,7 +117,8 @@ pub extern "C" fn key_field(len: u32, bad_index: i32, bad_code: u32) -> i32 {
                 write_structured_field(ascii.iter().map(|&byte| char::from(byte)), |ch| field.push(ch as u8));
                 write_window(calls, field) as i32
             }
-            Err(error) => -1 - write_window(calls, error.message().into_bytes()) as i32,
+            Err(KeyError::NotPrintableAscii { index, .. }) => -2 - index as i32,
+            Err(_) => -1,
         }
     })
 }
@@ -277,4 +277,4 @@ pub fn boundary_version() -> u32 {
 }
 
 /// See [`boundary_version`]; the TS runtime holds the same number.
-pub const BOUNDARY_VERSION: u32 = 3;
+pub const BOUNDARY_VERSION: u32 = 4;
