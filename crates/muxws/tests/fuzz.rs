@@ -454,7 +454,7 @@ impl Driver {
                     ws.ended |= frame.end && !frame.more;
                 }
             }
-            if frame.kind == FrameType::Open && frame.fragment.as_ref().is_none_or(|_| true) {
+            if frame.kind == FrameType::Open {
                 let last = self.opened.entry(socket).or_insert(0);
                 let continuation = frame.fragment.is_some() && id == *last;
                 if !continuation {
@@ -531,7 +531,7 @@ impl Driver {
         let body = json!({ "r": "x".repeat(size) }).to_string();
         let flag = |b: u8| bits & b != 0;
         let text = match kind {
-            0 | 1 | 2 => {
+            0..=2 => {
                 let mut f = Frame::on_stream(FrameType::Data, id);
                 f.end = flag(16);
                 if flag(32) {
@@ -550,8 +550,14 @@ impl Driver {
             3 => {
                 let next = self.next_push.entry(socket).or_insert(0);
                 *next += 2;
-                let mut f =
-                    Frame::on_stream(FrameType::Open, if bits % 32 == 0 { id + 1 } else { *next });
+                let mut f = Frame::on_stream(
+                    FrameType::Open,
+                    if bits.is_multiple_of(32) {
+                        id + 1
+                    } else {
+                        *next
+                    },
+                );
                 f.end = flag(16);
                 f.payload = Payload::json(body).unwrap();
                 encode(&f)
