@@ -249,7 +249,8 @@ fn keep_last_of_duplicates(entries: &mut Vec<(String, RawJson)>) {
         .collect();
     radix_sort(&mut order);
     let key = |i: u32| entries[i as usize].0.as_str();
-    let mut dropped = vec![false; entries.len()];
+    let mut dropped = Vec::new();
+    dropped.resize(entries.len(), false);
     let mut moves: Vec<(u32, u32)> = Vec::new();
     let mut start = 0;
     while start < order.len() {
@@ -283,7 +284,7 @@ fn keep_last_of_duplicates(entries: &mut Vec<(String, RawJson)>) {
         return;
     }
     for (first, last) in moves {
-        let value = std::mem::replace(&mut entries[last as usize].1, RawJson(String::new()));
+        let value = core::mem::replace(&mut entries[last as usize].1, RawJson(String::new()));
         entries[first as usize].1 = value;
     }
     let mut index = 0;
@@ -295,7 +296,8 @@ fn keep_last_of_duplicates(entries: &mut Vec<(String, RawJson)>) {
 
 /// Stable LSD radix sort of (hash, position) pairs by hash: four passes of one byte.
 fn radix_sort(v: &mut Vec<(u32, u32)>) {
-    let mut spare = vec![(0u32, 0u32); v.len()];
+    let mut spare = Vec::new();
+    spare.resize(v.len(), (0u32, 0u32));
     for shift in [0u32, 8, 16, 24] {
         let mut at = [0usize; 257];
         for p in v.iter() {
@@ -309,7 +311,7 @@ fn radix_sort(v: &mut Vec<(u32, u32)>) {
             spare[*slot] = p;
             *slot += 1;
         }
-        std::mem::swap(v, &mut spare);
+        core::mem::swap(v, &mut spare);
         json::tick(v.len() as u64 * 2 + 256);
     }
 }
