@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Builds the npm package @dynamicforms/fastapi-viewsets into pkg/:
-#   cargo (wasm32, size profile) -> wasm-bindgen --target web -> wasm-opt -Oz (binaryen 132 from npm)
-#   -> the TS facade (pkg-template/src, compiled by tsc) -> package.json from pkg-template.
-# The facade instantiates the module on import (top-level await): no init step for the caller.
+#   each wasm crate with wasm-pack (cargo, size profile; the installed wasm-bindgen, nothing
+#   downloaded: --mode no-install, wasm-pack's own wasm-opt off) -> wasm-opt -Oz (binaryen 132 from
+#   npm) -> the TS facade (pkg-template/src, compiled by tsc, bundled by scripts/bundle.mjs into
+#   index.js and a chunk per dynamic import) -> package.json from pkg-template;
+#   then the sizes an app ships, measured with a bundler (scripts/size.mjs), against the budget.
+# The calls module is instantiated on import (top-level await); the muxws module only by connectMuxws().
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
@@ -13,26 +16,40 @@ out=target/pkg-staging
 work=target/pkg-work
 rm -rf "$out" "$work"
 mkdir -p "$out/wasm" "$work"
-
-cargo build --release --target wasm32-unknown-unknown --lib
-wasm-bindgen --target web --out-dir "$work" --out-name fastapi_viewsets \
-  target/wasm32-unknown-unknown/release/fastapi_viewsets.wasm
-# Never Debian's wasm-opt (108 breaks the externref table): the npm one is first on PATH.
-wasm-opt -Oz --converge --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
-  --enable-mutable-globals --enable-reference-types --enable-multivalue \
-  "$work/fastapi_viewsets_bg.wasm" -o "$work/fastapi_viewsets_bg.opt.wasm"
-
-# The facade imports ./wasm/*: the generated glue goes next to its sources for tsc, then into pkg/.
 gen=pkg-template/src/wasm
 rm -rf "$gen" && mkdir -p "$gen"
-cp "$work/fastapi_viewsets.js" "$gen/"
-# wasm-bindgen declares `[Symbol.dispose]()` on exported classes, which needs lib esnext.disposable:
-# a consumer on an ES2022 lib with skipLibCheck off would fail to compile, so the line goes.
-grep -v 'Symbol.dispose' "$work/fastapi_viewsets.d.ts" > "$gen/fastapi_viewsets.d.ts"
-tsc -p pkg-template/tsconfig.json --outDir "$out"
-cp "$gen"/* "$out/wasm/"
-cp "$work/fastapi_viewsets_bg.opt.wasm" "$out/wasm/fastapi_viewsets_bg.wasm"
-node scripts/package-json.mjs pkg-template/package.json Cargo.toml "$out/package.json"
+
+# build_wasm <crate folder> <output name>
+build_wasm() {
+  local crate=$1 name=$2
+  wasm-pack --quiet build "crates/$crate" --release --target web --mode no-install --no-pack --no-opt \
+    --out-dir "$PWD/$work/$name" --out-name "$name"
+  # Never Debian's wasm-opt (108 breaks the externref table): the npm one is first on PATH.
+  wasm-opt -Oz --converge --strip-producers --strip-target-features --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+    --enable-mutable-globals --enable-reference-types --enable-multivalue \
+    "$work/$name/${name}_bg.wasm" -o "$out/wasm/${name}_bg.wasm"
+  # The facade imports ./wasm/*: the generated glue goes next to its sources for tsc, then into pkg/.
+  cp "$work/$name/$name.js" "$gen/"
+  # wasm-bindgen declares `[Symbol.dispose]()` on exported classes, which needs lib esnext.disposable:
+  # a consumer on an ES2022 lib with skipLibCheck off would fail to compile, so the line goes.
+  grep -v 'Symbol.dispose' "$work/$name/$name.d.ts" > "$gen/$name.d.ts"
+}
+
+build_wasm calls-wasm calls
+for crate in crates/*-wasm; do
+  name=$(basename "$crate" -wasm)
+  [ "$name" = calls ] || build_wasm "$(basename "$crate")" "$name"
+done
+
+tsc -p pkg-template/tsconfig.json --outDir "$work/tsc"
+mkdir -p "$work/tsc/wasm" && cp "$gen"/*.js "$work/tsc/wasm/"
+node scripts/bundle.mjs "$work/tsc" "$out"
+# The declarations stay one file per module, as tsc wrote them (index.d.ts re-exports the others).
+(cd "$work/tsc" && find . -name '*.d.ts') | while read -r file; do
+  mkdir -p "$out/$(dirname "$file")" && cp "$work/tsc/$file" "$out/$file"
+done
+cp "$gen"/*.d.ts "$out/wasm/"
+node scripts/package-json.mjs pkg-template/package.json crates/calls-wasm/Cargo.toml "$out/package.json"
 cp README.md "$out/README.md" 2>/dev/null || true
 
 rm -rf pkg.old && { [ ! -e pkg ] || mv pkg pkg.old; } && mv "$out" pkg && rm -rf pkg.old

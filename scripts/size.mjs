@@ -1,13 +1,80 @@
-// Prints the package's size as a frontend user pays it: gzip -9 of the wasm, the wasm-bindgen glue
-// and the facade, each and together.
-import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+// What an app ships of the package, measured as a bundler ships it: two small apps built with Vite
+// (production: minified, tree-shaken, code-split), and gzip -9 of their JS chunks and wasm files.
+// "full" uses every export and connects muxws: every file it emits counts, the ones loaded on
+// demand included. "rest" is an app that uses only REST proxies and call activity: what it loads
+// when it starts counts (its entry chunk, the chunks that imports statically, the wasm they fetch);
+// chunks it would load only on demand (the axios transport, used only with `axiosInstance`) are
+// listed beside it.
+//   node scripts/size.mjs [pkg]      prints both figures; exits 1 when one is over its budget
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { build } from 'vite';
 
-const dir = process.argv[2] ?? 'pkg';
-const gz = (file) => gzipSync(readFileSync(file), { level: 9 }).length;
-const wasm = gz(join(dir, 'wasm/fastapi_viewsets_bg.wasm'));
-const glue = gz(join(dir, 'wasm/fastapi_viewsets.js'));
-const facade = readdirSync(dir).filter((f) => f.endsWith('.js')).reduce((sum, f) => sum + gz(join(dir, f)), 0);
-const total = wasm + glue + facade;
-console.log(`size (gzip -9): wasm ${wasm} B + glue ${glue} B + facade ${facade} B = ${total} B (${(total / 1024).toFixed(1)} KiB)`);
+const pkgDir = resolve(process.argv[2] ?? 'pkg');
+/** The budgets of issue 11 (gzip -9 bytes). */
+export const BUDGET = { full: 40 * 1024, rest: 18 * 1024 };
+
+const APPS = {
+  full: `import * as pkg from '@dynamicforms/fastapi-viewsets';
+globalThis.everything = pkg;
+pkg.connectMuxws('/ws').then((peer) => { globalThis.peer = peer; }, () => {});`,
+  rest: `import { restViewSet, ViewSetMixin, onCallActivity, pendingCallCount, retryNow, HttpError } from '@dynamicforms/fastapi-viewsets';
+class Items extends restViewSet()('id', [ViewSetMixin]) {}
+const items = new Items({ basePath: '/items' });
+onCallActivity(() => { document.title = String(pendingCallCount()); });
+document.body.onclick = () => retryNow();
+items.list().then((list) => { document.body.textContent = list.length; }, (error) => { if (error instanceof HttpError) document.body.textContent = error.status; });`,
+};
+
+/** Builds app `name` and returns `{ files: [[file, gzip bytes]], total }`. */
+async function measure(name) {
+  const root = resolve('target', 'size-apps', name);
+  rmSync(root, { recursive: true, force: true });
+  mkdirSync(root, { recursive: true });
+  writeFileSync(join(root, 'index.html'), '<!doctype html><script type="module" src="./main.js"></script>\n');
+  writeFileSync(join(root, 'main.js'), APPS[name] + '\n');
+  await build({
+    root,
+    logLevel: 'silent',
+    configFile: false,
+    resolve: { alias: { '@dynamicforms/fastapi-viewsets': join(pkgDir, 'index.js') } },
+    build: { outDir: join(root, 'dist'), emptyOutDir: true, target: 'es2022', assetsInlineLimit: 0, modulePreload: false, manifest: true },
+  });
+  const dist = join(root, 'dist');
+  const manifest = JSON.parse(readFileSync(join(dist, '.vite', 'manifest.json'), 'utf8'));
+  const gz = (file) => gzipSync(readFileSync(join(dist, file)), { level: 9 }).length;
+  // What the app loads at start: the entry chunk, its static imports, and the wasm they reference.
+  const atStart = new Set();
+  const visit = (key) => {
+    const chunk = manifest[key];
+    if (!chunk || atStart.has(chunk.file)) return;
+    atStart.add(chunk.file);
+    for (const asset of chunk.assets ?? []) if (asset.endsWith('.wasm')) atStart.add(asset);
+    for (const imported of chunk.imports ?? []) visit(imported);
+  };
+  visit(Object.keys(manifest).find((key) => manifest[key].isEntry));
+  const emitted = readdirSync(join(dist, 'assets'))
+    .filter((file) => /\.(js|wasm)$/.test(file))
+    .map((file) => `assets/${file}`);
+  const counted = name === 'full' ? emitted : emitted.filter((file) => atStart.has(file));
+  const files = counted.map((file) => [file, gz(file)]);
+  const onDemand = emitted.filter((file) => !counted.includes(file)).map((file) => [file, gz(file)]);
+  return { files, onDemand, total: files.reduce((sum, [, bytes]) => sum + bytes, 0) };
+}
+
+const kib = (bytes) => `${(bytes / 1024).toFixed(1)} KiB`;
+let over = false;
+for (const name of Object.keys(APPS)) {
+  const { files, onDemand, total } = await measure(name);
+  const named = ([file, bytes]) => `${file.replace(/^assets\//, '').replace(/-[\w-]{8}\./, '.')} ${bytes}`;
+  const parts = files.map(named).join(' + ');
+  const later = onDemand.length ? ` (on demand only: ${onDemand.map(named).join(', ')})` : '';
+  const within = total <= BUDGET[name];
+  over ||= !within;
+  console.log(`size (${name === 'full' ? 'whole package' : 'REST-only app'}, minified, gzip -9): ${parts} = ${total} B (${kib(total)})${later}; budget ${kib(BUDGET[name])}: ${within ? 'within' : 'OVER'}`);
+}
+if (over) {
+  console.error('size: over budget');
+  process.exit(1);
+}

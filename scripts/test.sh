@@ -9,15 +9,10 @@ step() { printf '\n==== %s\n' "$*"; }
 
 bash scripts/install.sh
 
-step "cargo test: the pure Rust core, the muxws protocol, request composition (native, virtual clock)"
+step "cargo test: the pure Rust core, the muxws protocol, the wasm modules' record codes (native, virtual clock)"
 cargo test --workspace
 
-step "wasm-bindgen-test: the wasm layer's platform bindings in Node, then in headless Chromium"
-export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
-cargo test --target wasm32-unknown-unknown --lib
-CHROMEDRIVER="$(command -v chromedriver)" WASM_BINDGEN_USE_BROWSER=1 cargo test --target wasm32-unknown-unknown --lib
-
-step "build the npm package into pkg/"
+step "build the npm package into pkg/ (and the sizes an app ships, against the budget)"
 bash scripts/build.sh
 
 step "types: the seed's TypeScript under tsc --strict against the package's .d.ts"

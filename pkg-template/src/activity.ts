@@ -2,7 +2,7 @@
  * Call activity: what a busy indicator and a connectivity notice bind to. Every call issued through
  * any proxy, REST or muxws, is reported.
  */
-import * as wasm from './wasm/fastapi_viewsets.js';
+import * as runtime from './runtime.js';
 
 /** Fields every activity event carries. */
 interface ActivityBase {
@@ -49,8 +49,21 @@ export interface CallSettleEvent extends ActivityBase {
   ended: string;
 }
 
+/** Why a call waits: an attempt is out, a repeat's delay, its muxws peer's reconnect, or the platform being offline. */
+export type WaitReason = 'in-flight' | 'delay' | 'reconnect' | 'offline';
+
+/**
+ * A call's repeat started waiting for the platform to be online (`reason: 'offline'`), or that
+ * wait ended (`'in-flight'`: the repeat goes out; `'reconnect'`: it still waits for its muxws peer).
+ * Only where the platform reports online/offline (browsers).
+ */
+export interface CallWaitEvent extends ActivityBase {
+  type: 'wait';
+  reason: WaitReason;
+}
+
 /** What `onCallActivity` listeners receive. */
-export type CallActivityEvent = CallStartEvent | CallRetryEvent | CallSettleEvent;
+export type CallActivityEvent = CallStartEvent | CallRetryEvent | CallSettleEvent | CallWaitEvent;
 
 /** A call that has not settled. */
 export interface PendingCall {
@@ -67,43 +80,30 @@ export interface PendingCall {
   nextAttemptAt: number | null;
   /** Its repeat waits for its muxws peer to reconnect. */
   waitingForReconnect: boolean;
+  /**
+   * Why it waits: `'in-flight'` (an attempt is out), `'delay'` (its repeat's delay: `nextAttemptAt`),
+   * `'reconnect'` (its muxws peer), `'offline'` (the platform; it goes at once when back online).
+   */
+  waitingFor: WaitReason;
 }
 
 /** Calls `listener` with every activity event; returns the function that stops it. A listener that throws is reported on the console and harms nothing. */
 export function onCallActivity(listener: (event: CallActivityEvent) => void): () => void {
   if (typeof listener !== 'function') throw new TypeError('onCallActivity(listener) takes a function');
-  return wasm.onCallActivity(listener) as () => void;
+  return runtime.addListener(listener as unknown as (event: Record<string, unknown>) => void);
 }
 
 /** The calls that have not settled, oldest first. */
 export function pendingCalls(): PendingCall[] {
-  const { numbers, strings, stride } = wasm.pendingCallsPacked() as { numbers: Float64Array; strings: string; stride: number };
-  const texts = strings.split('\0');
-  const calls: PendingCall[] = new Array(numbers.length / stride);
-  for (let i = 0; i < calls.length; i++) {
-    const n = i * stride;
-    const flags = numbers[n + 3];
-    calls[i] = {
-      key: texts[i * 3],
-      method: texts[i * 3 + 1],
-      path: texts[i * 3 + 2],
-      transport: flags & 4 ? 'muxws' : 'rest',
-      issuedAt: numbers[n],
-      unansweredAttempts: numbers[n + 1],
-      background: (flags & 1) !== 0,
-      nextAttemptAt: Number.isNaN(numbers[n + 2]) ? null : numbers[n + 2],
-      waitingForReconnect: (flags & 2) !== 0,
-    };
-  }
-  return calls;
+  return runtime.pendingCalls();
 }
 
 /** How many calls have not settled, background calls left out. */
 export function pendingCallCount(): number {
-  return wasm.pendingCallCount();
+  return runtime.pendingCallCount();
 }
 
 /** Sends every waiting repeat at once (the "try again now" button); a muxws repeat waiting for a reconnect makes its peer reconnect now. */
 export function retryNow(): void {
-  wasm.retryNow();
+  runtime.retryNow();
 }

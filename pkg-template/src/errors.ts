@@ -4,7 +4,7 @@
  * number of `attempts` it made.
  */
 
-/** Properties the wasm layer sets on the errors it makes. */
+/** Properties the runtime sets on the errors a call rejects with. */
 export interface ErrorProps {
   key?: string;
   attempts?: number;
@@ -69,6 +69,20 @@ export class HttpError extends ViewSetError {
     const body = this.body;
     return body && typeof body === 'object' && !Array.isArray(body) && 'detail' in body ? (body as ApiErrorBody) : undefined;
   }
+}
+
+/**
+ * The application answered with a status below 400 and a JSON content type, but a body that does
+ * not parse as JSON. Not repeated: the application did answer.
+ */
+export class InvalidResponseError extends ViewSetError {
+  override name = 'InvalidResponseError';
+  /** The HTTP status. */
+  declare status: number;
+  /** The body as received. */
+  declare text: string;
+  /** The answer's headers (lower-case names). */
+  declare headers: Record<string, string>;
 }
 
 /** An attempt ended without an answer (connection refused or cut, CORS refusal) and no repeat followed. */

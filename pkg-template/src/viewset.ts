@@ -2,13 +2,19 @@
  * ViewSet proxies: class factories (`restViewSet`, `muxwsViewSet`), bare proxies (`route_rest`,
  * `route_muxws`) and the mixins that map a ViewSet's built-in actions to the backend's routes.
  * The logic of a call (keys, repeats, headers, activity) lives in the wasm module; this file only
- * shapes classes and types around `ProxyCore.request()`.
+ * shapes classes and types around `issueCall()` (compose.ts).
  */
-import { ProxyCore } from './wasm/fastapi_viewsets.js';
+import type { AxiosLike } from './axios.js';
+import { issueCall, proxyCore, type ProxyCore, type RequestInterceptor } from './compose.js';
+import type { HeadersInput } from './headers.js';
 import type { MuxwsPeer } from './muxws.js';
+import type { ViewSetCall } from './runtime.js';
+import { scheduleSchemaCheck } from './schema.js';
 
-/** A `Promise<R>` with the call's Idempotency-Key, readable before the call settles. */
-export type ViewSetCall<R> = Promise<R> & { readonly key: string };
+export type { ViewSetCall } from './runtime.js';
+export type { RequestDraft, RequestInterceptor } from './compose.js';
+export type { HeadersInput } from './headers.js';
+export type { AxiosLike } from './axios.js';
 
 /** What a declared action returns: `key` is optional so that an override may return a plain `Promise<R>`. */
 export type ViewSetActionCall<R> = Promise<R> & { readonly key?: string };
@@ -19,22 +25,12 @@ export interface RepeatOptions {
   withinMs?: number;
   /** The delay before a repeat after a lost connection or a gateway status (ms, default 1000), doubled after each, at most 30000. */
   delayMs?: number;
+  /**
+   * 0…1 (default 0): each delay is drawn uniformly from [delay·(1−jitter), delay], so that clients
+   * cut off by one outage do not all repeat at the same moments. A server's `Retry-After` is kept exactly.
+   */
+  jitter?: number;
 }
-
-/** The request a request interceptor sees and may change (its `headers`). */
-export interface RequestDraft {
-  method: string;
-  url: string;
-  path: string;
-  headers: Record<string, string>;
-  body: unknown;
-}
-
-/**
- * Runs synchronously when a call is issued, in the caller's synchronous part: change
- * `request.headers` in place or return a new request. What it sets reaches every repeat.
- */
-export type RequestInterceptor = (request: RequestDraft) => void | RequestDraft;
 
 /** A query parameter value; arrays repeat the parameter, `null`/`undefined` leave it out. */
 export type QueryValue = string | number | boolean | null | undefined | ReadonlyArray<string | number | boolean>;
@@ -43,10 +39,14 @@ export type QueryValue = string | number | boolean | null | undefined | Readonly
 export interface RequestOptions {
   /** Query parameters. */
   query?: Record<string, QueryValue>;
-  /** The body, sent as JSON. */
+  /**
+   * The body: every `BodyInit` `fetch` takes (string, Blob/File, ArrayBuffer, typed arrays,
+   * DataView, URLSearchParams, FormData) goes out as `fetch` sends it, the same bytes on every
+   * attempt; plain objects, arrays, numbers, booleans and null as JSON. Over muxws, JSON values only.
+   */
   body?: unknown;
-  /** Headers of this call, over the proxy's. */
-  headers?: Record<string, string>;
+  /** Headers of this call, over the proxy's: a `Headers`, `[name, value]` pairs or an object. */
+  headers?: HeadersInput;
   /** The Idempotency-Key of this call (to repeat a call yourself); printable ASCII, not empty. */
   key?: string;
   /** How this call is repeated, over the proxy's `repeat`. */
@@ -61,8 +61,8 @@ export interface RequestOptions {
 interface CommonOptions {
   /** The ViewSet's base path, e.g. `/items`. */
   basePath: string;
-  /** Headers sent with every call. */
-  headers?: Record<string, string>;
+  /** Headers sent with every call: a `Headers`, `[name, value]` pairs or an object. */
+  headers?: HeadersInput;
   /** How calls are repeated (per call: `RequestOptions.repeat`). */
   repeat?: RepeatOptions;
   /** Checks the backend's `{basePath}/schema` once, in the background, and warns on mismatches (default true). */
@@ -75,8 +75,13 @@ export interface ViewSetOptions extends CommonOptions {
   baseUrl?: string;
   /** Request interceptors, run in order when a call is issued. */
   interceptors?: RequestInterceptor[];
-  /** The timeout of one attempt (ms, default 30000); 0 sets none. */
+  /** The timeout of one attempt (ms, default 30000; through axios, its `timeout`); 0 sets none. */
   attemptTimeoutMs?: number;
+  /**
+   * Send every attempt through this axios instance (its interceptors run; a call rejects with its
+   * error as in 0.6); URLs are then relative to its `baseURL` unless `baseUrl` is given. Default: fetch.
+   */
+  axiosInstance?: AxiosLike;
 }
 
 /** Options of a muxws proxy. */
@@ -111,32 +116,32 @@ function mixin<A extends ActionName>(...actions: A[]): Mixin<A> {
 }
 
 /** `list()`: GET `{basePath}`. */
-export const ListMixin = mixin('list');
+export const ListMixin = /* @__PURE__ */ mixin('list');
 /** `retrieve(pk)`: GET `{basePath}/{pk}`. */
-export const RetrieveMixin = mixin('retrieve');
+export const RetrieveMixin = /* @__PURE__ */ mixin('retrieve');
 /** `create(data)`: POST `{basePath}`. */
-export const CreateMixin = mixin('create');
+export const CreateMixin = /* @__PURE__ */ mixin('create');
 /** `update(pk, data)`: PUT `{basePath}/{pk}`; `partialUpdate(pk, data)`: PATCH `{basePath}/{pk}`. */
-export const UpdateMixin = mixin('update', 'partialUpdate');
+export const UpdateMixin = /* @__PURE__ */ mixin('update', 'partialUpdate');
 /** `destroy(pk)`: DELETE `{basePath}/{pk}`. */
-export const DestroyMixin = mixin('destroy');
+export const DestroyMixin = /* @__PURE__ */ mixin('destroy');
 /** The five CRUD actions. */
-export const ViewSetMixin = mixin('list', 'retrieve', 'create', 'update', 'partialUpdate', 'destroy');
+export const ViewSetMixin = /* @__PURE__ */ mixin('list', 'retrieve', 'create', 'update', 'partialUpdate', 'destroy');
 /** `list()` and `retrieve(pk)`. */
-export const ReadOnlyViewSetMixin = mixin('list', 'retrieve');
+export const ReadOnlyViewSetMixin = /* @__PURE__ */ mixin('list', 'retrieve');
 /** `bulkCreate(records)`: POST `{basePath}/bulk`. */
-export const BulkCreateMixin = mixin('create', 'bulkCreate');
+export const BulkCreateMixin = /* @__PURE__ */ mixin('create', 'bulkCreate');
 /** `bulkUpdate(records)`: PUT `{basePath}/bulk`; `bulkPartialUpdate(records)`: PATCH `{basePath}/bulk`. */
-export const BulkUpdateMixin = mixin('update', 'partialUpdate', 'bulkUpdate', 'bulkPartialUpdate');
+export const BulkUpdateMixin = /* @__PURE__ */ mixin('update', 'partialUpdate', 'bulkUpdate', 'bulkPartialUpdate');
 /** `bulkDestroy(pks)`: DELETE `{basePath}/bulk?pk=…`. */
-export const BulkDestroyMixin = mixin('destroy', 'bulkDestroy');
+export const BulkDestroyMixin = /* @__PURE__ */ mixin('destroy', 'bulkDestroy');
 /** Every CRUD action, single and bulk. */
-export const BulkViewSetMixin = mixin(
+export const BulkViewSetMixin = /* @__PURE__ */ mixin(
   'list', 'retrieve', 'create', 'update', 'partialUpdate', 'destroy',
   'bulkCreate', 'bulkUpdate', 'bulkPartialUpdate', 'bulkDestroy',
 );
 /** `lookup(query?)`: GET `{basePath}/lookup`. */
-export const LookupMixin = mixin('lookup');
+export const LookupMixin = /* @__PURE__ */ mixin('lookup');
 
 /** The signatures of the built-in actions of a ViewSet of `T` with primary key type `K`. */
 export interface ActionSignatures<T, K> {
@@ -226,23 +231,19 @@ export abstract class ViewSetBase {
 
   constructor(options: ViewSetOptions | MuxwsViewSetOptions) {
     const overMuxws = (new.target as unknown as { transport?: string }).transport === 'muxws';
-    const peer = (options as Partial<MuxwsViewSetOptions> | undefined)?.peer;
-    if (!overMuxws && peer !== undefined) {
-      throw new TypeError('a restViewSet proxy takes no peer; use muxwsViewSet for calls over muxws');
-    }
     // A muxws proxy always names its peer: a missing or wrong one is a TypeError, never a REST fallback.
-    this.#core = new ProxyCore(options, overMuxws ? peer ?? {} : undefined);
+    this.#core = proxyCore(options, overMuxws);
     this.basePath = this.#core.basePath;
     wrapPublicMethods(new.target.prototype);
-    if (options.schemaCheck !== false) scheduleSchemaCheck(this, this.#core);
+    if (options.schemaCheck !== false) scheduleSchemaCheck(this, this.#core, expectedRoutes);
   }
 
   /**
    * Sends one call to `{basePath}{path}`. The promise carries the call's `key` at once; a ViewSet's
-   * own methods built on it carry it too.
+   * own methods built on it carry it too. Never throws: a call that cannot be sent rejects.
    */
   protected request<R>(method: string, path: string, options?: RequestOptions): ViewSetCall<R> {
-    const call = this.#core.request(method, path, options) as ViewSetCall<R>;
+    const call = issueCall<R>(this.#core, method, path, options);
     if (keyCapture && keyCapture.key === undefined) keyCapture.key = call.key;
     return call;
   }
@@ -314,20 +315,8 @@ export const route_rest = bare(restViewSet);
 /** `route_muxws<Item>()('id', [ViewSetMixin], { basePath: '/items', peer })`: a bare muxws proxy. */
 export const route_muxws = bare(muxwsViewSet);
 
-/** The startup schema check: once per proxy, after the constructor returns, in the background, never repeated. */
-function scheduleSchemaCheck(proxy: ViewSetBase, core: ProxyCore): void {
-  queueMicrotask(() => {
-    const expected = expectedRoutes(proxy);
-    core
-      .request('GET', '/schema', { background: true, repeat: { withinMs: 0 } })
-      .then((document: unknown) => {
-        for (const problem of core.schemaMismatches(document, expected)) console.warn(`[fastapi-viewsets] ${core.basePath}: ${problem}`);
-      })
-      .catch((error: unknown) => console.warn(`[fastapi-viewsets] ${core.basePath}: schema check failed`, error));
-  });
-}
-
-function expectedRoutes(proxy: ViewSetBase): string[] {
+/** The routes of the built-in actions `proxy` has: `"<action> <METHOD> <suffix>"`. */
+function expectedRoutes(proxy: object): string[] {
   const routes: string[] = [];
   for (const action of Object.keys(ROUTES) as ActionName[]) {
     if (typeof (proxy as unknown as Record<string, unknown>)[action] !== 'function') continue;

@@ -404,9 +404,12 @@ class ItemsViewSet(CollectionViewSet[int, Item], ViewSetMixin[int, Item]):
         }
 
 
+from catalog import catalog_router  # noqa: E402
+
 # ------------------------------------------------------------------ the application
 app = FastAPI(title="fastapi-viewsets SDK test backend")
 app.include_router(router)
+app.include_router(catalog_router(redis=redis, executed=executed, current_request=current_request))
 
 app.add_middleware(RequestLog)
 app.add_middleware(

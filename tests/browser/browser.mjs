@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const SERVED = ['pkg/', 'tests/e2e/', 'tests/browser/'];
+const SERVED = ['pkg/', 'tests/e2e/', 'tests/browser/', 'node_modules/axios/dist/esm/'];
 const TYPES = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.html': 'text/html', '.json': 'application/json' };
 
 export const CHROMIUM_ARGS = [

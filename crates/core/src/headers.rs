@@ -1,24 +1,22 @@
-//! The header rules of repeated attempts, in one place.
+//! The header rules of repeated attempts, in one place. The headers themselves are the driver's
+//! (platform `Headers` over REST, the stream's header object over muxws); it asks these rules about
+//! names.
 //!
 //! Seed, "Frontend / Repeats": "Every attempt is sent with the headers of the first […] (other than
 //! Accept, Accept-Encoding, Content-Length, Content-Type and User-Agent, which axios sets again)" and
 //! "Idempotency-Key is matched in any letter case: a header of that name in the proxy's or the call's
 //! headers is replaced by the call's key."
 
-use crate::key::IdempotencyKey;
-
-/// A list of header fields, `(name, value)`, in the order they were given and with names spelt as
-/// given. Header names are compared without regard to letter case.
-pub type Headers = Vec<(String, String)>;
-
 /// The name the call's key is sent under. Seed: "The npm proxies send an Idempotency-Key with every
 /// call, over REST and over muxws".
 pub const IDEMPOTENCY_KEY_HEADER: &str = "Idempotency-Key";
 
-/// The headers of the first attempt that are not carried over to its repeats, because the transport
-/// sets them again. Seed: "other than Accept, Accept-Encoding, Content-Length, Content-Type and
-/// User-Agent, which axios sets again". Matched in any letter case.
-pub const NOT_CARRIED_OVER: [&str; 5] = [
+/// The headers axios sets again on every request, so that an attempt sent through axios does not
+/// carry the first attempt's values of them. Seed: "other than Accept, Accept-Encoding,
+/// Content-Length, Content-Type and User-Agent, which axios sets again". Matched in any letter case.
+/// `fetch` sets none of them again (it only adds what is missing), so over `fetch` and muxws every
+/// header of the first attempt is carried.
+pub const SET_AGAIN_BY_AXIOS: [&str; 5] = [
     "Accept",
     "Accept-Encoding",
     "Content-Length",
@@ -26,82 +24,41 @@ pub const NOT_CARRIED_OVER: [&str; 5] = [
     "User-Agent",
 ];
 
-/// `headers` with every `Idempotency-Key` field (in any letter case) removed and
-/// `("Idempotency-Key", key as a Structured Field string)` appended.
-///
-/// Seed rule: "Idempotency-Key is matched in any letter case: a header of that name in the proxy's or
-/// the call's headers is replaced by the call's key."
-pub fn with_key(mut headers: Headers, key: &IdempotencyKey) -> Headers {
-    headers.retain(|(name, _)| !name.eq_ignore_ascii_case(IDEMPOTENCY_KEY_HEADER));
-    headers.push((IDEMPOTENCY_KEY_HEADER.to_owned(), key.to_structured_field()));
-    headers
+/// `name` is the Idempotency-Key header, in any letter case: a header of that name given by the
+/// proxy, the call or an interceptor is replaced by the call's key.
+pub fn is_key_header(name: impl AsRef<[u8]>) -> bool {
+    name.as_ref().eq_ignore_ascii_case(IDEMPOTENCY_KEY_HEADER.as_bytes())
 }
 
-/// The headers of the first attempt that are sent again with each repeat: all of them except the
-/// ones in [`NOT_CARRIED_OVER`] (in any letter case), order kept.
-///
-/// Seed rule: "Every attempt is sent with the headers of the first […] other than Accept,
-/// Accept-Encoding, Content-Length, Content-Type and User-Agent".
-pub fn carry_over(headers: &Headers) -> Headers {
-    headers
+/// `name` is one of [`SET_AGAIN_BY_AXIOS`], in any letter case: the axios transport does not carry
+/// it from the first attempt to a repeat.
+pub fn is_set_again_by_axios(name: impl AsRef<[u8]>) -> bool {
+    SET_AGAIN_BY_AXIOS
         .iter()
-        .filter(|(name, _)| {
-            !NOT_CARRIED_OVER
-                .iter()
-                .any(|dropped| name.eq_ignore_ascii_case(dropped))
-        })
-        .cloned()
-        .collect()
+        .any(|set_again| name.as_ref().eq_ignore_ascii_case(set_again.as_bytes()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn headers(pairs: &[(&str, &str)]) -> Headers {
-        pairs
-            .iter()
-            .map(|(n, v)| ((*n).to_owned(), (*v).to_owned()))
-            .collect()
+    #[test]
+    fn the_key_header_in_any_case() {
+        for name in ["Idempotency-Key", "idempotency-key", "IDEMPOTENCY-KEY", "idempotency-KEY"] {
+            assert!(is_key_header(name), "{name}");
+        }
+        for name in ["Idempotency-Keys", "X-Idempotency-Key", "", "Idempotency Key"] {
+            assert!(!is_key_header(name), "{name}");
+        }
     }
 
     #[test]
-    fn with_key_replaces_every_spelling() {
-        let key = IdempotencyKey::parse("k").unwrap();
-        let out = with_key(
-            headers(&[
-                ("idempotency-key", "\"a\""),
-                ("X-Run", "1"),
-                ("IDEMPOTENCY-KEY", "\"b\""),
-                ("Idempotency-Key", "\"c\""),
-            ]),
-            &key,
-        );
-        assert_eq!(
-            out,
-            headers(&[("X-Run", "1"), ("Idempotency-Key", "\"k\"")])
-        );
-    }
-
-    #[test]
-    fn carry_over_drops_the_five_in_any_case() {
-        let out = carry_over(&headers(&[
-            ("accept", "*/*"),
-            ("X-A", "1"),
-            ("ACCEPT-ENCODING", "gzip"),
-            ("content-length", "3"),
-            ("Content-type", "application/json"),
-            ("user-AGENT", "x"),
-            ("Authorization", "Bearer t"),
-            ("Accept-Language", "sl"),
-        ]));
-        assert_eq!(
-            out,
-            headers(&[
-                ("X-A", "1"),
-                ("Authorization", "Bearer t"),
-                ("Accept-Language", "sl")
-            ])
-        );
+    fn the_five_axios_sets_again_in_any_case() {
+        for name in ["accept", "ACCEPT-ENCODING", "Content-Length", "content-type", "User-Agent"] {
+            assert!(is_set_again_by_axios(name), "{name}");
+        }
+        for name in ["Authorization", "Accept-Language", "X-Trace", "Idempotency-Key", "Content-Types"] {
+            assert!(!is_set_again_by_axios(name), "{name}");
+        }
     }
 }

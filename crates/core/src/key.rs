@@ -5,7 +5,9 @@
 //! before anything is sent. Seed, "The key" (backend): the header carries the key as a Structured Field
 //! string (RFC 8941), a quoted string of printable ASCII in which `"` and `\` are escaped with `\`.
 
-use std::fmt;
+use alloc::borrow::ToOwned;
+use alloc::string::String;
+use core::fmt;
 
 /// The lowest printable ASCII character (space). Seed: "a quoted string of printable ASCII".
 const FIRST_PRINTABLE: char = '\u{20}';
@@ -42,47 +44,71 @@ pub enum KeyError {
     NotStructuredField,
 }
 
-impl fmt::Display for KeyError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl KeyError {
+    /// The sentence for the JavaScript `TypeError`, built without `core::fmt` (which would add
+    /// several KB to the wasm module).
+    pub fn message(&self) -> String {
         match self {
-            KeyError::Empty => f.write_str("An idempotency key must not be empty."),
+            KeyError::Empty => "An idempotency key must not be empty.".to_owned(),
             KeyError::NotPrintableAscii { index, ch } => {
-                // Written out by hand: `{:?}` on a char would pull core's Unicode tables (several
-                // KB) into the wasm module.
-                f.write_str(
+                let mut text = String::from(
                     "An idempotency key may hold only printable ASCII characters (U+0020 to \
                      U+007E), but the character at position ",
-                )?;
-                write!(f, "{index}")?;
-                f.write_str(" is ")?;
-                write_quoted(f, *ch)?;
-                f.write_str(" (U+")?;
-                write_hex(f, u32::from(*ch), 4, b"0123456789ABCDEF")?;
-                f.write_str(").")
+                );
+                push_decimal(&mut text, *index);
+                text.push_str(" is ");
+                push_quoted(&mut text, *ch);
+                text.push_str(" (U+");
+                push_hex(&mut text, u32::from(*ch), 4, b"0123456789ABCDEF");
+                text.push_str(").");
+                text
             }
-            KeyError::NotStructuredField => f.write_str(
-                "An Idempotency-Key header must be a Structured Field string: printable ASCII in \
-                 double quotes, with \" and \\ escaped by a backslash.",
-            ),
+            KeyError::NotStructuredField => "An Idempotency-Key header must be a Structured Field \
+                 string: printable ASCII in double quotes, with \" and \\ escaped by a backslash."
+                .to_owned(),
         }
     }
 }
 
-impl std::error::Error for KeyError {}
+impl fmt::Display for KeyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message())
+    }
+}
 
-/// Writes `ch` in single quotes, escaped as `{:?}` escapes it for the characters a key rejects
+impl core::error::Error for KeyError {}
+
+/// Appends `value` in decimal.
+fn push_decimal(text: &mut String, value: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = value;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    for &digit in &digits[at..] {
+        text.push(char::from(digit));
+    }
+}
+
+/// Appends `ch` in single quotes, escaped as `{:?}` escapes it for the characters a key rejects
 /// most often: `\0`, `\t`, `\n`, `\r`, and `\u{…}` for the other control characters (C0, DEL, C1)
 /// and for common invisible ones (no-break and other spaces, soft hyphen, combining diacritics,
 /// zero-width and direction marks, separators, private use, BOM, specials). Any other character is
 /// written as itself, where `{:?}` may still escape a rarer one: the message gives the code point
 /// anyway.
-fn write_quoted(f: &mut fmt::Formatter<'_>, ch: char) -> fmt::Result {
-    f.write_str("'")?;
+fn push_quoted(text: &mut String, ch: char) {
+    text.push('\'');
     match ch {
-        '\0' => f.write_str("\\0")?,
-        '\t' => f.write_str("\\t")?,
-        '\n' => f.write_str("\\n")?,
-        '\r' => f.write_str("\\r")?,
+        '\0' => text.push_str("\\0"),
+        '\t' => text.push_str("\\t"),
+        '\n' => text.push_str("\\n"),
+        '\r' => text.push_str("\\r"),
         '\u{0}'..='\u{1f}'
         | '\u{7f}'..='\u{a0}'
         | '\u{ad}'
@@ -94,36 +120,68 @@ fn write_quoted(f: &mut fmt::Formatter<'_>, ch: char) -> fmt::Result {
         | '\u{e000}'..='\u{f8ff}'
         | '\u{feff}'
         | '\u{fff0}'..='\u{fffb}' => {
-            f.write_str("\\u{")?;
-            write_hex(f, u32::from(ch), 1, b"0123456789abcdef")?;
-            f.write_str("}")?;
+            text.push_str("\\u{");
+            push_hex(text, u32::from(ch), 1, b"0123456789abcdef");
+            text.push('}');
         }
-        other => f.write_str(other.encode_utf8(&mut [0; 4]))?,
+        other => text.push(other),
     }
-    f.write_str("'")
+    text.push('\'');
 }
 
-/// Writes `value` in hexadecimal with `digits` (lower or upper case), at least `min_digits` of
+/// Appends `value` in hexadecimal with `digits` (lower or upper case), at least `min_digits` of
 /// them: `\u{…}` as `{:?}` writes it, `U+…` as `{:04X}` does.
-fn write_hex(
-    f: &mut fmt::Formatter<'_>,
-    value: u32,
-    min_digits: u32,
-    digits: &[u8; 16],
-) -> fmt::Result {
+fn push_hex(text: &mut String, value: u32, min_digits: u32, digits: &[u8; 16]) {
     let count = (32 - value.leading_zeros()).div_ceil(4).max(min_digits);
-    let mut text = [0u8; 8];
-    for (index, shift) in (0..count).rev().enumerate() {
-        text[index] = digits[((value >> (shift * 4)) & 0xf) as usize];
+    for shift in (0..count).rev() {
+        text.push(char::from(digits[((value >> (shift * 4)) & 0xf) as usize]));
     }
-    f.write_str(std::str::from_utf8(&text[..count as usize]).unwrap_or("?"))
 }
 
-/// The first character of `text` outside printable ASCII, with its position in characters.
-fn first_non_printable(text: &str) -> Option<(usize, char)> {
-    text.chars()
+/// The first character of `chars` outside printable ASCII, with its position in characters.
+fn first_non_printable(chars: impl IntoIterator<Item = char>) -> Option<(usize, char)> {
+    chars
+        .into_iter()
         .enumerate()
         .find(|(_, ch)| !(FIRST_PRINTABLE..=LAST_PRINTABLE).contains(ch))
+}
+
+/// The text of a new key: the version 4 UUID built from 16 random bytes (RFC 9562 §5.4: version
+/// nibble 4, variant bits `10`), as 36 ASCII bytes, lower-case and hyphenated. Built by the `uuid`
+/// crate without allocating.
+pub fn new_key_text(random: [u8; 16]) -> [u8; 36] {
+    let mut text = [0u8; 36];
+    uuid::Builder::from_random_bytes(random)
+        .into_uuid()
+        .hyphenated()
+        .encode_lower(&mut text);
+    text
+}
+
+/// The key rule over any sequence of characters, as [`IdempotencyKey::parse`] applies it: not empty,
+/// and printable ASCII only.
+pub fn check_key(chars: impl IntoIterator<Item = char>) -> Result<(), KeyError> {
+    let mut chars = chars.into_iter().peekable();
+    if chars.peek().is_none() {
+        return Err(KeyError::Empty);
+    }
+    match first_non_printable(chars) {
+        Some((index, ch)) => Err(KeyError::NotPrintableAscii { index, ch }),
+        None => Ok(()),
+    }
+}
+
+/// Hands the characters of the Structured Field string of a (checked) key to `push`: the key in
+/// double quotes, `"` and `\` escaped with `\` (what [`IdempotencyKey::to_structured_field`] returns).
+pub fn write_structured_field(key: impl IntoIterator<Item = char>, mut push: impl FnMut(char)) {
+    push('"');
+    for ch in key {
+        if ch == '"' || ch == '\\' {
+            push('\\');
+        }
+        push(ch);
+    }
+    push('"');
 }
 
 impl IdempotencyKey {
@@ -135,19 +193,7 @@ impl IdempotencyKey {
     /// bytes (the core has no source of randomness); the version nibble is set to 4 and the variant
     /// bits to `10` as RFC 9562 §5.4 prescribes.
     pub fn generate(random: [u8; 16]) -> Self {
-        let mut bytes = random;
-        bytes[6] = (bytes[6] & 0x0f) | 0x40; // version 4
-        bytes[8] = (bytes[8] & 0x3f) | 0x80; // variant 10xx
-        const HEX: &[u8; 16] = b"0123456789abcdef";
-        let mut text = String::with_capacity(36);
-        for (index, byte) in bytes.iter().enumerate() {
-            if matches!(index, 4 | 6 | 8 | 10) {
-                text.push('-');
-            }
-            text.push(char::from(HEX[usize::from(byte >> 4)]));
-            text.push(char::from(HEX[usize::from(byte & 0x0f)]));
-        }
-        IdempotencyKey(text)
+        IdempotencyKey(new_key_text(random).iter().map(|&byte| char::from(byte)).collect())
     }
 
     /// Accepts a key given by the caller (`RequestOptions.key`) as it is.
@@ -155,12 +201,7 @@ impl IdempotencyKey {
     /// Seed rule: "A key that is empty or holds a character outside printable ASCII rejects the call
     /// with a TypeError before anything is sent." Any other string is accepted unchanged.
     pub fn parse(candidate: &str) -> Result<Self, KeyError> {
-        if candidate.is_empty() {
-            return Err(KeyError::Empty);
-        }
-        if let Some((index, ch)) = first_non_printable(candidate) {
-            return Err(KeyError::NotPrintableAscii { index, ch });
-        }
+        check_key(candidate.chars())?;
         Ok(IdempotencyKey(candidate.to_owned()))
     }
 
@@ -175,14 +216,7 @@ impl IdempotencyKey {
     /// in which `"` and `\` are escaped with `\`."
     pub fn to_structured_field(&self) -> String {
         let mut field = String::with_capacity(self.0.len() + 2);
-        field.push('"');
-        for ch in self.0.chars() {
-            if ch == '"' || ch == '\\' {
-                field.push('\\');
-            }
-            field.push(ch);
-        }
-        field.push('"');
+        write_structured_field(self.0.chars(), |ch| field.push(ch));
         field
     }
 
@@ -195,7 +229,7 @@ impl IdempotencyKey {
     /// ([`KeyError::NotPrintableAscii`], positioned in `sf`) or `""` ([`KeyError::Empty`]) is
     /// rejected.
     pub fn from_structured_field(sf: &str) -> Result<Self, KeyError> {
-        if let Some((index, ch)) = first_non_printable(sf) {
+        if let Some((index, ch)) = first_non_printable(sf.chars()) {
             return Err(KeyError::NotPrintableAscii { index, ch });
         }
         let trimmed = sf.trim_matches(' ');

@@ -6,6 +6,8 @@
 //! `(id, Option<value>)` slots with a binary search. The engine keeps its calls in one, and the wasm
 //! layer can keep its per-call JavaScript state in another.
 
+use alloc::vec::Vec;
+
 /// A map from `u64` ids to values, for ids that are mostly inserted in increasing order.
 ///
 /// Kept as a `Vec` of `(id, Option<T>)` slots sorted by id. Removing a value leaves a hole (`None`)

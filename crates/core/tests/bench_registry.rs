@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use viewsets_core::{Action, AttemptEnd, CallEngine, CallSpec, IdempotencyKey, Transport};
+use viewsets_core::{Action, AttemptEnd, CallEngine, CallSpec, Transport};
 
 const CALLS: usize = 10_000;
 
@@ -14,19 +14,12 @@ fn bench_pending_registry_with_10000_calls() {
     let now = 0u64;
     let started = Instant::now();
     for i in 0..CALLS {
-        let mut random = [0u8; 16];
-        random[..8].copy_from_slice(&(i as u64).to_le_bytes());
         let transport = if i % 2 == 0 {
             Transport::Rest
         } else {
             Transport::Muxws { peer: 1 }
         };
-        let mut spec = CallSpec::new(
-            IdempotencyKey::generate(random),
-            transport,
-            "POST",
-            "/items",
-        );
+        let mut spec = CallSpec::new(transport);
         spec.background = i % 10 == 0;
         engine.issue(spec, now);
     }
@@ -50,7 +43,7 @@ fn bench_pending_registry_with_10000_calls() {
     let started = Instant::now();
     let mut listed = 0usize;
     for _ in 0..LIST_ROUNDS {
-        listed += std::hint::black_box(&engine).pending_calls().len();
+        listed += std::hint::black_box(&engine).pending_calls().count();
     }
     let per_list = started.elapsed() / LIST_ROUNDS;
 

@@ -6,15 +6,9 @@ mod common;
 
 use common::{Harness, Seen};
 use viewsets_core::{
-    Abandon, ActivityKind, AttemptEnd, CallId, RepeatPolicy, Transport, IDEMPOTENCY_KEY_HEADER,
+    Ended,
+    Abandon, ActivityKind, AttemptEnd, CallId, RepeatPolicy, Transport,
 };
-
-fn owned(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
-    pairs
-        .iter()
-        .map(|(n, v)| ((*n).to_owned(), (*v).to_owned()))
-        .collect()
-}
 
 // ----- only the last attempt settles -----
 
@@ -63,7 +57,7 @@ fn a_late_answer_for_an_abandoned_attempt_is_ignored() {
         ActivityKind::Settle {
             ok: true,
             attempts: 2,
-            ended: "answered"
+            ended: Ended::Answered
         }
     );
 }
@@ -116,7 +110,7 @@ fn reports_after_settling_or_twice_are_ignored() {
             json_detail: true
         }
     );
-    h.engine.attempt_headers(call, 2, owned(&[("X", "1")]));
+    h.engine.headers_captured(call, 2);
     h.cancel(call);
     h.advance(100_000);
     assert_eq!(h.engine.queued_actions(), 0);
@@ -201,38 +195,17 @@ fn abandon_precedes_every_next_send() {
 // ----- headers and key -----
 
 #[test]
-fn repeats_carry_the_first_headers_with_the_key_replaced_in_any_case() {
+fn repeats_carry_the_first_headers_once_they_are_known() {
     let mut h = Harness::new();
     let call = h.rest();
-    let key = h.engine.call_key(call).unwrap().clone();
-    h.headers(
-        call,
-        1,
-        &[
-            ("Accept", "application/json"),
-            ("Authorization", "Bearer t"),
-            ("idempotency-KEY", "\"someone-else\""),
-            ("X-Taskwire-Run", "run-42"),
-            ("content-type", "application/json"),
-            ("CONTENT-LENGTH", "12"),
-            ("Accept-Encoding", "gzip"),
-            ("user-agent", "axios"),
-        ],
-    );
+    h.headers(call, 1);
     h.end(call, 1, AttemptEnd::NetworkError);
     h.advance(1_000);
-    // A later set (from the repeat) does not replace the first.
-    h.headers(call, 2, &[("Authorization", "Bearer other")]);
-    h.advance(30_000);
-    let expected = owned(&[
-        ("Authorization", "Bearer t"),
-        ("X-Taskwire-Run", "run-42"),
-        (IDEMPOTENCY_KEY_HEADER, &key.to_structured_field()),
-    ]);
-    assert_eq!(
-        h.sent_headers(call),
-        vec![None, Some(expected.clone()), Some(expected)]
-    );
+    // A later report (from the repeat) changes nothing.
+    h.headers(call, 2);
+    h.end(call, 2, AttemptEnd::NetworkError);
+    h.advance(2_000);
+    assert_eq!(h.carried(call), vec![false, true, true]);
 }
 
 #[test]
@@ -247,61 +220,32 @@ fn an_attempt_that_failed_before_it_had_headers_carries_none() {
         },
     );
     h.advance(1_000);
-    assert_eq!(h.sent_headers(call), vec![None, None]);
-    h.headers(
-        call,
-        2,
-        &[("Authorization", "Bearer t"), ("Idempotency-Key", "\"x\"")],
-    );
+    assert_eq!(h.carried(call), vec![false, false]);
+    h.headers(call, 2);
     h.advance(30_000); // stream timeout -> attempt 3 at once
-    let key = h.engine.call_key(call).unwrap().to_structured_field();
-    assert_eq!(
-        h.sent_headers(call)[2],
-        Some(owned(&[
-            ("Authorization", "Bearer t"),
-            ("Idempotency-Key", &key)
-        ]))
-    );
+    assert_eq!(h.carried(call), vec![false, false, true]);
 }
 
 #[test]
-fn the_key_is_the_same_across_attempts_and_events() {
+fn headers_reported_for_an_attempt_not_sent_or_a_settled_call_are_ignored() {
     let mut h = Harness::new();
     let call = h.rest();
-    let key = h.engine.call_key(call).unwrap().clone();
-    h.headers(call, 1, &[("X", "1")]);
-    for attempt in 1..=4 {
-        h.end(
-            call,
-            attempt,
-            AttemptEnd::HttpAnswer {
-                status: 503,
-                json_detail: false,
-            },
-        );
-        let due = h.engine.poll_timeout().unwrap();
-        h.advance(due - h.now);
-        assert_eq!(h.engine.call_key(call), Some(&key));
-    }
-    let sf = key.to_structured_field();
-    for headers in h.sent_headers(call).into_iter().skip(1) {
-        let keys: Vec<_> = headers
-            .unwrap()
-            .into_iter()
-            .filter(|(n, _)| n.eq_ignore_ascii_case("idempotency-key"))
-            .collect();
-        assert_eq!(keys, vec![(IDEMPOTENCY_KEY_HEADER.to_owned(), sf.clone())]);
-    }
-    assert!(h.events(call).iter().all(|e| e.key == key));
+    h.headers(call, 0);
+    h.headers(call, 2);
+    h.end(call, 1, AttemptEnd::NetworkError);
+    h.advance(1_000);
+    assert_eq!(h.carried(call), vec![false, false]);
     h.end(
         call,
-        5,
+        2,
         AttemptEnd::HttpAnswer {
             status: 200,
             json_detail: false,
         },
     );
-    assert_eq!(h.engine.call_key(call), None);
+    h.headers(call, 2);
+    h.headers(4242, 1);
+    assert_eq!(h.engine.live_calls(), 0);
 }
 
 // ----- cancel -----
@@ -320,7 +264,7 @@ fn cancel_abandons_the_attempt_in_flight_and_settles() {
         ActivityKind::Settle {
             ok: false,
             attempts: 1,
-            ended: "cancelled"
+            ended: Ended::Cancelled
         }
     );
     h.end(
@@ -365,12 +309,13 @@ fn retry_now_cuts_a_30_second_backoff_short() {
     let call = h.rest_with(RepeatPolicy {
         within_ms: 600_000,
         delay_ms: 30_000,
+        jitter: 0,
     });
     h.end(call, 1, AttemptEnd::NetworkError);
     assert_eq!(h.engine.poll_timeout(), Some(t0 + 30_000));
     h.advance(5_000);
     assert_eq!(
-        h.engine.pending_calls()[0].next_attempt_at,
+        h.pending()[0].next_attempt_at,
         Some(t0 + 30_000)
     );
     h.retry_now();
@@ -386,7 +331,7 @@ fn retry_now_cuts_a_30_second_backoff_short() {
         Some(t0 + 5_000 + 30_000),
         "the new attempt's deadline"
     );
-    let pending = &h.engine.pending_calls()[0];
+    let pending = &h.pending()[0];
     assert_eq!(
         (pending.next_attempt_at, pending.unanswered_attempts),
         (None, 1)
@@ -426,7 +371,7 @@ fn retry_now_asks_each_waited_for_peer_to_reconnect_once() {
     for call in [a, b, c] {
         assert_eq!(h.sends(call).len(), 1, "sent before the peer reconnected");
     }
-    let pending = h.engine.pending_calls();
+    let pending = h.pending();
     for p in pending.iter().filter(|p| p.call != rest) {
         assert!(p.waiting_for_reconnect);
         assert_eq!(p.next_attempt_at, None, "the delay counts as elapsed");
@@ -506,7 +451,7 @@ fn a_peer_closed_for_good_ends_the_wait_and_the_call_rejects_with_connection_clo
             ActivityKind::Settle {
                 ok: false,
                 attempts: 2,
-                ended: "connection-closed"
+                ended: Ended::ConnectionClosed
             }
         );
     }
@@ -524,7 +469,7 @@ fn a_peer_closed_for_good_ends_the_wait_and_the_call_rejects_with_connection_clo
         h.retries(late),
         vec![ActivityKind::Retry {
             attempt: 1,
-            ended: "connection-lost",
+            ended: Ended::ConnectionLost,
             delay_ms: 0,
             waits_for_reconnect: false
         }]
@@ -548,7 +493,7 @@ fn the_within_deadline_ends_a_reconnect_wait() {
         },
     );
     h.advance(1_000);
-    let pending = &h.engine.pending_calls()[0];
+    let pending = &h.pending()[0];
     assert!(pending.waiting_for_reconnect);
     assert_eq!(pending.next_attempt_at, None);
     assert_eq!(h.engine.poll_timeout(), Some(t0 + 10_000));
@@ -579,6 +524,7 @@ fn a_late_wakeup_past_the_within_deadline_settles_instead_of_sending() {
     let call = h.rest_with(RepeatPolicy {
         within_ms: 1_500,
         delay_ms: 1_000,
+        jitter: 0,
     });
     h.end(call, 1, AttemptEnd::NetworkError);
     // A throttled driver wakes the engine only at t0+2000.
@@ -602,13 +548,11 @@ fn pending_calls_are_listed_oldest_first_and_counted_without_background() {
     h.advance(10);
     let mut spec = h.rest_spec();
     spec.background = true;
-    spec.method = "GET".into();
-    spec.path = "/openapi.json".into();
     let schema = h.issue(spec);
     h.advance(10);
     let c = h.muxws(3);
     assert_eq!(h.engine.pending_call_count(), 2);
-    let pending = h.engine.pending_calls();
+    let pending = h.pending();
     assert_eq!(
         pending.iter().map(|p| p.call).collect::<Vec<CallId>>(),
         vec![a, schema, c]
@@ -621,20 +565,18 @@ fn pending_calls_are_listed_oldest_first_and_counted_without_background() {
         pending.iter().map(|p| p.background).collect::<Vec<_>>(),
         vec![false, true, false]
     );
-    assert_eq!(pending[1].method, "GET");
-    assert_eq!(pending[1].path, "/openapi.json");
     assert_eq!(pending[2].transport, Transport::Muxws { peer: 3 });
     assert!(pending
         .iter()
         .all(|p| p.unanswered_attempts == 0 && p.next_attempt_at.is_none()));
 
     h.end(a, 1, AttemptEnd::NetworkError);
-    let pending = h.engine.pending_calls();
+    let pending = h.pending();
     assert_eq!(pending[0].unanswered_attempts, 1);
     assert_eq!(pending[0].next_attempt_at, Some(h.now + 1_000));
     assert!(!pending[0].waiting_for_reconnect);
     h.advance(1_000);
-    let pending = h.engine.pending_calls();
+    let pending = h.pending();
     assert_eq!(
         (pending[0].unanswered_attempts, pending[0].next_attempt_at),
         (1, None)
@@ -661,14 +603,13 @@ fn pending_calls_are_listed_oldest_first_and_counted_without_background() {
     assert_eq!(
         h.engine
             .pending_calls()
-            .iter()
             .map(|p| p.call)
             .collect::<Vec<_>>(),
         vec![c]
     );
     h.cancel(c);
     assert_eq!(h.engine.pending_call_count(), 0);
-    assert!(h.engine.pending_calls().is_empty());
+    assert!(h.pending().is_empty());
 }
 
 // ----- no leaks -----
@@ -690,6 +631,7 @@ fn settled_calls_leave_nothing_behind() {
             _ => h.rest_with(RepeatPolicy {
                 within_ms: 5_000,
                 delay_ms: 700,
+                jitter: 0,
             }),
         };
         calls.push(call);
@@ -734,5 +676,5 @@ fn settled_calls_leave_nothing_behind() {
     assert_eq!(h.engine.pending_call_count(), 0);
     assert_eq!(h.engine.poll_timeout(), None);
     assert_eq!(h.engine.queued_actions(), 0);
-    assert!(h.engine.pending_calls().is_empty());
+    assert!(h.pending().is_empty());
 }

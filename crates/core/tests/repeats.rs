@@ -5,7 +5,8 @@ mod common;
 
 use common::{retry_delay, Harness};
 use viewsets_core::{
-    classify, Abandon, ActivityKind, AttemptEnd, RepeatOverride, RepeatPolicy, Verdict,
+    Ended,
+    classify, Abandon, ActivityKind, AttemptEnd, RepeatOverride, RepeatPolicy, Transport, Verdict,
 };
 
 const DELAY: u64 = 1_000;
@@ -14,13 +15,13 @@ const DELAY: u64 = 1_000;
 /// (attempt 2 is sent exactly `DELAY` ms later, after abandoning attempt 1).
 fn assert_repeated_after_delay(h: &mut Harness, call: u64, end: AttemptEnd) {
     let t0 = h.now;
-    let label = end.label();
+    let ended = end.ended();
     h.end(call, 1, end);
     assert_eq!(
         h.retries(call),
         vec![ActivityKind::Retry {
             attempt: 1,
-            ended: label,
+            ended,
             delay_ms: DELAY,
             waits_for_reconnect: false
         }]
@@ -46,7 +47,7 @@ fn assert_settles_with(h: &mut Harness, call: u64, end: AttemptEnd) {
         ActivityKind::Settle {
             ok: end.is_success(),
             attempts: 1,
-            ended: end.label()
+            ended: end.ended()
         }
     );
 }
@@ -136,7 +137,7 @@ fn rest_attempt_timeout_is_repeated_at_once() {
         h.retries(call),
         vec![ActivityKind::Retry {
             attempt: 1,
-            ended: "timeout",
+            ended: Ended::Timeout,
             delay_ms: 0,
             waits_for_reconnect: false
         }]
@@ -179,7 +180,7 @@ fn rest_gateway_status_without_json_detail_is_repeated_after_the_delay() {
             h.retries(call),
             vec![ActivityKind::Retry {
                 attempt: 1,
-                ended: "gateway-status",
+                ended: Ended::GatewayStatus,
                 delay_ms: DELAY,
                 waits_for_reconnect: false
             }]
@@ -244,7 +245,7 @@ fn muxws_stream_timeout_is_repeated_at_once() {
         h.retries(call),
         vec![ActivityKind::Retry {
             attempt: 1,
-            ended: "stream-timeout",
+            ended: Ended::StreamTimeout,
             delay_ms: 0,
             waits_for_reconnect: false
         }]
@@ -276,13 +277,14 @@ fn muxws_connection_failures_wait_for_the_delay_and_the_reconnect() {
         let t0 = h.now;
         let call = h.muxws(3);
         let label = end.label();
+        let ended = end.ended();
         h.peer_available(3, false);
         h.end(call, 1, end);
         assert_eq!(
             h.retries(call),
             vec![ActivityKind::Retry {
                 attempt: 1,
-                ended: label,
+                ended,
                 delay_ms: DELAY,
                 waits_for_reconnect: true
             }]
@@ -411,6 +413,7 @@ fn within_ms_stops_repeats_and_settles_with_the_last_error() {
     let call = h.rest_with(RepeatPolicy {
         within_ms: 2_500,
         delay_ms: 1_000,
+        jitter: 0,
     });
     h.end(call, 1, AttemptEnd::NetworkError);
     h.advance(1_000); // attempt 2 at t0+1000, within 2500
@@ -445,6 +448,7 @@ fn within_ms_is_inclusive() {
     let call = h.rest_with(RepeatPolicy {
         within_ms: 1_000,
         delay_ms: 1_000,
+        jitter: 0,
     });
     h.end(call, 1, AttemptEnd::NetworkError);
     h.advance(1_000);
@@ -471,7 +475,7 @@ fn within_ms_bounds_a_repeat_at_once_too() {
         ActivityKind::Settle {
             ok: false,
             attempts: 1,
-            ended: "timeout"
+            ended: Ended::Timeout
         }
     );
 }
@@ -482,6 +486,7 @@ fn delay_doubles_after_each_delayed_repeat_up_to_30000() {
     let call = h.rest_with(RepeatPolicy {
         within_ms: 10_000_000,
         delay_ms: 1_000,
+        jitter: 0,
     });
     let mut gaps = Vec::new();
     for attempt in 1..=8 {
@@ -547,6 +552,7 @@ fn within_zero_never_repeats() {
     let call = h.rest_with(RepeatPolicy {
         within_ms: 0,
         delay_ms: 1_000,
+        jitter: 0,
     });
     h.advance(30_000);
     assert_eq!(
@@ -561,12 +567,14 @@ fn per_call_override_replaces_the_proxy_policy() {
     let proxy = RepeatPolicy {
         within_ms: 0,
         delay_ms: 1_000,
+        jitter: 0,
     };
     let mut h = Harness::new();
     // The proxy turns repeating off; this call turns it back on with its own delay.
     let policy = proxy.with_override(&RepeatOverride {
         within_ms: Some(60_000),
         delay_ms: Some(250),
+        jitter: None,
     });
     let call = h.rest_with(policy);
     h.end(call, 1, AttemptEnd::NetworkError);
@@ -584,7 +592,74 @@ fn per_call_override_replaces_the_proxy_policy() {
     let off = h.rest_with(RepeatPolicy::default().with_override(&RepeatOverride {
         within_ms: Some(0),
         delay_ms: None,
+        jitter: None,
     }));
     h.end(off, 1, AttemptEnd::NetworkError);
     assert!(h.settled(off).is_some());
+}
+
+// ----- deadlines beyond the clock's range -----
+
+/// A deadline that would overflow the clock is no deadline: a saturated one would always be due, and
+/// `handle_timeout` at the end of the clock's range would repeat the call for ever (issue 12).
+#[test]
+fn a_deadline_beyond_the_clock_is_never_and_handle_timeout_terminates() {
+    let mut engine = viewsets_core::CallEngine::new();
+    let near_end = u64::MAX - 10;
+    let mut spec = viewsets_core::CallSpec::new(Transport::Rest);
+    spec.attempt_timeout_ms = 30_000;
+    spec.policy = RepeatPolicy {
+        within_ms: 600_000,
+        delay_ms: 1_000,
+        jitter: 0,
+    };
+    let call = engine.issue(spec, near_end);
+    assert_eq!(engine.poll_timeout(), None, "the attempt deadline overflows: none");
+    engine.handle_timeout(u64::MAX);
+    while engine.poll_action().is_some() {}
+    // A repeat at once waits for nothing but sends; its deadline is again never.
+    engine.attempt_ended(call, 1, AttemptEnd::AttemptTimeout, u64::MAX - 5);
+    let mut sends = 0;
+    while let Some(action) = engine.poll_action() {
+        sends += usize::from(matches!(action, viewsets_core::Action::SendAttempt { .. }));
+    }
+    assert_eq!(sends, 1);
+    assert_eq!(engine.poll_timeout(), None);
+    engine.handle_timeout(u64::MAX);
+    // A delayed repeat whose send time overflows is never sent: the call settles.
+    engine.attempt_ended(call, 2, AttemptEnd::NetworkError, u64::MAX - 5);
+    let mut settled = false;
+    while let Some(action) = engine.poll_action() {
+        settled |= matches!(action, viewsets_core::Action::Settle { .. });
+    }
+    assert!(settled);
+    assert_eq!(engine.live_calls(), 0);
+}
+
+/// A muxws repeat waiting for its peer with a within deadline beyond the clock waits without a
+/// timer, and goes out when the peer is back.
+#[test]
+fn a_reconnect_wait_with_a_within_beyond_the_clock_has_no_timer() {
+    let mut engine = viewsets_core::CallEngine::new();
+    let mut spec = viewsets_core::CallSpec::new(Transport::Muxws { peer: 7 });
+    spec.attempt_timeout_ms = 0;
+    spec.policy = RepeatPolicy {
+        within_ms: u64::MAX,
+        delay_ms: 0,
+        jitter: 0,
+    };
+    let call = engine.issue(spec, 1_000);
+    while engine.poll_action().is_some() {}
+    engine.peer_available(7, false, 1_000);
+    engine.attempt_ended(call, 1, AttemptEnd::ConnectionLost { closed_for_good: false }, 1_000);
+    while engine.poll_action().is_some() {}
+    assert_eq!(engine.poll_timeout(), None);
+    engine.handle_timeout(u64::MAX);
+    assert_eq!(engine.live_calls(), 1);
+    engine.peer_available(7, true, 2_000);
+    let mut sent = false;
+    while let Some(action) = engine.poll_action() {
+        sent |= matches!(action, viewsets_core::Action::SendAttempt { attempt: 2, .. });
+    }
+    assert!(sent);
 }

@@ -4,7 +4,7 @@
 
 use viewsets_core::{
     Abandon, Action, ActivityEvent, ActivityKind, AttemptEnd, CallEngine, CallId, CallSpec,
-    Headers, IdempotencyKey, PeerId, RepeatPolicy, Transport,
+    PeerId, PendingCall, RepeatPolicy, Transport, WaitReason,
 };
 
 /// What the fake transport saw, in order.
@@ -13,7 +13,7 @@ pub enum Seen {
     Send {
         call: CallId,
         attempt: u32,
-        headers: Option<Headers>,
+        carry: bool,
         at: u64,
     },
     Abandon {
@@ -41,7 +41,6 @@ pub struct Harness {
     pub now: u64,
     /// Everything drained from the engine so far.
     pub seen: Vec<Seen>,
-    next_key: u8,
 }
 
 impl Default for Harness {
@@ -56,23 +55,20 @@ impl Harness {
             engine: CallEngine::new(),
             now: 1_000_000,
             seen: Vec::new(),
-            next_key: 0,
         }
     }
 
-    pub fn fresh_key(&mut self) -> IdempotencyKey {
-        self.next_key = self.next_key.wrapping_add(1);
-        IdempotencyKey::generate([self.next_key; 16])
-    }
-
     pub fn rest_spec(&mut self) -> CallSpec {
-        let key = self.fresh_key();
-        CallSpec::new(key, Transport::Rest, "POST", "/items")
+        CallSpec::new(Transport::Rest)
     }
 
     pub fn muxws_spec(&mut self, peer: PeerId) -> CallSpec {
-        let key = self.fresh_key();
-        CallSpec::new(key, Transport::Muxws { peer }, "POST", "/items")
+        CallSpec::new(Transport::Muxws { peer })
+    }
+
+    /// The unsettled calls, oldest first.
+    pub fn pending(&self) -> Vec<PendingCall> {
+        self.engine.pending_calls().collect()
     }
 
     /// Issues a REST call with the default options.
@@ -106,12 +102,16 @@ impl Harness {
         self.drain();
     }
 
-    pub fn headers(&mut self, call: CallId, attempt: u32, headers: &[(&str, &str)]) {
-        let headers = headers
-            .iter()
-            .map(|(n, v)| ((*n).to_owned(), (*v).to_owned()))
-            .collect();
-        self.engine.attempt_headers(call, attempt, headers);
+    /// Reports how an attempt ended with an answer's `Retry-After`, at the current time.
+    pub fn end_retry_after(&mut self, call: CallId, attempt: u32, end: AttemptEnd, retry_after_ms: u64) {
+        self.engine
+            .attempt_ended_with_retry_after(call, attempt, end, Some(retry_after_ms), self.now);
+        self.drain();
+    }
+
+    /// Reports that `attempt` of `call` went out with headers the driver keeps.
+    pub fn headers(&mut self, call: CallId, attempt: u32) {
+        self.engine.headers_captured(call, attempt);
         self.drain();
     }
 
@@ -122,6 +122,12 @@ impl Harness {
 
     pub fn retry_now(&mut self) {
         self.engine.retry_now(self.now);
+        self.drain();
+    }
+
+    /// The platform's online/offline news.
+    pub fn set_online(&mut self, online: bool) {
+        self.engine.set_online(online, self.now);
         self.drain();
     }
 
@@ -158,11 +164,11 @@ impl Harness {
                 Action::SendAttempt {
                     call,
                     attempt,
-                    headers,
+                    carry,
                 } => Seen::Send {
                     call,
                     attempt,
-                    headers,
+                    carry,
                     at,
                 },
                 Action::AbandonAttempt { call, attempt, why } => Seen::Abandon {
@@ -199,14 +205,12 @@ impl Harness {
             .collect()
     }
 
-    /// The headers each send of `call` carried.
-    pub fn sent_headers(&self, call: CallId) -> Vec<Option<Headers>> {
+    /// Whether each send of `call` carried the first attempt's headers.
+    pub fn carried(&self, call: CallId) -> Vec<bool> {
         self.seen
             .iter()
             .filter_map(|s| match s {
-                Seen::Send {
-                    call: c, headers, ..
-                } if *c == call => Some(headers.clone()),
+                Seen::Send { call: c, carry, .. } if *c == call => Some(*carry),
                 _ => None,
             })
             .collect()
@@ -265,6 +269,22 @@ impl Harness {
             .map(|e| e.kind)
             .filter(|k| matches!(k, ActivityKind::Retry { .. }))
             .collect()
+    }
+
+    /// The reasons of the `Wait` events of `call`, with when each was emitted.
+    pub fn waits(&self, call: CallId) -> Vec<(WaitReason, u64)> {
+        self.events(call)
+            .into_iter()
+            .filter_map(|e| match e.kind {
+                ActivityKind::Wait { reason } => Some((reason, e.at)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Why `call` waits, as `pending_calls()` says.
+    pub fn reason(&self, call: CallId) -> Option<WaitReason> {
+        self.engine.pending_calls().find(|p| p.call == call).map(|p| p.reason)
     }
 
     pub fn reconnects(&self) -> Vec<PeerId> {

@@ -1,0 +1,300 @@
+//! The numbers the calls module and the TS runtime exchange, in one place (docs/boundary.md): how an
+//! attempt ended, and the actions and pending calls written as records of `f64`.
+
+use alloc::vec::Vec;
+use viewsets_core::{Abandon, Action, ActivityKind, AttemptEnd, PendingCall, Transport, JITTER_WHOLE};
+
+/// Fields per action record.
+pub const ACTION_FIELDS: usize = 8;
+/// Fields per pending-call record.
+pub const PENDING_FIELDS: usize = 6;
+
+/// Action record kinds (field 0).
+pub mod action {
+    /// Send attempt: call, attempt, carry.
+    pub const SEND: f64 = 1.0;
+    /// Abandon attempt: call, attempt, why.
+    pub const ABANDON: f64 = 2.0;
+    /// Settle: call, attempt, end code, status, ok.
+    pub const SETTLE: f64 = 3.0;
+    /// Reconnect now: peer.
+    pub const RECONNECT_NOW: f64 = 4.0;
+    /// Activity: call, type, attempt(s) (wait: reason), ended label, delay ms, flags, at.
+    pub const ACTIVITY: f64 = 5.0;
+}
+
+/// Activity `type` codes (field 2 of an activity record).
+pub mod activity {
+    /// `start`.
+    pub const START: f64 = 0.0;
+    /// `retry`.
+    pub const RETRY: f64 = 1.0;
+    /// `settle`.
+    pub const SETTLE: f64 = 2.0;
+    /// `wait`: the reason (a `WaitReason` code) in field 3.
+    pub const WAIT: f64 = 3.0;
+}
+
+/// `end` flag: the body is a JSON object holding `detail`.
+pub const END_JSON_DETAIL: u32 = 0x100;
+/// `end` flag: the muxws peer has closed for good.
+pub const END_CLOSED_FOR_GOOD: u32 = 0x200;
+
+/// How an attempt ended, from the runtime's `end` code (low byte, flags above) and `status`.
+/// Unknown codes are "other error", which settles the call.
+pub fn attempt_end(end: u32, status: u32) -> AttemptEnd {
+    let status = status.min(u32::from(u16::MAX)) as u16;
+    let closed_for_good = end & END_CLOSED_FOR_GOOD != 0;
+    match end & 0xff {
+        0 => AttemptEnd::HttpAnswer {
+            status,
+            json_detail: end & END_JSON_DETAIL != 0,
+        },
+        1 => AttemptEnd::NetworkError,
+        2 => AttemptEnd::AttemptTimeout,
+        3 => AttemptEnd::Cancelled,
+        4 => AttemptEnd::MuxwsReply { status },
+        5 => AttemptEnd::StreamTimeout,
+        6 => AttemptEnd::ConnectionLost { closed_for_good },
+        7 => AttemptEnd::StreamRefused { closed_for_good },
+        8 => AttemptEnd::OpenConnectionClosed { closed_for_good },
+        9 => AttemptEnd::OpenGoingAway { closed_for_good },
+        _ => AttemptEnd::OtherError,
+    }
+}
+
+/// The runtime's `end` code of `end` (the inverse of [`attempt_end`], flags included).
+pub fn end_code(end: &AttemptEnd) -> u32 {
+    let flag = |closed_for_good: bool| if closed_for_good { END_CLOSED_FOR_GOOD } else { 0 };
+    match *end {
+        AttemptEnd::HttpAnswer { json_detail, .. } => if json_detail { END_JSON_DETAIL } else { 0 },
+        AttemptEnd::NetworkError => 1,
+        AttemptEnd::AttemptTimeout => 2,
+        AttemptEnd::Cancelled => 3,
+        AttemptEnd::MuxwsReply { .. } => 4,
+        AttemptEnd::StreamTimeout => 5,
+        AttemptEnd::ConnectionLost { closed_for_good } => 6 | flag(closed_for_good),
+        AttemptEnd::StreamRefused { closed_for_good } => 7 | flag(closed_for_good),
+        AttemptEnd::OpenConnectionClosed { closed_for_good } => 8 | flag(closed_for_good),
+        AttemptEnd::OpenGoingAway { closed_for_good } => 9 | flag(closed_for_good),
+        AttemptEnd::OtherError => 10,
+    }
+}
+
+fn status_of(end: &AttemptEnd) -> f64 {
+    match *end {
+        AttemptEnd::HttpAnswer { status, .. } | AttemptEnd::MuxwsReply { status } => f64::from(status),
+        _ => 0.0,
+    }
+}
+
+/// Appends `action` to `records` as one record of [`ACTION_FIELDS`] numbers.
+pub fn write_action(records: &mut Vec<f64>, action: &Action) {
+    let record: [f64; ACTION_FIELDS] = match action {
+        Action::SendAttempt { call, attempt, carry } => {
+            [action::SEND, *call as f64, f64::from(*attempt), f64::from(u8::from(*carry)), 0.0, 0.0, 0.0, 0.0]
+        }
+        Action::AbandonAttempt { call, attempt, why } => {
+            let why = match why {
+                Abandon::Timeout => 0.0,
+                Abandon::Superseded => 1.0,
+                Abandon::Cancelled => 2.0,
+            };
+            [action::ABANDON, *call as f64, f64::from(*attempt), why, 0.0, 0.0, 0.0, 0.0]
+        }
+        Action::Settle { call, attempt, end } => [
+            action::SETTLE,
+            *call as f64,
+            f64::from(*attempt),
+            f64::from(end_code(end)),
+            status_of(end),
+            f64::from(u8::from(end.is_success())),
+            0.0,
+            0.0,
+        ],
+        Action::ReconnectNow { peer } => [action::RECONNECT_NOW, *peer as f64, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+        Action::Activity(event) => {
+            let (kind, count, ended, delay, flags) = match &event.kind {
+                ActivityKind::Start => (activity::START, 0.0, 0.0, 0.0, 0.0),
+                ActivityKind::Retry { attempt, ended, delay_ms, waits_for_reconnect } => (
+                    activity::RETRY,
+                    f64::from(*attempt),
+                    f64::from(*ended as u8),
+                    *delay_ms as f64,
+                    f64::from(u8::from(*waits_for_reconnect)),
+                ),
+                ActivityKind::Settle { ok, attempts, ended } => {
+                    (activity::SETTLE, f64::from(*attempts), f64::from(*ended as u8), 0.0, f64::from(u8::from(*ok) * 2))
+                }
+                ActivityKind::Wait { reason } => (activity::WAIT, f64::from(*reason as u8), 0.0, 0.0, 0.0),
+            };
+            [action::ACTIVITY, event.call as f64, kind, count, ended, delay, flags, event.at as f64]
+        }
+    };
+    records.extend_from_slice(&record);
+}
+
+/// Appends `call` to `records` as one record of [`PENDING_FIELDS`] numbers: call, issued at,
+/// unanswered attempts, next attempt at (NaN: none), flags (1 background, 2 waits for a reconnect,
+/// 4 muxws), why it waits (a `WaitReason` code).
+pub fn write_pending(records: &mut Vec<f64>, call: &PendingCall) {
+    let flags = u8::from(call.background)
+        | (u8::from(call.waiting_for_reconnect) << 1)
+        | (u8::from(matches!(call.transport, Transport::Muxws { .. })) << 2);
+    records.extend_from_slice(&[
+        call.call as f64,
+        call.issued_at as f64,
+        f64::from(call.unanswered_attempts),
+        call.next_attempt_at.map_or(f64::NAN, |at| at as f64),
+        f64::from(flags),
+        f64::from(call.reason as u8),
+    ]);
+}
+
+/// Milliseconds from JavaScript as the engine's `u64`: negative and NaN are 0, fractions dropped,
+/// anything beyond the clock's range saturates.
+pub fn ms(value: f64) -> u64 {
+    value as u64
+}
+
+/// Optional milliseconds from JavaScript: negative and NaN (`undefined` too) are none, the rest as
+/// [`ms`].
+pub fn optional_ms(value: f64) -> Option<u64> {
+    (value >= 0.0).then(|| ms(value))
+}
+
+/// `repeat.jitter` (a fraction 0…1) in the engine's units of `1 / JITTER_WHOLE`: negative and NaN
+/// are 0, above 1 is 1.
+pub fn jitter(fraction: f64) -> u32 {
+    ((fraction * f64::from(JITTER_WHOLE)) as u32).min(JITTER_WHOLE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_end_round_trips_through_its_code() {
+        let ends = [
+            AttemptEnd::HttpAnswer { status: 503, json_detail: true },
+            AttemptEnd::HttpAnswer { status: 200, json_detail: false },
+            AttemptEnd::NetworkError,
+            AttemptEnd::AttemptTimeout,
+            AttemptEnd::Cancelled,
+            AttemptEnd::MuxwsReply { status: 409 },
+            AttemptEnd::StreamTimeout,
+            AttemptEnd::ConnectionLost { closed_for_good: true },
+            AttemptEnd::StreamRefused { closed_for_good: false },
+            AttemptEnd::OpenConnectionClosed { closed_for_good: true },
+            AttemptEnd::OpenGoingAway { closed_for_good: false },
+            AttemptEnd::OtherError,
+        ];
+        for end in ends {
+            let status = match end {
+                AttemptEnd::HttpAnswer { status, .. } | AttemptEnd::MuxwsReply { status } => u32::from(status),
+                _ => 0,
+            };
+            assert_eq!(attempt_end(end_code(&end), status), end);
+        }
+        assert_eq!(attempt_end(0xfe, 0), AttemptEnd::OtherError);
+        assert_eq!(attempt_end(0, 70_000), AttemptEnd::HttpAnswer { status: u16::MAX, json_detail: false });
+    }
+
+    /// The TS runtime turns an `ended` code back into its name with its own list: it must hold
+    /// the names of `Ended` in the order of their codes.
+    #[test]
+    fn the_runtime_names_every_ended_code_in_order() {
+        use viewsets_core::Ended;
+        let runtime = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../pkg-template/src/runtime.ts")).unwrap();
+        let list = runtime.split("const ENDED = [").nth(1).and_then(|rest| rest.split("];").next()).expect("ENDED in runtime.ts");
+        let names: Vec<&str> = list.split(',').map(|item| item.trim().trim_matches('\'')).filter(|item| !item.is_empty()).collect();
+        let all = [
+            Ended::Answered,
+            Ended::GatewayStatus,
+            Ended::NetworkError,
+            Ended::Timeout,
+            Ended::Cancelled,
+            Ended::StreamTimeout,
+            Ended::ConnectionLost,
+            Ended::StreamRefused,
+            Ended::ConnectionClosed,
+            Ended::GoingAway,
+            Ended::Error,
+        ];
+        assert_eq!(names.len(), all.len());
+        for ended in all {
+            assert_eq!(names[ended as usize], ended.as_str());
+        }
+    }
+
+    #[test]
+    fn optional_ms_and_jitter_never_panic() {
+        assert_eq!(optional_ms(-1.0), None);
+        assert_eq!(optional_ms(f64::NAN), None);
+        assert_eq!(optional_ms(0.0), Some(0));
+        assert_eq!(optional_ms(2_500.7), Some(2_500));
+        assert_eq!(optional_ms(f64::INFINITY), Some(u64::MAX));
+        assert_eq!(jitter(0.0), 0);
+        assert_eq!(jitter(0.5), JITTER_WHOLE / 2);
+        assert_eq!(jitter(1.0), JITTER_WHOLE);
+        assert_eq!(jitter(7.0), JITTER_WHOLE);
+        assert_eq!(jitter(-0.5), 0);
+        assert_eq!(jitter(f64::NAN), 0);
+        assert_eq!(jitter(f64::INFINITY), JITTER_WHOLE);
+    }
+
+    /// The records the runtime reads: a wait event's reason, a pending call's reason.
+    #[test]
+    fn wait_reasons_reach_the_records() {
+        use viewsets_core::{ActivityEvent, WaitReason};
+        let mut records = Vec::new();
+        let event = ActivityEvent {
+            kind: ActivityKind::Wait { reason: WaitReason::Offline },
+            call: 4,
+            transport: Transport::Rest,
+            background: false,
+            at: 77,
+        };
+        write_action(&mut records, &Action::Activity(event));
+        assert_eq!(records, [action::ACTIVITY, 4.0, activity::WAIT, 3.0, 0.0, 0.0, 0.0, 77.0]);
+        let codes = [WaitReason::InFlight, WaitReason::Delay, WaitReason::Reconnect, WaitReason::Offline].map(|r| r as u8);
+        assert_eq!(codes, [0, 1, 2, 3]);
+        records.clear();
+        let pending = PendingCall {
+            call: 9,
+            transport: Transport::Muxws { peer: 2 },
+            issued_at: 5,
+            unanswered_attempts: 1,
+            background: false,
+            next_attempt_at: None,
+            waiting_for_reconnect: true,
+            reason: WaitReason::Reconnect,
+        };
+        write_pending(&mut records, &pending);
+        assert_eq!(records[..3], [9.0, 5.0, 1.0]);
+        assert!(records[3].is_nan());
+        assert_eq!(records[4..], [6.0, 2.0]);
+    }
+
+    /// The TS runtime names the reasons a call waits with its own list, in the order of their codes.
+    #[test]
+    fn the_runtime_names_every_wait_reason_in_order() {
+        use viewsets_core::WaitReason;
+        let runtime = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../pkg-template/src/runtime.ts")).unwrap();
+        let list = runtime.split("const REASONS = [").nth(1).and_then(|rest| rest.split("]").next()).expect("REASONS in runtime.ts");
+        let names: Vec<&str> = list.split(',').map(|item| item.trim().trim_matches('\'')).filter(|item| !item.is_empty()).collect();
+        let all = [WaitReason::InFlight, WaitReason::Delay, WaitReason::Reconnect, WaitReason::Offline];
+        assert_eq!(names.len(), all.len());
+        for reason in all {
+            assert_eq!(names[reason as usize], reason.as_str());
+        }
+    }
+
+    #[test]
+    fn ms_never_panics() {
+        assert_eq!(ms(f64::NAN), 0);
+        assert_eq!(ms(-5.0), 0);
+        assert_eq!(ms(1.9), 1);
+        assert_eq!(ms(f64::INFINITY), u64::MAX);
+    }
+}

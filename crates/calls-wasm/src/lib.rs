@@ -1,0 +1,280 @@
+//! The calls module of `@dynamicforms/fastapi-viewsets`: the page's one [`CallEngine`] (keys,
+//! repeats, deadlines, activity) exported to the TS runtime as `extern "C"` functions of numbers;
+//! strings cross through a text window of UTF-16 code units (docs/boundary.md). Bodies, headers,
+//! responses, errors and listeners never enter it.
+//!
+//! Every export takes the engine for the length of the call only and never calls JavaScript, so no
+//! JavaScript exception can pass through it and no state is ever left borrowed; unknown ids are
+//! ignored by the engine.
+
+#![cfg_attr(target_arch = "wasm32", no_std)]
+#![warn(missing_docs)]
+
+extern crate alloc;
+
+pub mod codes;
+
+use alloc::vec::Vec;
+use core::cell::RefCell;
+
+use viewsets_core::{
+    check_key, is_key_header, is_set_again_by_axios, new_key_text, write_structured_field, CallEngine, CallSpec, RepeatPolicy,
+    Transport,
+};
+
+use codes::{attempt_end, jitter, ms, optional_ms, write_action, write_pending};
+
+/// The engine, the two record buffers JavaScript reads after `drain_actions`/`pending_fill`, and
+/// the text window.
+#[derive(Default)]
+struct Calls {
+    engine: CallEngine,
+    actions: Vec<f64>,
+    pending: Vec<f64>,
+    text: Vec<u8>,
+}
+
+/// The module's state. Without the `atomics` target feature a wasm module runs on one thread, so
+/// a `static` cell is safe; every export holds it only for its own length and calls no JavaScript,
+/// so it is never borrowed twice.
+struct OneThread(RefCell<Option<Calls>>);
+
+// SAFETY: wasm32-unknown-unknown without the `atomics` feature has exactly one thread.
+unsafe impl Sync for OneThread {}
+
+static CALLS: OneThread = OneThread(RefCell::new(None));
+
+fn with<R>(f: impl FnOnce(&mut Calls) -> R) -> R {
+    f(CALLS.0.borrow_mut().get_or_insert_with(Calls::default))
+}
+
+#[cfg(target_arch = "wasm32")]
+#[global_allocator]
+// SAFETY: the module is single-threaded (see `OneThread`).
+static ALLOCATOR: lol_alloc::AssumeSingleThreaded<lol_alloc::FreeListAllocator> =
+    unsafe { lol_alloc::AssumeSingleThreaded::new(lol_alloc::FreeListAllocator::new()) };
+
+/// No code path panics on any input; were one to, the module traps instead of pulling in std's
+/// panic and formatting machinery.
+#[cfg(target_arch = "wasm32")]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    core::arch::wasm32::unreachable()
+}
+
+/// The text window: strings cross the boundary here as bytes, written and read by JavaScript
+/// through a view of the module's memory (no glue per string). What JavaScript writes is ASCII (it
+/// describes a key's first non-ASCII character separately, see [`key_field`]); what the module
+/// writes is UTF-8. Returns where it starts, with room for at least `len` bytes; its contents are
+/// kept.
+#[no_mangle]
+pub extern "C" fn scratch(len: u32) -> u32 {
+    with(|calls| {
+        let len = len as usize;
+        if calls.text.len() < len {
+            calls.text.resize(len, 0);
+        }
+        calls.text.as_ptr() as usize as u32
+    })
+}
+
+/// The first `len` bytes of the text window (all of it when `len` is larger).
+fn window(calls: &Calls, len: u32) -> &[u8] {
+    calls.text.get(..len as usize).unwrap_or(&calls.text)
+}
+
+/// Replaces the text window with `bytes` and returns their length.
+fn write_window(calls: &mut Calls, bytes: impl IntoIterator<Item = u8>) -> u32 {
+    calls.text.clear();
+    calls.text.extend(bytes);
+    calls.text.len() as u32
+}
+
+/// A new version 4 UUID from 16 random bytes given as four little-endian `u32`s (JavaScript draws
+/// them from a pooled `crypto.getRandomValues()`), written to the text window; returns its length.
+#[no_mangle]
+pub extern "C" fn key_generate(a: u32, b: u32, c: u32, d: u32) -> u32 {
+    let mut random = [0u8; 16];
+    for (chunk, word) in random.chunks_exact_mut(4).zip([a, b, c, d]) {
+        chunk.copy_from_slice(&word.to_le_bytes());
+    }
+    with(|calls| write_window(calls, new_key_text(random)))
+}
+
+/// The key given by the caller as the value of the `Idempotency-Key` header (a Structured Field
+/// string), written to the text window; returns its length. JavaScript writes the ASCII characters
+/// of the key before its first non-ASCII one (`len` bytes) and passes that character's position
+/// (counted in characters) and code point in `bad_index`/`bad_code` (`bad_index` −1: none). When
+/// the key is not acceptable the window holds why instead (the message of the caller's TypeError,
+/// UTF-8) and the result is −1 − the message's length.
+#[no_mangle]
+pub extern "C" fn key_field(len: u32, bad_index: i32, bad_code: u32) -> i32 {
+    with(|calls| {
+        let ascii = window(calls, len);
+        let bad = (bad_index >= 0).then(|| char::from_u32(bad_code).unwrap_or(char::REPLACEMENT_CHARACTER));
+        match check_key(ascii.iter().map(|&byte| char::from(byte)).chain(bad)) {
+            Ok(()) => {
+                let mut field = Vec::with_capacity(ascii.len() + 2);
+                write_structured_field(ascii.iter().map(|&byte| char::from(byte)), |ch| field.push(ch as u8));
+                write_window(calls, field) as i32
+            }
+            Err(error) => -1 - write_window(calls, error.message().into_bytes()) as i32,
+        }
+    })
+}
+
+/// The header rules for the (ASCII) name in the text window (`len` bytes): bit 1, it is the
+/// Idempotency-Key header (replaced by the call's key); bit 2, axios sets it again on every
+/// request (the axios transport does not carry it). A name with other characters is neither.
+#[no_mangle]
+pub extern "C" fn header_rule(len: u32) -> u32 {
+    with(|calls| {
+        let name = window(calls, len);
+        u32::from(is_key_header(name)) | (u32::from(is_set_again_by_axios(name)) << 1)
+    })
+}
+
+/// Issues a call and returns its id (≥ 1). `peer` 0 is REST, any other value the muxws peer the
+/// call travels through; `within_ms`/`delay_ms`/`jitter_fraction` are its repeat policy
+/// (`jitter_fraction` is `repeat.jitter`, 0…1: below 0 or NaN is 0, above 1 is 1), `attempt_timeout_ms` the
+/// timeout of one attempt (0: none), `jitter_seed` a random number drawn for the call (its jitter's
+/// seed).
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub extern "C" fn call_issue(
+    peer: u32,
+    within_ms: f64,
+    delay_ms: f64,
+    attempt_timeout_ms: f64,
+    background: u32,
+    now: f64,
+    jitter_fraction: f64,
+    jitter_seed: u32,
+) -> u32 {
+    let transport = if peer == 0 { Transport::Rest } else { Transport::Muxws { peer: u64::from(peer) } };
+    let spec = CallSpec {
+        transport,
+        policy: RepeatPolicy { within_ms: ms(within_ms), delay_ms: ms(delay_ms), jitter: jitter(jitter_fraction) },
+        attempt_timeout_ms: ms(attempt_timeout_ms),
+        background: background != 0,
+        jitter_seed,
+    };
+    with(|calls| calls.engine.issue(spec, ms(now))) as u32
+}
+
+/// The first attempt's headers are known to the runtime: repeats of `call` carry them.
+#[no_mangle]
+pub extern "C" fn call_headers_captured(call: u32, attempt: u32) {
+    with(|calls| calls.engine.headers_captured(u64::from(call), attempt))
+}
+
+/// Attempt `attempt` of `call` ended: `end` and `status` as in docs/boundary.md; `retry_after_ms`
+/// the answer's `Retry-After` in milliseconds from now (negative or NaN: none).
+#[no_mangle]
+pub extern "C" fn call_attempt_ended(call: u32, attempt: u32, end: u32, status: u32, now: f64, retry_after_ms: f64) {
+    let (call, end, retry_after_ms) = (u64::from(call), attempt_end(end, status), optional_ms(retry_after_ms));
+    with(|calls| calls.engine.attempt_ended_with_retry_after(call, attempt, end, retry_after_ms, ms(now)))
+}
+
+/// The caller cancelled `call`.
+#[no_mangle]
+pub extern "C" fn call_cancel(call: u32, now: f64) {
+    with(|calls| calls.engine.cancel(u64::from(call), ms(now)))
+}
+
+/// News of a muxws peer: `state` 0 unavailable (between sockets, after a goaway), 1 available,
+/// 2 closed for good.
+#[no_mangle]
+pub extern "C" fn peer_state(peer: u32, state: u32, now: f64) {
+    with(|calls| match state {
+        1 => calls.engine.peer_available(u64::from(peer), true, ms(now)),
+        2 => calls.engine.peer_closed_for_good(u64::from(peer), ms(now)),
+        _ => calls.engine.peer_available(u64::from(peer), false, ms(now)),
+    })
+}
+
+/// "Try again now": every waiting repeat goes out at once.
+#[no_mangle]
+pub extern "C" fn retry_now(now: f64) {
+    with(|calls| calls.engine.retry_now(ms(now)))
+}
+
+/// The platform's `online`/`offline` news (`navigator.onLine`); the engine starts online.
+#[no_mangle]
+pub extern "C" fn set_online(online: u32, now: f64) {
+    with(|calls| calls.engine.set_online(online != 0, ms(now)))
+}
+
+/// Runs the engine's timers due at `now`.
+#[no_mangle]
+pub extern "C" fn handle_timeout(now: f64) {
+    with(|calls| calls.engine.handle_timeout(ms(now)))
+}
+
+/// When the engine wants `handle_timeout` called next; -1 when nothing is timed.
+#[no_mangle]
+pub extern "C" fn next_timeout() -> f64 {
+    with(|calls| calls.engine.poll_timeout().map_or(-1.0, |at| at as f64))
+}
+
+/// Writes every queued action to the action records and returns how many there are.
+#[no_mangle]
+pub extern "C" fn drain_actions() -> u32 {
+    with(|calls| {
+        calls.actions.clear();
+        while let Some(action) = calls.engine.poll_action() {
+            write_action(&mut calls.actions, &action);
+        }
+        (calls.actions.len() / codes::ACTION_FIELDS) as u32
+    })
+}
+
+/// Where the action records of the last [`drain_actions`] are, in linear memory.
+#[no_mangle]
+pub extern "C" fn action_records() -> u32 {
+    with(|calls| calls.actions.as_ptr() as usize as u32)
+}
+
+/// How many calls have not settled, background calls left out.
+#[no_mangle]
+pub extern "C" fn pending_count() -> u32 {
+    with(|calls| calls.engine.pending_call_count() as u32)
+}
+
+/// Writes the unsettled calls, oldest first, to the pending records and returns how many.
+#[no_mangle]
+pub extern "C" fn pending_fill() -> u32 {
+    with(|calls| {
+        let Calls { engine, pending, .. } = calls;
+        pending.clear();
+        for call in engine.pending_calls() {
+            write_pending(pending, &call);
+        }
+        (pending.len() / codes::PENDING_FIELDS) as u32
+    })
+}
+
+/// Where the pending records of the last [`pending_fill`] are, in linear memory.
+#[no_mangle]
+pub extern "C" fn pending_records() -> u32 {
+    with(|calls| calls.pending.as_ptr() as usize as u32)
+}
+
+/// How many calls the engine holds state for (0 once every call settled): for leak checks.
+#[no_mangle]
+pub extern "C" fn live_calls() -> u32 {
+    with(|calls| calls.engine.live_calls() as u32)
+}
+
+/// The version of this module's exports and record layouts (docs/boundary.md). The runtime refuses a
+/// module of another version, such as a stale cached `.wasm` beside a newer facade.
+///
+/// The one export made through wasm-bindgen, which wasm-pack runs: the others are plain
+/// `extern "C"` functions of numbers, which need no glue (the runtime calls them on the instance).
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn boundary_version() -> u32 {
+    BOUNDARY_VERSION
+}
+
+/// See [`boundary_version`]; the TS runtime holds the same number.
+pub const BOUNDARY_VERSION: u32 = 3;

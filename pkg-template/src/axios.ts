@@ -1,0 +1,171 @@
+/**
+ * The axios transport (option `axiosInstance`): every attempt is a request through the caller's own
+ * axios instance, so its interceptors run and its errors are what a call rejects with, as in 0.6.
+ * The seed's REST rows are written for it: an axios error without a response is repeated (at once
+ * when the attempt's timeout ended it — ECONNABORTED, ETIMEDOUT — else after the delay), a 502/503/
+ * 504 whose body is not a JSON object with `detail` after the delay; every attempt carries the
+ * headers of the first attempt's config after the request interceptors, other than the ones axios
+ * sets again (the calls module's header rule). axios stays the caller's dependency.
+ */
+import { restBody } from './body.js';
+import { engine, putText } from './calls.js';
+import { headersObject } from './headers.js';
+import { hasDetail, intercept, retryAfterMs } from './rest.js';
+import { captureHeaders, End, report, type CallRecord, type Transport } from './runtime.js';
+
+/** What this transport needs of an axios instance (`axios.create()` or the default export). */
+export interface AxiosLike {
+  request(config: Record<string, unknown>): Promise<{ status: number; data: unknown; headers?: unknown }>;
+  defaults?: { transformRequest?: unknown };
+}
+
+/** What one call sends on every attempt. */
+export interface AxiosSend {
+  url: string;
+  headers: Record<string, string>;
+  /**
+   * The content type of the body (the caller's, else JSON's), set on every attempt: it is among the
+   * headers axios sets again rather than carries, and axios cannot tell JSON text from other text.
+   */
+  contentType: string | null;
+  data: unknown;
+  pending: Promise<{ init: ArrayBuffer; contentType: string }> | null;
+}
+
+/** Header names axios sets again on every request, by the calls module's rule (cached per name). */
+const setAgain = new Map<string, boolean>();
+function isSetAgain(name: string): boolean {
+  let known = setAgain.get(name);
+  if (known === undefined) {
+    const { length, badIndex } = putText(name);
+    // A name with a non-ASCII character is none of the ones axios sets again.
+    known = badIndex < 0 && (engine.header_rule(length) & 2) !== 0;
+    setAgain.set(name, known);
+  }
+  return known;
+}
+
+/** The `set`/`toJSON` of an AxiosHeaders (or a plain object, by assignment). */
+type HeaderBag = { set?(name: string, value: string): unknown; toJSON?(): Record<string, unknown> } & Record<string, unknown>;
+
+function setHeader(headers: HeaderBag, name: string, value: string): void {
+  if (typeof headers.set === 'function') headers.set(name, value);
+  else headers[name] = value;
+}
+
+function isCancel(error: unknown): boolean {
+  const e = error as { __CANCEL__?: unknown; code?: unknown } | null;
+  return e !== null && typeof e === 'object' && (e.__CANCEL__ === true || e.code === 'ERR_CANCELED');
+}
+
+/** Sends attempt `attempt` of `call` through `instance`; `controller` abandons it. */
+function sendThroughAxios(
+  instance: AxiosLike,
+  timeoutMs: number,
+  transforms: unknown[],
+  call: CallRecord,
+  attempt: number,
+  carried: unknown,
+  controller: AbortController,
+): void {
+  if (controller.signal.aborted) return;
+  const send = call.send as AxiosSend;
+  const first = carried === null;
+  const headers = (carried as Record<string, string> | null) ?? send.headers;
+  // Runs after the instance's request interceptors: the first attempt's headers are captured
+  // here, and a repeat's carried headers (and the call's key) are set over whatever they did.
+  const finalHeaders = function (this: unknown, data: unknown, bag: HeaderBag): unknown {
+    if (first) {
+      const all = typeof bag.toJSON === 'function' ? bag.toJSON() : bag;
+      const kept: Record<string, string> = {};
+      for (const [name, value] of Object.entries(all)) {
+        if (value !== undefined && value !== null && value !== false && !isSetAgain(name)) kept[name] = String(value);
+      }
+      captureHeaders(call.id, attempt, kept);
+    } else {
+      for (const [name, value] of Object.entries(headers)) setHeader(bag, name, value);
+    }
+    setHeader(bag, 'Idempotency-Key', call.keyField);
+    return data;
+  };
+  const go = (data: unknown, contentType: string | null): void => {
+    const config: Record<string, unknown> = {
+      method: call.method,
+      url: send.url,
+      headers: contentType ? { ...headers, 'content-type': contentType } : { ...headers },
+      data,
+      timeout: timeoutMs,
+      signal: controller.signal,
+      transformRequest: [...transforms, finalHeaders],
+    };
+    let pending: Promise<{ status: number; data: unknown; headers?: unknown }>;
+    try {
+      pending = instance.request(config);
+    } catch (error) {
+      return report(call.id, attempt, End.Other, 0, { kind: 'failure', error });
+    }
+    Promise.resolve(pending).then(
+      (response) => settleWith(call, attempt, response, null),
+      (error: { response?: { status: number; data: unknown; headers?: unknown }; code?: unknown }) => {
+        if (error?.response) return settleWith(call, attempt, error.response, error);
+        const timedOut = error?.code === 'ECONNABORTED' || error?.code === 'ETIMEDOUT';
+        const end = isCancel(error) ? End.NetworkError : timedOut ? End.AttemptTimeout : End.NetworkError;
+        report(call.id, attempt, end, 0, { kind: 'failure', error });
+      },
+    );
+  };
+  if (!send.pending) go(send.data, send.contentType);
+  else {
+    send.pending.then(
+      ({ init, contentType }) => {
+        if (!controller.signal.aborted) go(init, send.contentType ?? contentType);
+      },
+      (error) => report(call.id, attempt, End.Other, 0, { kind: 'failure', error }),
+    );
+  }
+}
+
+/** Reports an answer: resolved with its data below 400, else rejected with the axios error as 0.6 did. */
+function settleWith(
+  call: CallRecord,
+  attempt: number,
+  response: { status: number; data: unknown; headers?: unknown },
+  error: unknown,
+): void {
+  const status = typeof response.status === 'number' ? response.status : 0;
+  const end = End.HttpAnswer | (hasDetail(response.data) ? End.JsonDetail : 0);
+  const retryAfter = retryAfterMs(String((response.headers as Record<string, unknown> | undefined)?.['retry-after'] ?? ''));
+  if (error === null || status < 400) {
+    const headers = (): Record<string, unknown> => ({ ...(response.headers as Record<string, unknown>) });
+    return report(call.id, attempt, end, status, { kind: 'answer', status, body: response.data, headers }, retryAfter);
+  }
+  report(call.id, attempt, end, status, { kind: 'failure', error }, retryAfter);
+}
+
+/** A transport sending through `instance`; `timeoutMs` is each attempt's axios `timeout` (0: none). */
+export function axiosTransport(instance: AxiosLike, timeoutMs: number): Transport {
+  const defaults = instance.defaults?.transformRequest;
+  const transforms = defaults === undefined ? [] : Array.isArray(defaults) ? defaults : [defaults];
+  return {
+    peerId: 0,
+    name: 'rest',
+    prepare(parts): AxiosSend {
+      const headers = intercept(parts);
+      headers.set('Idempotency-Key', parts.keyField);
+      const body = restBody(parts.body, () => new Request(new URL(parts.url, 'http://body.invalid'), { method: parts.method, body: parts.body as BodyInit }));
+      if (body.contentType && !headers.has('content-type')) headers.set('content-type', body.contentType);
+      return { url: parts.url, headers: headersObject(headers), contentType: headers.get('content-type'), data: body.init ?? undefined, pending: body.pending };
+    },
+    openAttempt(call, attempt, carried) {
+      const controller = new AbortController();
+      call.inflight = { attempt, abandon: () => controller.abort() };
+      sendThroughAxios(instance, timeoutMs, transforms, call, attempt, carried, controller);
+      // The headers are known once the instance's interceptors ran: captureHeaders() then.
+      return null;
+    },
+    abandon(call, attempt) {
+      if (call.inflight?.attempt === attempt) call.inflight.abandon('superseded');
+    },
+    reconnectNow() {},
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * Request bodies. What a caller gives goes out as `fetch` sends it, byte for byte the same on every
+ * attempt — the backend fingerprints the raw body, so a repeat with other bytes would be refused as
+ * a reused key — or is refused with a TypeError. Bodies are made and read by the platform: they
+ * never enter wasm memory.
+ */
+
+/** A body ready for every attempt of one REST call. */
+export interface RestBody {
+  /** What each attempt hands `fetch` (immutable, or a copy taken when the call was issued). */
+  init: BodyInit | null;
+  /** The content type of JSON bodies, which `fetch` would not set itself. */
+  contentType: string | null;
+  /** A FormData's bytes and content type, being read once (the first attempt waits for them). */
+  pending: Promise<{ init: ArrayBuffer; contentType: string }> | null;
+}
+
+/** Collections `JSON.stringify` would turn into `{}`, silently losing what they hold. */
+const LOSSY = [Map, Set, WeakMap, WeakSet] as const;
+
+export function isReadableStream(value: object): boolean {
+  return typeof ReadableStream !== 'undefined' && value instanceof ReadableStream;
+}
+
+/** `body` as JSON text: the JSON values (objects, arrays, numbers, booleans, null, strings over muxws). */
+export function jsonBody(body: unknown, what: string): string {
+  if (body !== null && typeof body === 'object' && LOSSY.some((Kind) => body instanceof Kind)) {
+    throw new TypeError(`${what} cannot be sent as JSON: a ${body.constructor.name} would arrive as {}`);
+  }
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(body);
+  } catch (error) {
+    throw new TypeError(`${what} cannot be sent as JSON: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+  if (text === undefined) throw new TypeError(`${what} cannot be sent as JSON: a ${typeof body} has no JSON form`);
+  return text;
+}
+
+/**
+ * The body of a REST call: every `BodyInit` as `fetch` takes it, plain JSON values as JSON.
+ * `request` builds the `Request` a FormData is read through (its URL and method).
+ */
+export function restBody(body: unknown, request: () => Request): RestBody {
+  const raw = (init: BodyInit): RestBody => ({ init, contentType: null, pending: null });
+  if (body === undefined) return { init: null, contentType: null, pending: null };
+  if (typeof body === 'string' || (typeof Blob !== 'undefined' && body instanceof Blob)) return raw(body as BodyInit);
+  if (body instanceof ArrayBuffer) return raw(body.slice(0));
+  if (ArrayBuffer.isView(body)) return raw(new Uint8Array(body.buffer, body.byteOffset, body.byteLength).slice());
+  if (body instanceof URLSearchParams) return raw(new URLSearchParams(body));
+  if (typeof FormData !== 'undefined' && body instanceof FormData) {
+    // fetch draws a new multipart boundary on every send: the bytes are taken once.
+    const once = request();
+    const contentType = once.headers.get('content-type') ?? 'multipart/form-data';
+    return { init: null, contentType: null, pending: once.arrayBuffer().then((init) => ({ init, contentType })) };
+  }
+  if (body !== null && typeof body === 'object' && isReadableStream(body)) {
+    throw new TypeError('options.body cannot be a ReadableStream: a repeat must send the same bytes again');
+  }
+  return { init: jsonBody(body, 'options.body'), contentType: 'application/json', pending: null };
+}
+/** The body of a muxws call: JSON text (null: no body, sent as a `null` payload). */
+export function muxwsBody(body: unknown): string | null {
+  if (body === undefined) return null;
+  const binary =
+    (typeof Blob !== 'undefined' && body instanceof Blob) ||
+    body instanceof ArrayBuffer ||
+    ArrayBuffer.isView(body) ||
+    body instanceof URLSearchParams ||
+    (typeof FormData !== 'undefined' && body instanceof FormData) ||
+    (body !== null && typeof body === 'object' && isReadableStream(body));
+  if (binary) {
+    const kind = (body as object).constructor?.name ?? 'binary body';
+    throw new TypeError(`options.body: muxws carries JSON payloads only; a ${kind} cannot be sent over muxws (use a REST proxy)`);
+  }
+  return jsonBody(body, 'options.body');
+}

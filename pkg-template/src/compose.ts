@@ -1,0 +1,253 @@
+/**
+ * A proxy's options, checked once, and each call composed from them: key, URL and query, headers
+ * (proxy → call → key → request interceptors → key), body, repeat policy, signal. Whatever is wrong
+ * is a TypeError naming the option; nothing is sent then.
+ */
+import { engine, putText, takeText } from './calls.js';
+import { applyHeaders, headersFrom } from './headers.js';
+
+import { axiosTransport, type AxiosLike } from './axios.js';
+import { restTransport } from './rest.js';
+import { get, reading } from './caller.js';
+import { issue, transportOfPeer, withKey, type CallRequest, type Transport, type ViewSetCall } from './runtime.js';
+
+/** The defaults of the seed's option table. */
+const DEFAULT_WITHIN_MS = 600_000;
+const DEFAULT_DELAY_MS = 1_000;
+const DEFAULT_ATTEMPT_TIMEOUT_MS = 30_000;
+
+import type { RequestInterceptor } from './rest.js';
+
+export type { RequestDraft, RequestInterceptor } from './rest.js';
+
+/** The checked options of one proxy. */
+export interface ProxyCore {
+  readonly basePath: string;
+  readonly baseUrl: string;
+  readonly headers: Headers;
+  readonly interceptors: readonly RequestInterceptor[];
+  readonly attemptTimeoutMs: number;
+  readonly withinMs: number;
+  readonly delayMs: number;
+  readonly jitter: number;
+  readonly transport: Transport;
+}
+
+/** An optional non-negative whole number of milliseconds. */
+function optionalMs(options: unknown, name: string): number | undefined {
+  const value = get(options, name);
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw new TypeError(`${name} must be a non-negative whole number of milliseconds`);
+  }
+  return value;
+}
+
+/** `{ withinMs, delayMs, jitter }` of a `repeat` option (each may be missing). */
+function repeatOption(value: unknown): { withinMs?: number; delayMs?: number; jitter?: number } {
+  if (value === undefined || value === null) return {};
+  if (typeof value !== 'object') throw new TypeError('repeat must be an object { withinMs, delayMs } (and optionally jitter)');
+  const jitter = get(value, 'jitter');
+  if (jitter !== undefined && !(typeof jitter === 'number' && jitter >= 0 && jitter <= 1)) {
+    throw new TypeError('repeat.jitter must be a number from 0 to 1');
+  }
+  return { withinMs: optionalMs(value, 'withinMs'), delayMs: optionalMs(value, 'delayMs'), jitter };
+}
+
+function defaultBaseUrl(): string {
+  const origin = (globalThis as { location?: { origin?: string } }).location?.origin;
+  if (typeof origin === 'string' && origin !== 'null') return origin;
+  throw new TypeError('options.baseUrl is required outside a web page (for example in Node)');
+}
+
+/**
+ * Checks a proxy's options (throws a TypeError naming the first mistake). `overMuxws`: the proxy's
+ * class travels over muxws and `options.peer` must be a peer from `connectMuxws()`.
+ */
+export function proxyCore(options: unknown, overMuxws: boolean): ProxyCore {
+  if (options === null || typeof options !== 'object') {
+    throw new TypeError('ViewSet options must be an object with at least basePath');
+  }
+  const basePath = get(options, 'basePath');
+  if (typeof basePath !== 'string') throw new TypeError("options.basePath must be a string such as '/items'");
+  const peer = get(options, 'peer');
+  const axios = get(options, 'axiosInstance');
+  let transport: Transport = restTransport;
+  let baseUrl = '';
+  if (overMuxws) {
+    const found = transportOfPeer(peer);
+    if (!found) throw new TypeError('options.peer must be a MuxwsPeer from connectMuxws()');
+    transport = found;
+  } else {
+    if (peer !== undefined) throw new TypeError('a restViewSet proxy takes no peer; use muxwsViewSet for calls over muxws');
+    const given = get(options, 'baseUrl');
+    if (given !== undefined && typeof given !== 'string') {
+      throw new TypeError("options.baseUrl must be a string such as 'https://api.example.com'");
+    }
+    if (axios !== undefined && typeof get(axios, 'request') !== 'function') {
+      throw new TypeError('options.axiosInstance must be an axios instance (axios.create() or the axios default export)');
+    }
+    // Through axios, URLs are relative to the instance's baseURL unless baseUrl is given.
+    baseUrl = given ?? (axios === undefined ? defaultBaseUrl() : '');
+  }
+  const interceptors = get(options, 'interceptors') ?? [];
+  if (!Array.isArray(interceptors) || interceptors.some((f) => typeof f !== 'function')) {
+    throw new TypeError('options.interceptors must be an array of functions');
+  }
+  const repeat = repeatOption(get(options, 'repeat'));
+  // Both default to 30 s, so that no call hangs on a peer that stays connected but never answers.
+  let attemptTimeoutMs = optionalMs(options, overMuxws ? 'timeoutMs' : 'attemptTimeoutMs') ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
+  if (!overMuxws && axios !== undefined) {
+    // Through axios the attempt's timeout is axios's own (`timeout`), as the seed's option table says.
+    transport = axiosTransport(axios as AxiosLike, attemptTimeoutMs);
+    attemptTimeoutMs = 0;
+  }
+  return {
+    basePath,
+    baseUrl,
+    headers: headersFrom(get(options, 'headers'), 'options.headers'),
+    interceptors: [...interceptors] as RequestInterceptor[],
+    attemptTimeoutMs,
+    withinMs: repeat.withinMs ?? DEFAULT_WITHIN_MS,
+    delayMs: repeat.delayMs ?? DEFAULT_DELAY_MS,
+    jitter: repeat.jitter ?? 0,
+    transport,
+  };
+}
+
+/** `base`, then each path segment, joined with single slashes (`/` when all are empty). */
+export function joinPath(base: string, ...segments: string[]): string {
+  let out = base.replace(/\/+$/, '');
+  for (const segment of segments) {
+    const trimmed = segment.replace(/^\/+|\/+$/g, '');
+    if (trimmed) out += `/${trimmed}`;
+  }
+  return out || '/';
+}
+
+/** The encoded query string of `query` (arrays repeat a name; `undefined`/`null` are left out). */
+function encodeQuery(query: unknown): string {
+  if (query === undefined || query === null) return '';
+  if (typeof query !== 'object') throw new TypeError('options.query must be an object');
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (item !== undefined && item !== null) params.append(name, String(item));
+    }
+  }
+  return params.toString();
+}
+
+/** Random words for keys and jitter seeds, drawn 256 at a time from `crypto.getRandomValues()`. */
+const randomPool = new Uint32Array(256);
+let randomLeft = 0;
+
+/** One random `u32` from the pool, refilled from `crypto.getRandomValues()` when it runs out. */
+function randomWord(): number {
+  if (randomLeft === 0) {
+    if (typeof crypto === 'undefined' || typeof crypto.getRandomValues !== 'function') {
+      throw new TypeError('crypto.getRandomValues() is not available to generate an Idempotency-Key');
+    }
+    crypto.getRandomValues(randomPool);
+    randomLeft = randomPool.length;
+  }
+  return randomPool[--randomLeft];
+}
+
+/** A new version 4 UUID (built by the calls module from pooled `crypto.getRandomValues()` bytes). */
+export function newKey(): string {
+  return takeText(engine.key_generate(randomWord(), randomWord(), randomWord(), randomWord()));
+}
+
+/** `key` as the value of the Idempotency-Key header (a Structured Field string); a TypeError when it is not acceptable. */
+function keyField(key: string): string {
+  const { length: ascii, badIndex, badCode } = putText(key);
+  const length = engine.key_field(ascii, badIndex, badCode);
+  if (length < 0) throw new TypeError(`invalid Idempotency-Key: ${takeText(-1 - length)}`);
+  return takeText(length);
+}
+
+/** The key of a call: the one given (checked), else a new one. */
+export function callKey(given: unknown): { key: string; keyField: string } {
+  if (given === undefined || given === null) {
+    const key = newKey();
+    return { key, keyField: keyField(key) };
+  }
+  if (typeof given !== 'string') throw new TypeError('options.key must be a string');
+  return { key: given, keyField: keyField(given) };
+}
+
+/** Everything `runtime.issue()` needs for one call, and the caller's signal. */
+export interface ComposedCall {
+  request: CallRequest;
+  signal: AbortSignal | null;
+}
+
+/** Composes one call of `core`: `method` on `path` (relative to `basePath`) with `options`. */
+export function composeCall(core: ProxyCore, method: string, path: string, options: unknown, key: { key: string; keyField: string }): ComposedCall {
+  if (options !== undefined && (options === null || typeof options !== 'object')) {
+    throw new TypeError('request options must be an object');
+  }
+  const upper = String(method).toUpperCase();
+  if (!/^[!#$%&'*+\-.^_`|~0-9A-Z]+$/.test(upper)) throw new TypeError(`"${upper}" is not an HTTP method`);
+  const query = reading('options.query', () => encodeQuery(get(options, 'query')));
+  const fullPath = joinPath('', core.basePath, String(path));
+  const repeat = repeatOption(get(options, 'repeat'));
+  const signal = get(options, 'signal') ?? null;
+  if (signal !== null && !(typeof AbortSignal !== 'undefined' && signal instanceof AbortSignal)) {
+    throw new TypeError('options.signal must be an AbortSignal');
+  }
+  const headers = new Headers(core.headers);
+  reading('options.headers', () => applyHeaders(headers, get(options, 'headers'), 'options.headers'));
+  headers.set('Idempotency-Key', key.keyField);
+  const url = joinPath(core.baseUrl, core.basePath, String(path)) + (query ? `?${query}` : '');
+  const send = core.transport.prepare({
+    method: upper,
+    path: fullPath,
+    query,
+    url,
+    headers,
+    keyField: key.keyField,
+    body: get(options, 'body'),
+    interceptors: core.interceptors,
+  });
+  return {
+    request: {
+      ...key,
+      method: upper,
+      path: fullPath,
+      query,
+      send,
+      background: Boolean(get(options, 'background')),
+      withinMs: repeat.withinMs ?? core.withinMs,
+      delayMs: repeat.delayMs ?? core.delayMs,
+      attemptTimeoutMs: core.attemptTimeoutMs,
+      jitter: repeat.jitter ?? core.jitter,
+      jitterSeed: randomWord(),
+    },
+    signal: signal as AbortSignal | null,
+  };
+}
+
+/**
+ * Issues one call of `core`; never throws: anything wrong with it is a rejected `ViewSetCall`
+ * (with the key given, else a new one), nothing sent.
+ */
+export function issueCall<R>(core: ProxyCore, method: string, path: string, options: unknown): ViewSetCall<R> {
+  let given: unknown;
+  try {
+    given = get(options, 'key');
+    const { request, signal } = composeCall(core, method, path, options, callKey(given));
+    return issue<R>(request, core.transport, signal);
+  } catch (error) {
+    let key = typeof given === 'string' ? given : '';
+    if (!key) {
+      try {
+        key = newKey();
+      } catch {
+        // no crypto: the call still rejects, with an empty key
+      }
+    }
+    return withKey(Promise.reject(error) as Promise<R>, key);
+  }
+}

@@ -1,0 +1,186 @@
+/**
+ * The REST transport: one attempt is one `fetch` with its own `AbortController`. The answer is read
+ * whole by the platform and classified for the engine: an HTTP answer (with its status and whether
+ * its body is an error body holding `detail`), or no answer at all.
+ */
+import { restBody, type RestBody } from './body.js';
+import { describe, reading } from './caller.js';
+import { InvalidResponseError, NetworkError } from './errors.js';
+import { headersFrom, headersObject } from './headers.js';
+import { End, report, type CallParts, type CallRecord, type Outcome, type Transport } from './runtime.js';
+
+/** The request a request interceptor sees and may change (its `headers`). */
+export interface RequestDraft {
+  method: string;
+  url: string;
+  path: string;
+  /** The call's headers (lower-case names), the Idempotency-Key among them: set or replace entries. */
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/**
+ * Runs synchronously when a call is issued, in the caller's synchronous part: change
+ * `request.headers` in place, or return a new request whose `headers` may be any header form
+ * (`Headers`, pairs, an object). What it sets reaches every repeat.
+ */
+export type RequestInterceptor = (request: RequestDraft) => void | RequestDraft | (Omit<RequestDraft, 'headers'> & { headers: HeadersInit });
+
+
+/** What a REST call sends on every attempt. */
+export interface RestSend {
+  url: string;
+  /** The first attempt's headers; every attempt sends exactly these. */
+  headers: Headers;
+  body: RestBody;
+}
+
+/** `application/json` and every `…+json` media type. */
+function isJson(contentType: string): boolean {
+  const media = contentType.split(';', 1)[0].trim().toLowerCase();
+  return media === 'application/json' || media.endsWith('+json');
+}
+
+/**
+ * A `Retry-After` value in ms from now: delay-seconds, or an HTTP date minus now (at least 0); -1
+ * when there is none or it is neither. The engine applies it to a gateway status it repeats.
+ */
+export function retryAfterMs(value: string | null | undefined): number {
+  const text = value?.trim();
+  if (!text) return -1;
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? -1 : Math.max(0, at - Date.now());
+}
+
+/** A body FastAPI gives an HTTPException: a JSON object holding `detail`. */
+export function hasDetail(body: unknown): boolean {
+  return body !== null && typeof body === 'object' && !Array.isArray(body) && Object.prototype.hasOwnProperty.call(body, 'detail');
+}
+
+/** Something `fetch` resolved with that can be read as a Response (any realm's). */
+function isResponse(value: unknown): value is Response {
+  const response = value as Partial<Response> | null;
+  return (
+    response !== null &&
+    typeof response === 'object' &&
+    typeof response.status === 'number' &&
+    typeof response.text === 'function' &&
+    typeof response.headers?.get === 'function'
+  );
+}
+
+function noAnswer(cause: unknown): Outcome {
+  return { kind: 'failure', error: new NetworkError(`the request got no answer: ${describe(cause)}`, { cause }) };
+}
+
+/** Reads a response whole and reports how the attempt ended. */
+async function readAnswer(call: CallRecord, attempt: number, response: Response): Promise<void> {
+  const status = response.status;
+  const contentType = response.headers.get('content-type') ?? '';
+  let text: string;
+  try {
+    text = await response.text();
+  } catch (error) {
+    // cut off mid-body: no answer
+    return report(call.id, attempt, End.NetworkError, 0, noAnswer(error));
+  }
+  const headers = (): Record<string, string> => headersObject(response.headers);
+  let body: unknown = null;
+  if (status !== 204 && text !== '') {
+    if (!isJson(contentType)) body = text;
+    else {
+      try {
+        body = JSON.parse(text);
+      } catch (error) {
+        if (status < 400) {
+          // The application answered, with JSON that does not parse: not repeated.
+          const failure = new InvalidResponseError(`${call.method} ${call.path} answered ${status} with JSON that does not parse`, {
+            status,
+            text,
+            headers: headers(),
+            cause: error,
+          });
+          return report(call.id, attempt, End.Other, status, { kind: 'failure', error: failure });
+        }
+        body = text;
+      }
+    }
+  }
+  const end = End.HttpAnswer | (hasDetail(body) ? End.JsonDetail : 0);
+  report(call.id, attempt, end, status, { kind: 'answer', status, body, headers }, retryAfterMs(response.headers.get('retry-after')));
+}
+
+function send(call: CallRecord, attempt: number, rest: RestSend, init: BodyInit | null, signal: AbortSignal): void {
+  let pending: unknown;
+  try {
+    pending = fetch(rest.url, { method: call.method, headers: rest.headers, body: init, signal });
+  } catch (error) {
+    // fetch itself (or a wrapper of it) threw: the call ends with that error, nothing else.
+    return report(call.id, attempt, End.Other, 0, { kind: 'failure', error });
+  }
+  Promise.resolve(pending).then(
+    (response) => {
+      if (isResponse(response)) return readAnswer(call, attempt, response);
+      const error = new TypeError(`fetch resolved with ${describe(response)}, which is not a Response`);
+      report(call.id, attempt, End.Other, 0, { kind: 'failure', error });
+    },
+    (error) => report(call.id, attempt, End.NetworkError, 0, noAnswer(error)),
+  );
+}
+
+/**
+ * Runs the request interceptors in the caller's synchronous part: each gets
+ * `{method, url, path, headers, body}` and may change `headers` in place or return a new request.
+ * One returning a promise is refused.
+ */
+export function intercept(parts: CallParts): Headers {
+  if (parts.interceptors.length === 0) return parts.headers;
+  let draft: Record<string, unknown> = { method: parts.method, url: parts.url, path: parts.path, headers: headersObject(parts.headers), body: parts.body };
+  for (const interceptor of parts.interceptors as readonly RequestInterceptor[]) {
+    const returned: unknown = interceptor(draft as unknown as RequestDraft);
+    if (returned !== null && typeof returned === 'object') {
+      if (typeof (returned as { then?: unknown }).then === 'function') {
+        throw new TypeError('a request interceptor must be synchronous; it returned a promise');
+      }
+      draft = returned as Record<string, unknown>;
+    }
+  }
+  const what = 'the headers an interceptor set';
+  return reading(what, () => headersFrom(draft.headers, what));
+}
+
+/** The REST transport, shared by every REST proxy. */
+export const restTransport: Transport = {
+  peerId: 0,
+  name: 'rest',
+  prepare(parts): RestSend {
+    const headers = intercept(parts);
+    // Interceptors see the call's key; whatever they do to it, the call's key is what goes out.
+    headers.set('Idempotency-Key', parts.keyField);
+    const body = restBody(parts.body, () => new Request(parts.url, { method: parts.method, body: parts.body as BodyInit }));
+    if (body.contentType && !headers.has('content-type')) headers.set('content-type', body.contentType);
+    return { url: parts.url, headers, body };
+  },
+  openAttempt(call, attempt) {
+    const rest = call.send as RestSend;
+    const controller = new AbortController();
+    call.inflight = { attempt, abandon: () => controller.abort() };
+    const { body } = rest;
+    if (!body.pending) send(call, attempt, rest, body.init, controller.signal);
+    else {
+      body.pending.then(
+        ({ init, contentType }) => {
+          if (!rest.headers.has('content-type')) rest.headers.set('content-type', contentType);
+          if (!controller.signal.aborted) send(call, attempt, rest, init, controller.signal);
+        },
+        (error) => report(call.id, attempt, End.Other, 0, { kind: 'failure', error }),
+      );
+    }
+    return rest.headers;
+  },
+  abandon(call, attempt) {
+    if (call.inflight?.attempt === attempt) call.inflight.abandon('superseded');
+  },
+  reconnectNow() {},
+};

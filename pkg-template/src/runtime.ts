@@ -1,0 +1,579 @@
+/**
+ * The call runtime: one per page, for every proxy and transport. The engine in the calls module
+ * decides (attempts, repeats, deadlines, settling, activity); this file keeps what is JavaScript
+ * about each call (its key, request, promise, signal, the last attempt's outcome), performs the
+ * engine's actions with the transports, settles promises and tells the activity listeners.
+ *
+ * Every action is performed in its own `try`: an exception from user code or the platform ends at
+ * most the call it belongs to. The pumping state is restored in `finally`.
+ */
+import { ACTION_FIELDS, engine, memoryBytes, PENDING_FIELDS, records } from './calls.js';
+import { describe } from './caller.js';
+import {
+  AttemptTimeoutError,
+  CallCancelled,
+  HttpError,
+  NetworkError,
+  ViewSetError,
+  type ErrorProps,
+} from './errors.js';
+
+/** How an attempt ended (the engine's `end` codes, docs/boundary.md). */
+export const End = {
+  HttpAnswer: 0,
+  NetworkError: 1,
+  AttemptTimeout: 2,
+  Cancelled: 3,
+  MuxwsReply: 4,
+  StreamTimeout: 5,
+  ConnectionLost: 6,
+  StreamRefused: 7,
+  OpenConnectionClosed: 8,
+  OpenGoingAway: 9,
+  Other: 10,
+  /** Flag: the body is a JSON object holding `detail`. */
+  JsonDetail: 0x100,
+  /** Flag: the muxws peer has closed for good. */
+  ClosedForGood: 0x200,
+} as const;
+
+/** What an attempt produced, kept until the call settles with it. */
+export type Outcome =
+  | { kind: 'answer'; status: number; body: unknown; headers: () => Record<string, unknown> }
+  | { kind: 'failure'; error: unknown };
+
+/** A call as a proxy composed it, before its transport prepares what it sends. */
+export interface CallParts {
+  /** Upper-case HTTP method. */
+  method: string;
+  /** The absolute path, `basePath` included. */
+  path: string;
+  /** The encoded query (without `?`), `''` when none. */
+  query: string;
+  /** The REST URL, query included. */
+  url: string;
+  /** The proxy's and the call's headers, the key set (a fresh object the transport may keep). */
+  headers: Headers;
+  /** The call's key as the header's Structured Field string. */
+  keyField: string;
+  /** The body as the caller gave it. */
+  body: unknown;
+  /** The proxy's request interceptors (REST). */
+  interceptors: readonly ((request: never) => unknown)[];
+}
+
+/** How a transport sends the attempts of the calls that travel through it. */
+export interface Transport {
+  /** 0 for REST; the peer's id (from `registerPeer`) for a muxws peer. */
+  readonly peerId: number;
+  /** `'rest'` or `'muxws'`, as activity events and `pendingCalls()` name it. */
+  readonly name: 'rest' | 'muxws';
+  /**
+   * Prepares what every attempt of a call sends (`CallRecord.send`), once, in the caller's
+   * synchronous part; throws a TypeError for what it cannot send.
+   */
+  prepare(parts: CallParts): unknown;
+  /**
+   * Sends attempt `attempt` of `call`. `carried` is null for the first attempt, or what this
+   * method returned for it (the headers the first attempt went out with). Reports the attempt's
+   * end later with `report()`. Returns the headers to carry over, or null when there are none yet
+   * (it failed before it had any). A throw ends the attempt as an "other error" with the thrown value.
+   */
+  openAttempt(call: CallRecord, attempt: number, carried: unknown): unknown;
+  /** Abandons attempt `attempt`: aborts its request, or cancels its stream. */
+  abandon(call: CallRecord, attempt: number, why: 'timeout' | 'superseded' | 'cancelled'): void;
+  /** `retryNow()` while calls wait for this peer: reconnect now. */
+  reconnectNow(): void;
+  /**
+   * The error a call rejects with when its last attempt's own timeout ended it (muxws:
+   * `StreamTimeout`); without it, an `AttemptTimeoutError`. Keeps the muxws error classes out of
+   * an app that sends over REST only.
+   */
+  timeoutError?(message: string, props: ErrorProps): unknown;
+}
+
+/** What a proxy composed for one call, as the runtime keeps it. */
+export interface CallRequest {
+  /** The call's Idempotency-Key, unquoted (`ViewSetCall.key`). */
+  key: string;
+  /** The key as the header's Structured Field string. */
+  keyField: string;
+  /** Upper-case HTTP method. */
+  method: string;
+  /** The absolute path, `basePath` included (muxws `:path`, activity `path`). */
+  path: string;
+  /** The encoded query (without `?`), `''` when none. */
+  query: string;
+  /** What the transport needs to send it (REST: URL, headers, body; muxws: stream headers, payload). */
+  send: unknown;
+  /** Left out by a busy indicator. */
+  background: boolean;
+  /** The repeat policy and attempt timeout, in ms. */
+  withinMs: number;
+  delayMs: number;
+  attemptTimeoutMs: number;
+  /** `repeat.jitter`, 0…1, and the random seed of this call's jitter. */
+  jitter: number;
+  jitterSeed: number;
+}
+
+/** One unsettled call. */
+export interface CallRecord extends CallRequest {
+  readonly id: number;
+  readonly transport: Transport;
+  /** What the first attempt went out with (from `Transport.openAttempt`), carried by repeats. */
+  carried: unknown;
+  /** The number of the latest attempt sent. */
+  attempts: number;
+  /** The latest attempt's outcome, with the attempt that produced it. */
+  outcome: { attempt: number; value: Outcome } | null;
+  /** Per-attempt state a transport keeps (an abort function, a stream). */
+  inflight: { attempt: number; abandon(why: 'timeout' | 'superseded' | 'cancelled'): void } | null;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (reason: unknown) => void;
+  /** Removes the listener on the caller's `AbortSignal`. */
+  unwatch: (() => void) | null;
+}
+
+/** A `Promise<R>` with the call's Idempotency-Key, readable before the call settles. */
+export type ViewSetCall<R> = Promise<R> & { readonly key: string };
+
+const calls = new Map<number, CallRecord>();
+/** Calls settled in the current batch of actions, for the settle activity event that follows. */
+const justSettled = new Map<number, CallRecord>();
+const listeners = new Set<(event: Record<string, unknown>) => void>();
+const peers = new WeakMap<object, Transport>();
+let peerCount = 0;
+let livePeers = 0;
+
+/** A promise with `key` defined on it, read-only and enumerable. */
+export function withKey<R>(promise: Promise<R>, key: string): ViewSetCall<R> {
+  Object.defineProperty(promise, 'key', { value: key, enumerable: true });
+  return promise as ViewSetCall<R>;
+}
+
+/** Issues a call through `transport`: returns its `ViewSetCall` and starts attempt 1. */
+export function issue<R>(request: CallRequest, transport: Transport, signal: AbortSignal | null): ViewSetCall<R> {
+  let resolve!: (value: unknown) => void;
+  let reject!: (reason: unknown) => void;
+  const promise = new Promise<R>((yes, no) => {
+    resolve = yes as (value: unknown) => void;
+    reject = no;
+  });
+  const id = engine.call_issue(
+    transport.peerId,
+    request.withinMs,
+    request.delayMs,
+    request.attemptTimeoutMs,
+    request.background ? 1 : 0,
+    Date.now(),
+    request.jitter,
+    request.jitterSeed,
+  );
+  const call: CallRecord = {
+    ...request,
+    id,
+    transport,
+    carried: null,
+    attempts: 0,
+    outcome: null,
+    inflight: null,
+    resolve,
+    reject,
+    unwatch: null,
+  };
+  calls.set(id, call);
+  if (signal) watchSignal(call, signal);
+  pump();
+  return withKey(promise, request.key);
+}
+
+function watchSignal(call: CallRecord, signal: AbortSignal): void {
+  if (signal.aborted) {
+    engine.call_cancel(call.id, Date.now());
+    return;
+  }
+  const onAbort = (): void => {
+    engine.call_cancel(call.id, Date.now());
+    pump();
+  };
+  signal.addEventListener('abort', onAbort, { once: true });
+  call.unwatch = () => signal.removeEventListener('abort', onAbort);
+}
+
+/**
+ * Reports how attempt `attempt` of call `id` ended (`end` an `End` code with its flags);
+ * `retryAfterMs` the answer's `Retry-After` in ms from now (-1: none), which the engine applies to
+ * a repeated gateway status.
+ */
+export function report(id: number, attempt: number, end: number, status: number, outcome: Outcome, retryAfterMs = -1): void {
+  const call = calls.get(id);
+  if (call) {
+    if (call.inflight?.attempt === attempt) call.inflight = null;
+    call.outcome = { attempt, value: outcome };
+  }
+  engine.call_attempt_ended(id, attempt, end, status, Date.now(), retryAfterMs);
+  pump();
+}
+
+/**
+ * The headers attempt `attempt` of call `id` went out with, known only once it was under way (the
+ * axios transport learns them after the instance's interceptors): repeats carry them. The first
+ * report counts.
+ */
+export function captureHeaders(id: number, attempt: number, headers: unknown): void {
+  const call = calls.get(id);
+  if (!call || call.carried != null) return;
+  call.carried = headers;
+  engine.call_headers_captured(id, attempt);
+}
+
+/** A muxws peer's news: 0 unavailable (between sockets, goaway), 1 available, 2 closed for good. */
+export function peerState(peerId: number, state: 0 | 1 | 2): void {
+  engine.peer_state(peerId, state, Date.now());
+  pump();
+}
+
+/**
+ * Registers a muxws peer's transport; `handles` are the objects a proxy's `peer` option may be
+ * (the public peer and its core). Returns the peer's id.
+ */
+export function registerPeer(makeTransport: (peerId: number) => Transport, ...handles: object[]): Transport {
+  const transport = makeTransport(++peerCount);
+  for (const handle of handles) peers.set(handle, transport);
+  livePeers++;
+  return transport;
+}
+
+/** A registered peer is gone for good (for leak counts). */
+export function unregisterPeer(): void {
+  livePeers = Math.max(0, livePeers - 1);
+}
+
+/** The transport of a registered muxws peer, or undefined. */
+export function transportOfPeer(value: unknown): Transport | undefined {
+  return value !== null && typeof value === 'object' ? peers.get(value) : undefined;
+}
+
+// ------------------------------------------------------------------------------------- pump
+
+let pumping = false;
+let timer: ReturnType<typeof setTimeout> | null = null;
+let timerAt = -1;
+
+/**
+ * Performs the engine's actions until it has none. Only the outermost call drains: a call made
+ * while actions are performed (a listener issuing a call, a transport reporting at once) returns,
+ * and the loop below picks up what it queued.
+ */
+export function pump(): void {
+  if (pumping) return;
+  pumping = true;
+  try {
+    for (let count = engine.drain_actions(); count > 0; count = engine.drain_actions()) {
+      const batch = records(engine.action_records(), count, ACTION_FIELDS);
+      for (let at = 0; at < batch.length; at += ACTION_FIELDS) perform(batch, at);
+      justSettled.clear();
+    }
+  } finally {
+    pumping = false;
+    justSettled.clear();
+  }
+  rearm();
+}
+
+function perform(batch: Float64Array, at: number): void {
+  const id = batch[at + 1];
+  try {
+    switch (batch[at]) {
+      case 1:
+        return sendAttempt(id, batch[at + 2], batch[at + 3] === 1);
+      case 2:
+        return abandon(id, batch[at + 2], batch[at + 3]);
+      case 3:
+        return settle(id, batch[at + 2], batch[at + 3], batch[at + 4], batch[at + 5] === 1);
+      case 4:
+        return reconnectNow(id);
+      case 5:
+        return dispatch(batch, at);
+    }
+  } catch (error) {
+    // Only a send can fail in a way that concerns its call: the attempt ends with that error.
+    if (batch[at] === 1) failAttempt(id, batch[at + 2], error);
+    else warn('an internal step failed', error);
+  }
+}
+
+function sendAttempt(id: number, attempt: number, carry: boolean): void {
+  const call = calls.get(id);
+  if (!call) return;
+  call.attempts = attempt;
+  const sent = call.transport.openAttempt(call, attempt, carry ? call.carried : null);
+  if (sent != null && call.carried == null) {
+    call.carried = sent;
+    engine.call_headers_captured(id, attempt);
+  }
+}
+
+/** Ends attempt `attempt` of call `id` as an "other error" (it settles the call) with `error`. */
+export function failAttempt(id: number, attempt: number, error: unknown): void {
+  const call = calls.get(id);
+  if (call) call.outcome = { attempt, value: { kind: 'failure', error } };
+  engine.call_attempt_ended(id, attempt, End.Other, 0, Date.now(), -1);
+  pump();
+}
+
+const WHY = ['timeout', 'superseded', 'cancelled'] as const;
+
+function abandon(id: number, attempt: number, why: number): void {
+  const call = calls.get(id);
+  if (!call) return;
+  call.transport.abandon(call, attempt, WHY[why] ?? 'superseded');
+}
+
+function reconnectNow(peerId: number): void {
+  for (const call of calls.values()) {
+    if (call.transport.peerId === peerId) return call.transport.reconnectNow();
+  }
+}
+
+function settle(id: number, attempt: number, end: number, status: number, ok: boolean): void {
+  const call = calls.get(id);
+  if (!call) return;
+  calls.delete(id);
+  justSettled.set(id, call);
+  try {
+    call.unwatch?.();
+  } catch {
+    // a platform signal that throws on removal changes nothing about the call
+  }
+  const kind = end & 0xff;
+  // A cancellation or the attempt's own timeout is the outcome, whatever the abandoned attempt's
+  // transport reported on its way out.
+  const own = kind === End.Cancelled || kind === End.AttemptTimeout ? null : call.outcome;
+  const outcome = own && own.attempt === attempt ? own.value : null;
+  const props = { key: call.key, attempts: call.attempts };
+  if (outcome?.kind === 'answer' && ok) return call.resolve(outcome.body);
+  if (outcome?.kind === 'answer') {
+    const detail = apiDetail(outcome.body);
+    const message = `${call.method} ${call.path} answered ${outcome.status}: ${typeof detail === 'string' ? detail : `HTTP ${outcome.status}`}`;
+    return call.reject(new HttpError(message, { ...props, status: outcome.status, body: outcome.body, headers: outcome.headers() }));
+  }
+  if (outcome?.kind === 'failure') return call.reject(withCallProps(outcome.error, props, call));
+  if (kind === End.AttemptTimeout || kind === End.StreamTimeout) {
+    const message = `${call.method} ${call.path} failed: its attempt timed out`;
+    return call.reject(call.transport.timeoutError?.(message, props) ?? new AttemptTimeoutError(message, props));
+  }
+  const [Class, what] =
+    kind === End.Cancelled ? [CallCancelled, 'it was cancelled by the caller'] : [NetworkError, 'its attempt ended without an answer'];
+  call.reject(new Class(`${call.method} ${call.path} failed: ${what}`, props));
+}
+
+function apiDetail(body: unknown): unknown {
+  return body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as { detail?: unknown }).detail : undefined;
+}
+
+/**
+ * `error` with the call's key and attempt count set on it; a value that cannot carry them (a
+ * thrown string, a frozen object) is wrapped in a `ViewSetError` whose cause it is.
+ */
+function withCallProps(error: unknown, props: ErrorProps, call: CallRecord): unknown {
+  if (error !== null && (typeof error === 'object' || typeof error === 'function') && Object.isExtensible(error)) {
+    try {
+      Object.assign(error, props);
+      return error;
+    } catch {
+      // a setter that throws: wrap it below
+    }
+  }
+  return new ViewSetError(`${call.method} ${call.path} failed: ${describe(error)}`, { ...props, cause: error });
+}
+
+// ------------------------------------------------------------------------------------- activity
+
+/** Activity labels by code (docs/boundary.md), as `ended` names them. */
+const ENDED = [
+  'answered',
+  'gateway-status',
+  'network-error',
+  'timeout',
+  'cancelled',
+  'stream-timeout',
+  'connection-lost',
+  'stream-refused',
+  'connection-closed',
+  'going-away',
+  'error',
+];
+const TYPES = ['start', 'retry', 'settle', 'wait'] as const;
+/** Why a call waits, by code (docs/boundary.md), as `pendingCalls()` and `wait` events name it. */
+const REASONS = ['in-flight', 'delay', 'reconnect', 'offline'] as const;
+
+function dispatch(batch: Float64Array, at: number): void {
+  if (listeners.size === 0) return;
+  const id = batch[at + 1];
+  const call = calls.get(id) ?? justSettled.get(id);
+  if (!call) return;
+  const type = TYPES[batch[at + 2]];
+  const event: Record<string, unknown> = {
+    type,
+    key: call.key,
+    method: call.method,
+    path: call.path,
+    transport: call.transport.name,
+    background: call.background,
+    at: batch[at + 7],
+  };
+  if (type === 'retry') {
+    event.attempt = batch[at + 3];
+    event.ended = ENDED[batch[at + 4]];
+    event.delayMs = batch[at + 5];
+    event.waitsForReconnect = (batch[at + 6] & 1) !== 0;
+  } else if (type === 'settle') {
+    event.ok = (batch[at + 6] & 2) !== 0;
+    event.attempts = batch[at + 3];
+    event.ended = ENDED[batch[at + 4]];
+  } else if (type === 'wait') {
+    event.reason = REASONS[batch[at + 3]];
+  }
+  for (const listener of [...listeners]) {
+    try {
+      listener(event);
+    } catch (error) {
+      warn('an onCallActivity listener threw', error);
+    }
+  }
+}
+
+/** Reports a failure nobody awaits on the console; a console that throws changes nothing. */
+export function warn(message: string, detail: unknown): void {
+  try {
+    console.error(`[fastapi-viewsets] ${message}`, detail);
+  } catch {
+    // nothing else can be done with it
+  }
+}
+
+/** Adds an activity listener; returns the function that removes it. */
+export function addListener(listener: (event: Record<string, unknown>) => void): () => void {
+  const entry = (event: Record<string, unknown>): void => listener(event);
+  listeners.add(entry);
+  return () => {
+    listeners.delete(entry);
+  };
+}
+
+/** A call that has not settled, as `pendingCalls()` lists it. */
+export interface PendingCallRecord {
+  key: string;
+  method: string;
+  path: string;
+  transport: 'rest' | 'muxws';
+  issuedAt: number;
+  unansweredAttempts: number;
+  background: boolean;
+  nextAttemptAt: number | null;
+  waitingForReconnect: boolean;
+  waitingFor: (typeof REASONS)[number];
+}
+
+/** The calls that have not settled, oldest first. */
+export function pendingCalls(): PendingCallRecord[] {
+  const count = engine.pending_fill();
+  const list = records(engine.pending_records(), count, PENDING_FIELDS);
+  const out: PendingCallRecord[] = [];
+  for (let at = 0; at < list.length; at += PENDING_FIELDS) {
+    const call = calls.get(list[at]);
+    if (!call) continue;
+    const flags = list[at + 4];
+    out.push({
+      key: call.key,
+      method: call.method,
+      path: call.path,
+      transport: call.transport.name,
+      issuedAt: list[at + 1],
+      unansweredAttempts: list[at + 2],
+      background: (flags & 1) !== 0,
+      nextAttemptAt: Number.isNaN(list[at + 3]) ? null : list[at + 3],
+      waitingForReconnect: (flags & 2) !== 0,
+      waitingFor: REASONS[list[at + 5]],
+    });
+  }
+  return out;
+}
+
+/** How many calls have not settled, background calls left out. */
+export function pendingCallCount(): number {
+  return engine.pending_count();
+}
+
+/** Sends every waiting repeat at once. */
+export function retryNow(): void {
+  engine.retry_now(Date.now());
+  pump();
+}
+
+// ------------------------------------------------------------------------------------- online
+
+/**
+ * Where the platform says whether it is online (browsers and workers: `navigator.onLine` and the
+ * `online`/`offline` events), the engine is told: while offline, repeats wait without spending
+ * attempts; online again, every waiting repeat goes at once. Elsewhere (Node) nothing changes.
+ */
+function followOnline(): void {
+  const scope = globalThis as { navigator?: { onLine?: unknown }; addEventListener?: (type: string, listener: () => void) => void };
+  if (typeof scope.navigator?.onLine !== 'boolean' || typeof scope.addEventListener !== 'function') return;
+  const tell = (online: boolean): void => {
+    engine.set_online(online ? 1 : 0, Date.now());
+    pump();
+  };
+  engine.set_online(scope.navigator.onLine ? 1 : 0, Date.now());
+  scope.addEventListener('online', () => tell(true));
+  scope.addEventListener('offline', () => tell(false));
+}
+followOnline();
+
+// ------------------------------------------------------------------------------------- timer
+
+/** setTimeout's largest delay; a longer wait is re-armed when it fires. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * Keeps one platform timer for the engine's next timeout. A timer due no later than the engine's
+ * next timeout is left alone (it fires early, finds nothing due and is re-armed), so a call that
+ * settles before its 30 s deadline costs no timer churn; such a stale timer is unref'd in Node,
+ * so it never keeps the process alive.
+ */
+function rearm(): void {
+  const at = engine.next_timeout();
+  if (timer !== null && (at < 0 || timerAt <= at)) {
+    const handle = timer as { ref?(): void; unref?(): void };
+    if (at < 0) handle.unref?.();
+    else handle.ref?.();
+    return;
+  }
+  if (timer !== null) clearTimeout(timer);
+  timer = null;
+  timerAt = at;
+  if (at < 0) return;
+  timer = setTimeout(onTimer, Math.min(Math.max(0, at - Date.now()), MAX_TIMER_MS));
+}
+
+function onTimer(): void {
+  timer = null;
+  timerAt = -1;
+  engine.handle_timeout(Date.now());
+  pump();
+}
+
+/** What the runtime holds right now: for leak checks and the memory figures of the benchmark. */
+export function stats(): Record<string, number | boolean> {
+  return {
+    calls: calls.size,
+    engineCalls: engine.live_calls(),
+    listeners: listeners.size,
+    timerArmed: engine.next_timeout() >= 0,
+    peers: livePeers,
+    callsMemoryBytes: memoryBytes(),
+  };
+}

@@ -1,0 +1,123 @@
+// The axios transport (option `axiosInstance`) end to end with real axios (1.x, the npm package)
+// against the real backend behind the fault proxy. Each scenario runs unchanged in Node 20
+// (tests/e2e/axios.test.mjs) and in headless Chromium (tests/browser/e2e.test.mjs, where `axios`
+// resolves through the runner page's import map).
+import { equal, ok, rejects, same } from './check.mjs';
+import { recordActivity } from './control.mjs';
+
+async function axiosModule() {
+  return (await import('axios')).default;
+}
+
+/** An ItemApi whose attempts go through `instance`. */
+function itemApi(pkg, instance, options = {}) {
+  class ItemApi extends pkg.restViewSet()('id', [pkg.ViewSetMixin]) {
+    slow(note, options = {}) {
+      return this.request('POST', '/slow', { ...options, query: { sleep: 0 }, body: { note } });
+    }
+    echo(body, options = {}) {
+      return this.request('POST', '/echo', { ...options, body });
+    }
+    conflict() {
+      return this.request('POST', '/conflict', {});
+    }
+  }
+  return new ItemApi({ basePath: '/items', axiosInstance: instance, schemaCheck: false, repeat: { delayMs: 50 }, ...options });
+}
+
+export const axiosScenarios = {
+  async 'axios: calls go through the instance: its interceptors run, the key is on the wire, the answer is the data'({ pkg, baseUrl }) {
+    const axios = await axiosModule();
+    const instance = axios.create({ baseURL: baseUrl });
+    let ran = 0;
+    instance.interceptors.request.use((config) => {
+      ran += 1;
+      config.headers['X-Trace'] = `axios-${ran}`;
+      return config;
+    });
+    const items = itemApi(pkg, instance);
+    const call = items.echo({ through: 'axios' });
+    const answer = await call;
+    same(answer.body, { through: 'axios' }, 'body');
+    same(answer.idempotency_key, [`"${call.key}"`], 'the key on the wire');
+    equal(answer.headers['x-trace'], 'axios-1', "the instance's interceptor ran");
+    ok(String(answer.headers['content-type']).startsWith('application/json'), 'JSON content type');
+  },
+
+  async 'axios: an answer lost after the backend ran the call is repeated and answered with the stored outcome, ran once'({ pkg, baseUrl, ctl }) {
+    const axios = await axiosModule();
+    const items = itemApi(pkg, axios.create({ baseURL: baseUrl }));
+    const activity = recordActivity(pkg);
+    try {
+      await ctl.fault('drop_after', { count: 1, path: '/items/slow', method: 'POST' });
+      const call = items.slow('lost over axios');
+      equal((await call).note, 'lost over axios', 'answer');
+      equal(await ctl.runsOf(call.key), 1, 'runs');
+      const [retry] = activity.retriesOf(call.key);
+      equal(retry?.ended, 'network-error', 'an axios error without a response is repeated after the delay');
+      equal(retry?.delayMs, 50, 'the delay');
+    } finally {
+      activity.stop();
+      await ctl.clearFaults();
+    }
+  },
+
+  async "axios: the first attempt's headers after the interceptors reach the repeat, the ones axios sets again excepted"({ pkg, baseUrl, ctl }) {
+    const axios = await axiosModule();
+    const instance = axios.create({ baseURL: baseUrl });
+    let ran = 0;
+    instance.interceptors.request.use((config) => {
+      ran += 1;
+      config.headers['X-Trace'] = `run-${ran}`;
+      return config;
+    });
+    const items = itemApi(pkg, instance);
+    try {
+      await ctl.fault('drop_before', { count: 1, path: '/items/echo', method: 'POST' });
+      const call = items.echo({ repeated: true });
+      const answer = await call;
+      ok(ran >= 2, `the interceptor ran on each attempt (${ran})`);
+      equal(answer.headers['x-trace'], 'run-1', "the repeat carried the first attempt's header");
+      same(answer.idempotency_key, [`"${call.key}"`], 'the same key');
+      equal((await ctl.entriesOf(call.key)).length, 1, 'only the repeat reached the backend');
+    } finally {
+      await ctl.clearFaults();
+    }
+  },
+
+  async 'axios: an error answer rejects with the axios error, as 0.6 code reads it, carrying the key; not repeated'({ pkg, baseUrl }) {
+    const axios = await axiosModule();
+    const items = itemApi(pkg, axios.create({ baseURL: baseUrl }));
+    const activity = recordActivity(pkg);
+    try {
+      const call = items.conflict();
+      const error = await rejects(call, Error, 'conflict');
+      ok(axios.isAxiosError(error), 'an AxiosError');
+      equal(error.response.status, 409, 'error.response.status');
+      ok(String(error.response.data.detail).startsWith('conflict'), 'error.response.data');
+      equal(error.key, call.key, 'error.key');
+      equal(error.attempts, 1, 'error.attempts');
+      same(activity.of(call.key), ['start', 'settle'], 'activity');
+    } finally {
+      activity.stop();
+    }
+  },
+
+  async "axios: the attempt's timeout is axios's: ECONNABORTED is repeated at once, ran once"({ pkg, baseUrl, ctl }) {
+    const axios = await axiosModule();
+    const items = itemApi(pkg, axios.create({ baseURL: baseUrl }), { attemptTimeoutMs: 400 });
+    const activity = recordActivity(pkg);
+    try {
+      await ctl.fault('delay:1.5', { count: 1, path: '/items/slow', method: 'POST' });
+      const call = items.slow('late over axios');
+      equal((await call).note, 'late over axios', 'answer');
+      const [retry] = activity.retriesOf(call.key);
+      equal(retry?.ended, 'timeout', 'how the first attempt ended');
+      equal(retry?.delayMs, 0, 'repeated at once');
+      equal(await ctl.runsOf(call.key), 1, 'runs');
+    } finally {
+      activity.stop();
+      await ctl.clearFaults();
+    }
+  },
+};
