@@ -13,6 +13,8 @@ export * from './errors.js';
 export * from './viewset.js';
 export * from './activity.js';
 export * from './muxws.js';
+export * from './persist.js';
+export * from './unload.js';
 
 /** A new version 4 UUID, built from `crypto.getRandomValues()` as every call's key is. */
 export function newKey(): string {

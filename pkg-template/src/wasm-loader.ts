@@ -9,7 +9,7 @@ export async function compileWasm(url: URL): Promise<WebAssembly.Module> {
     // Node (20.16 and later): its built-in fs, reached without an import a browser bundler would follow.
     const node = (globalThis as { process?: { getBuiltinModule?(name: string): unknown } }).process;
     const fs = node?.getBuiltinModule?.('node:fs') as { readFileSync(url: URL): BufferSource } | undefined;
-    if (!fs) throw new Error('loading the package from a file: URL needs Node 20.16 or later (process.getBuiltinModule)');
+    if (!fs) throw new Error('the package needs Node 20.16 or later');
     return WebAssembly.compile(fs.readFileSync(url));
   }
   if (typeof WebAssembly.compileStreaming === 'function') {

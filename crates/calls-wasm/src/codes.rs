@@ -276,6 +276,20 @@ mod tests {
         assert_eq!(records[4..], [6.0, 2.0]);
     }
 
+    /// The TS runtime names the reasons a call waits with its own list, in the order of their codes.
+    #[test]
+    fn the_runtime_names_every_wait_reason_in_order() {
+        use viewsets_core::WaitReason;
+        let runtime = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../pkg-template/src/runtime.ts")).unwrap();
+        let list = runtime.split("const REASONS = [").nth(1).and_then(|rest| rest.split("]").next()).expect("REASONS in runtime.ts");
+        let names: Vec<&str> = list.split(',').map(|item| item.trim().trim_matches('\'')).filter(|item| !item.is_empty()).collect();
+        let all = [WaitReason::InFlight, WaitReason::Delay, WaitReason::Reconnect, WaitReason::Offline];
+        assert_eq!(names.len(), all.len());
+        for reason in all {
+            assert_eq!(names[reason as usize], reason.as_str());
+        }
+    }
+
     #[test]
     fn ms_never_panics() {
         assert_eq!(ms(f64::NAN), 0);

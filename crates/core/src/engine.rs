@@ -13,9 +13,9 @@
 //! [`CallEngine::poll_action`], and the moment it wants to be woken out of
 //! [`CallEngine::poll_timeout`], at which the driver calls [`CallEngine::handle_timeout`].
 
-use alloc::collections::{BinaryHeap, VecDeque};
+use alloc::collections::VecDeque;
 use alloc::vec::Vec;
-use core::cmp::Reverse;
+use core::cell::Cell;
 
 use crate::activity::{ActivityEvent, ActivityKind};
 use crate::repeat::{classify, AttemptEnd, Ended, RepeatPolicy, Verdict, DEFAULT_ATTEMPT_TIMEOUT_MS};
@@ -252,10 +252,8 @@ struct Call {
     /// The latest attempt was abandoned already (its timeout passed).
     last_abandoned: bool,
     phase: Phase,
-    /// The due time of the call's one timer; its entry in `CallEngine::timers` carries `timer_gen`.
+    /// The due time of the call's one timer.
     timer: Option<u64>,
-    /// Bumped whenever the timer changes, which turns the timer's older heap entries stale.
-    timer_gen: u32,
 }
 
 impl Call {
@@ -300,27 +298,17 @@ pub struct CallEngine {
     next_call: CallId,
     /// Unsettled calls that are not background, for an O(1) `pending_call_count`.
     foreground_calls: usize,
-    /// A min-heap of `(due, call, timer_gen)`. An entry is live while its call exists, has a timer
-    /// and the same `timer_gen`; the others are stale, dropped lazily. Between entry points the top
-    /// entry, if any, is live (the next wakeup) and stale entries are at most as many as live ones.
-    timers: BinaryHeap<Reverse<TimerEntry>>,
-    /// The number of calls with a timer (the live entries of `timers`).
+    /// The earliest timer, `(due, call)`, when known: lowered at once when a timer is set earlier,
+    /// forgotten (`None`: one scan of the calls finds it again when asked) when the earliest timer
+    /// itself is cleared or moved later. `Some(None)`: no call has a timer.
+    earliest: Cell<Option<Option<(u64, CallId)>>>,
+    /// The number of calls with a timer.
     live_timers: usize,
     /// The platform says it is online ([`CallEngine::set_online`]); true until told otherwise.
     online: bool,
     /// Peers that are not available; a peer not listed is available. Few: one per muxws peer.
     peers: Vec<(PeerId, PeerState)>,
     actions: VecDeque<Action>,
-}
-
-/// `(due, call, timer_gen)`: one entry of [`CallEngine`]'s timer heap.
-type TimerEntry = (u64, CallId, u32);
-
-/// The entry still stands for its call's timer.
-fn timer_is_live(calls: &IdSlab<Call>, &(due, id, generation): &TimerEntry) -> bool {
-    calls
-        .get(id)
-        .is_some_and(|call| call.timer == Some(due) && call.timer_gen == generation)
 }
 
 impl Default for CallEngine {
@@ -337,7 +325,7 @@ impl CallEngine {
             calls: IdSlab::new(),
             next_call: 1,
             foreground_calls: 0,
-            timers: BinaryHeap::new(),
+            earliest: Cell::new(Some(None)),
             live_timers: 0,
             online: true,
             peers: Vec::new(),
@@ -364,7 +352,6 @@ impl CallEngine {
             last_abandoned: false,
             phase: Phase::InFlight,
             timer: None,
-            timer_gen: 0,
         };
         self.actions
             .push_back(call.event(id, ActivityKind::Start, now));
@@ -554,11 +541,25 @@ impl CallEngine {
     }
 
     /// When the engine next wants [`CallEngine::handle_timeout`] called: the earliest attempt
-    /// deadline, repeat delay or within deadline; `None` when nothing is timed. O(1).
+    /// deadline, repeat delay or within deadline; `None` when nothing is timed. O(1) unless the
+    /// earliest timer was cleared or moved later since the last answer: then one scan of the calls.
     pub fn poll_timeout(&self) -> Option<u64> {
-        let Reverse(top) = self.timers.peek()?;
-        debug_assert!(timer_is_live(&self.calls, top), "a stale timer on top");
-        Some(top.0)
+        self.earliest_timer().map(|(due, _)| due)
+    }
+
+    /// The earliest timer and its call, from the cache or one scan of the unsettled calls (earliest
+    /// issued first among equal due times).
+    fn earliest_timer(&self) -> Option<(u64, CallId)> {
+        if let Some(known) = self.earliest.get() {
+            return known;
+        }
+        let found = self
+            .calls
+            .iter()
+            .filter_map(|(id, call)| call.timer.map(|due| (due, id)))
+            .min();
+        self.earliest.set(Some(found));
+        found
     }
 
     /// Runs every timer due at `now`, earliest first: an attempt whose deadline passed is abandoned
@@ -568,20 +569,16 @@ impl CallEngine {
     /// wait that reached the within deadline settles the call with its last attempt's end.
     pub fn handle_timeout(&mut self, now: u64) {
         loop {
-            self.tidy_timers();
-            let Some(&Reverse((due, id, _))) = self.timers.peek() else {
+            let Some((due, id)) = self.earliest_timer() else {
                 break;
             };
             if due > now {
                 break;
             }
-            self.timers.pop();
-            // Live: `tidy_timers` left a live entry on top.
+            self.set_timer(id, None);
             let Some(call) = self.calls.get_mut(id) else {
                 continue;
             };
-            call.timer = None;
-            self.live_timers -= 1;
             let phase = call.phase;
             match phase {
                 Phase::InFlight => {
@@ -663,7 +660,6 @@ impl CallEngine {
     /// The number of timers the engine holds (at most one per unsettled call). The storage behind
     /// them holds at most twice as many entries, and none when this is 0.
     pub fn scheduled_timers(&self) -> usize {
-        debug_assert!(self.timers.len() <= 2 * self.live_timers);
         self.live_timers
     }
 
@@ -698,8 +694,8 @@ impl CallEngine {
             .collect()
     }
 
-    /// Sets (or clears, with `None`) the one timer of `id`. The previous timer's heap entry turns
-    /// stale.
+    /// Sets (or clears, with `None`) the one timer of `id`, keeping the earliest timer known where
+    /// that is cheap (see `earliest`).
     fn set_timer(&mut self, id: CallId, due: Option<u64>) {
         let Some(call) = self.calls.get_mut(id) else {
             return;
@@ -707,32 +703,30 @@ impl CallEngine {
         if call.timer == due {
             return;
         }
-        if call.timer.is_some() {
-            self.live_timers -= 1;
+        match (call.timer.is_some(), due.is_some()) {
+            (false, true) => self.live_timers += 1,
+            (true, false) => self.live_timers -= 1,
+            _ => {}
         }
         call.timer = due;
-        call.timer_gen = call.timer_gen.wrapping_add(1);
-        if let Some(due) = due {
-            self.live_timers += 1;
-            self.timers.push(Reverse((due, id, call.timer_gen)));
-        }
-        self.tidy_timers();
-    }
-
-    /// Restores the timer heap's shape between entry points: drops every stale entry once they
-    /// outnumber the live ones (amortized O(1) per stale entry; the heap is empty when no timer is
-    /// set), then the stale entries on top, so that the top is the next wakeup.
-    fn tidy_timers(&mut self) {
-        if self.timers.len() > 2 * self.live_timers {
-            let calls = &self.calls;
-            self.timers
-                .retain(|Reverse(entry)| timer_is_live(calls, entry));
-        }
-        while let Some(Reverse(top)) = self.timers.peek() {
-            if timer_is_live(&self.calls, top) {
-                break;
+        let entry = due.map(|due| (due, id));
+        match self.earliest.get() {
+            // The earliest timer itself changed: still the earliest only if it came no later.
+            Some(Some((_, earliest))) if earliest == id => {
+                let known = match (entry, self.live_timers) {
+                    (_, 0) => Some(None),
+                    (Some(moved), _) if Some(moved) <= self.earliest.get().flatten() => Some(Some(moved)),
+                    _ => None,
+                };
+                self.earliest.set(known);
             }
-            self.timers.pop();
+            Some(Some(earliest)) => {
+                if entry.is_some_and(|entry| entry < earliest) {
+                    self.earliest.set(Some(entry));
+                }
+            }
+            Some(None) => self.earliest.set(Some(entry)),
+            None => {}
         }
     }
 
@@ -1087,26 +1081,11 @@ mod tests {
             .iter()
             .filter_map(|(id, c)| c.timer.map(|due| (due, id)))
             .collect();
-        // Every timer has exactly one live heap entry, and only timers have one.
-        let live: Vec<(u64, CallId)> = engine
-            .timers
-            .iter()
-            .filter(|Reverse(entry)| timer_is_live(&engine.calls, entry))
-            .map(|&Reverse((due, id, _))| (due, id))
-            .collect();
-        assert_eq!(live.len(), with_timer.len(), "one live entry per timer");
-        assert_eq!(live.into_iter().collect::<BTreeSet<_>>(), with_timer);
         assert_eq!(engine.live_timers, with_timer.len());
         assert_eq!(engine.scheduled_timers(), with_timer.len());
-        // Stale entries never outnumber live ones, and the top is the next wakeup.
-        assert!(
-            engine.timers.len() <= 2 * engine.live_timers,
-            "{} heap entries for {} timers",
-            engine.timers.len(),
-            engine.live_timers
-        );
-        if let Some(Reverse(top)) = engine.timers.peek() {
-            assert!(timer_is_live(&engine.calls, top), "a stale entry on top");
+        // A known earliest timer is the earliest timer.
+        if let Some(known) = engine.earliest.get() {
+            assert_eq!(known, with_timer.first().copied(), "the cached earliest timer");
         }
         assert_eq!(
             engine.poll_timeout(),
@@ -1250,27 +1229,28 @@ mod tests {
     }
 
     #[test]
-    fn a_stale_timer_on_top_is_dropped_at_once() {
+    fn the_earliest_timer_follows_every_change() {
         let mut engine = CallEngine::new();
         let first = engine.issue(spec(1_000), 0);
         let second = engine.issue(spec(2_000), 0);
         assert_eq!(engine.poll_timeout(), Some(1_000));
         engine.cancel(first, 10);
-        assert_eq!(engine.poll_timeout(), Some(2_000));
-        assert_eq!(engine.timers.len(), 1, "the cancelled call's entry is gone");
-        // A timer moved later leaves a stale entry behind, never on top.
+        assert_eq!(engine.poll_timeout(), Some(2_000), "the cancelled call's deadline is gone");
+        // The earliest timer moved later: found again among the others.
         engine.attempt_ended(second, 1, AttemptEnd::NetworkError, 20);
         let delay_due = 20 + RepeatPolicy::default().delay_before(0);
         assert_eq!(engine.poll_timeout(), Some(delay_due));
         assert_eq!(engine.scheduled_timers(), 1);
-        assert!(engine.timers.len() <= 2);
-        engine.cancel(second, 30);
+        let third = engine.issue(spec(100), 30);
+        assert_eq!(engine.poll_timeout(), Some(130), "an earlier timer is the earliest at once");
+        engine.cancel(third, 40);
+        engine.cancel(second, 40);
         assert_eq!(engine.poll_timeout(), None);
-        assert!(engine.timers.is_empty());
+        assert_eq!(engine.scheduled_timers(), 0);
     }
 
     #[test]
-    fn stale_timers_never_outnumber_live_ones() {
+    fn timers_of_many_calls_settling_in_any_order_leave_nothing() {
         let mut engine = CallEngine::new();
         let calls: Vec<CallId> = (0..200u8)
             .map(|n| engine.issue(spec(30_000), u64::from(n)))
@@ -1280,16 +1260,14 @@ mod tests {
         // Every attempt fails: each call's deadline is replaced by its repeat delay.
         for (n, call) in calls.iter().enumerate() {
             engine.attempt_ended(*call, 1, AttemptEnd::NetworkError, 1_000 + n as u64);
-            assert!(engine.timers.len() <= 2 * engine.scheduled_timers());
         }
         assert_eq!(engine.scheduled_timers(), 200);
-        // All but the newest settle: the heap shrinks with them.
+        assert_eq!(engine.poll_timeout(), Some(1_000 + RepeatPolicy::default().delay_before(0)));
+        // All but the newest settle, oldest first: each takes the earliest timer with it.
         for call in &calls[..199] {
             engine.cancel(*call, 2_000);
-            assert!(engine.timers.len() <= 2 * engine.scheduled_timers());
         }
         assert_eq!(engine.scheduled_timers(), 1);
-        assert!(engine.timers.len() <= 2);
         assert!(engine.calls.slots() <= 2);
         let last = calls[199];
         assert_eq!(
@@ -1298,7 +1276,6 @@ mod tests {
         );
         engine.cancel(last, 3_000);
         assert_eq!(engine.scheduled_timers(), 0);
-        assert!(engine.timers.is_empty());
         assert_eq!(engine.calls.slots(), 0);
         assert_eq!(engine.poll_timeout(), None);
     }
@@ -1425,7 +1402,6 @@ mod tests {
             drain(&mut engine, &mut seen);
             check_bookkeeping(&engine);
             prop_assert_eq!(engine.scheduled_timers(), 0);
-            prop_assert!(engine.timers.is_empty(), "stale timer entries left behind");
             for (id, call) in engine.calls.iter() {
                 prop_assert_eq!(call.phase, Phase::InFlight, "call {} still waits", id);
             }
@@ -1435,7 +1411,7 @@ mod tests {
             drain(&mut engine, &mut seen);
             prop_assert_eq!(engine.live_calls(), 0);
             prop_assert_eq!(engine.pending_call_count(), 0);
-            prop_assert!(engine.timers.is_empty());
+            prop_assert_eq!(engine.poll_timeout(), None);
             prop_assert_eq!(engine.calls.slots(), 0, "call slots left behind");
             prop_assert!(seen.values().all(|s| s.settled && s.settle_event));
         }

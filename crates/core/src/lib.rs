@@ -32,7 +32,7 @@ pub use engine::{
     Abandon, Action, CallEngine, CallId, CallSpec, PeerId, PendingCall, Transport, WaitReason,
 };
 pub use headers::{is_key_header, is_set_again_by_axios, IDEMPOTENCY_KEY_HEADER, SET_AGAIN_BY_AXIOS};
-pub use key::{IdempotencyKey, KeyError};
+pub use key::{check_key, new_key_text, write_structured_field, IdempotencyKey, KeyError};
 pub use repeat::{
     classify, AttemptEnd, Ended, RepeatOverride, RepeatPolicy, Verdict, DEFAULT_ATTEMPT_TIMEOUT_MS,
     DEFAULT_DELAY_MS, DEFAULT_WITHIN_MS, JITTER_WHOLE, MAX_DELAY_MS,

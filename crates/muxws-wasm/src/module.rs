@@ -384,7 +384,7 @@ impl<R: TextReader + Clone + 'static> Module<R> {
                 slot.peer.socket_message(socket as u64, text, ms(now));
             } else {
                 slot.peer
-                    .socket_message_oversize(socket as u64, text, ms(now));
+                    .socket_message_over_cap(socket as u64, text, ms(now));
             }
         }
     }

@@ -484,13 +484,13 @@ impl Peer {
         }
     }
 
-    /// A text message on `socket` longer than the frame cap, of which the driver kept only `head`
-    /// (its first bytes): refused without being parsed whole (WSM-FRG-031); see
-    /// [`Connection::receive_oversize`].
-    pub fn socket_message_oversize(&mut self, socket: SocketId, head: &str, now: u64) {
+    /// A text message on `socket` known to be over the frame cap, of which only `head` (its first
+    /// bytes, e.g. what fits a window of the cap + 1 bytes) is given: declined without being
+    /// decoded (WSM-FRG-031, [`Connection::receive_over_cap`]). Never panics.
+    pub fn socket_message_over_cap(&mut self, socket: SocketId, head: &str, now: u64) {
         if let Some((s, conn)) = &mut self.live {
             if *s == socket {
-                conn.receive_oversize(head, now);
+                conn.receive_over_cap(head, now);
                 self.progress(now);
             }
         }
