@@ -550,6 +550,7 @@ export class PeerCore {
         if (call.inflight?.attempt === attempt) call.inflight.abandon(why);
       },
       reconnectNow: () => this.reconnectNow(),
+      timeoutError: (message, props) => new StreamTimeout(message, props),
     };
   }
 
