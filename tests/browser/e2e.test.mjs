@@ -6,6 +6,8 @@ import { startHostileMuxws } from '../harness/hostile-muxws.mjs';
 import { startStack } from '../harness/stack.mjs';
 import { activityScenarios } from '../e2e/activity-scenarios.mjs';
 import { axiosScenarios } from '../e2e/axios-scenarios.mjs';
+import { catalogMuxwsScenarios, catalogRestScenarios } from '../e2e/catalog-scenarios.mjs';
+import { compat06Scenarios } from '../e2e/compat06-scenarios.mjs';
 import { hostileScenarios } from '../e2e/hostile-scenarios.mjs';
 import { muxwsScenarios } from '../e2e/muxws-scenarios.mjs';
 import { restScenarios } from '../e2e/rest-scenarios.mjs';
@@ -19,7 +21,7 @@ before(async () => {
   stack = await startStack({});
   hostile = await startHostileMuxws();
   const env = { baseUrl: stack.baseUrl, wsUrl: stack.wsUrl, hostileBase: hostile.base };
-  const modules = ['rest', 'muxws', 'hostile', 'activity', 'axios'].map((name) => `/tests/e2e/${name}-scenarios.mjs`);
+  const modules = ['rest', 'muxws', 'hostile', 'activity', 'axios', 'catalog', 'compat06'].map((name) => `/tests/e2e/${name}-scenarios.mjs`);
   runner = await openRunner(modules, env);
 });
 after(async () => {
@@ -28,7 +30,16 @@ after(async () => {
   await stack?.stop();
 });
 
-const scenarioSets = [restScenarios, muxwsScenarios, hostileScenarios, activityScenarios, axiosScenarios];
+const scenarioSets = [
+  restScenarios,
+  muxwsScenarios,
+  hostileScenarios,
+  activityScenarios,
+  axiosScenarios,
+  catalogRestScenarios,
+  catalogMuxwsScenarios,
+  compat06Scenarios,
+];
 for (const name of scenarioSets.flatMap((scenarios) => Object.keys(scenarios))) {
   test(`chromium: ${name}`, () => runner.run(name));
 }
