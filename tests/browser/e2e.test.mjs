@@ -7,7 +7,7 @@ import { startStack } from '../harness/stack.mjs';
 import { activityScenarios } from '../e2e/activity-scenarios.mjs';
 import { axiosScenarios } from '../e2e/axios-scenarios.mjs';
 import { catalogMuxwsScenarios, catalogRestScenarios } from '../e2e/catalog-scenarios.mjs';
-import { compat06Scenarios } from '../e2e/compat06-scenarios.mjs';
+import { compat06MuxwsScenarios, compat06Scenarios } from '../e2e/compat06-scenarios.mjs';
 import { hostileScenarios } from '../e2e/hostile-scenarios.mjs';
 import { muxwsScenarios } from '../e2e/muxws-scenarios.mjs';
 import { restScenarios } from '../e2e/rest-scenarios.mjs';
@@ -39,6 +39,7 @@ const scenarioSets = [
   catalogRestScenarios,
   catalogMuxwsScenarios,
   compat06Scenarios,
+  compat06MuxwsScenarios,
 ];
 for (const name of scenarioSets.flatMap((scenarios) => Object.keys(scenarios))) {
   test(`chromium: ${name}`, () => runner.run(name));

@@ -175,3 +175,105 @@ export const compat06Scenarios = {
     equal((await call).title, 'Dune', 'over fetch');
   },
 };
+
+/**
+ * The same over muxws: 0.6's `route_muxws(Class, options)` and `MuxwsProxyImpl`, the peer given as
+ * a peer or as a function (called once, at the first call), errors as `ViewSetRequestError`.
+ * Needs { pkg, wsUrl, ctl }.
+ */
+export const compat06MuxwsScenarios = {
+  async '0.6 style over muxws: route_muxws with a peer: list params, lookup, bulk destroy; ViewSetRequestError without pseudo-headers'({ pkg, wsUrl, ctl }) {
+    await ctl.seedCatalog();
+    const before = await ctl.counters();
+    const peer = await pkg.connectMuxws(wsUrl);
+    try {
+      class BookViewSet extends pkg.BulkViewSetMixin {
+        static declares = [pkg.BulkViewSetMixin, pkg.LookupMixin];
+      }
+      const books = pkg.route_muxws(BookViewSet, { basePath: '/catalog/bulk', pkFieldName: 'id', peer, timeoutMs: 10_000, headers: { 'x-trace': 'compat' } });
+      const listed = books.list({ sort: 'title', year__in: [1815, 1817] });
+      same((await listed).map((b) => b.title), ['Emma', 'Persuasion'], 'list(params): the array filter applies over muxws too');
+      equal((await ctl.entriesOf(listed.key))[0].headers['x-trace'], 'compat', 'the headers option');
+      equal((await books.lookup()).length, 12, 'lookup');
+      same(await books.bulkDestroy([1]), [{ 1: null }], 'bulkDestroy');
+      const error = await rejects(books.destroy(99), pkg.ViewSetRequestError, 'destroy(99)');
+      equal(error.response.status, 404, 'response.status (from :status)');
+      equal(error.response.data.detail_code, 'fastapi-viewsets.not_found', 'response.data');
+      ok(!Object.keys(error.response.headers).some((name) => name.startsWith(':')), `no pseudo-headers (${Object.keys(error.response.headers)})`);
+      ok(Object.values(error.response.headers).every((value) => typeof value === 'string'), 'string values');
+      same(ranSince(before, await ctl.counters()), inOrder({ 'bulk.list': 1, 'bulk.lookup': 1, 'bulk.bulk_destroy': 1 }), 'ran once each (the 404 ran no destroy)');
+    } finally {
+      await peer.close();
+    }
+  },
+
+  async '0.6 style over muxws: a lazy peer is called once, at the first call; calls issued before it resolved are pending and settle'({ pkg, wsUrl, ctl }) {
+    await ctl.seedCatalog();
+    let called = 0;
+    let peer;
+    const source = () => {
+      called += 1;
+      return pkg.connectMuxws(wsUrl).then((connected) => (peer = connected));
+    };
+    try {
+      class ReadOnly extends pkg.ReadOnlyViewSetMixin {}
+      const books = pkg.route_muxws(ReadOnly, { basePath: '/catalog/books', pkFieldName: 'id', validateSchema: false, peer: source });
+      equal(called, 0, 'not called before the first call');
+      const early = [books.retrieve(1), books.retrieve(2), books.list({ author: 'Lem' })];
+      equal(called, 1, 'called once, by the first call');
+      ok(early.every((call) => typeof call.key === 'string' && call.key.length === 36), 'each call has its key at once');
+      const pending = pkg.pendingCalls().filter((call) => early.some((c) => c.key === call.key));
+      equal(pending.length, 3, 'the calls waiting for the peer are pending');
+      ok(pending.every((call) => call.transport === 'muxws'), 'over muxws');
+      same((await Promise.all(early)).map((answer) => (Array.isArray(answer) ? answer.map((b) => b.title) : answer.title)), ['Dune', 'Emma', ['Solaris', 'Fiasco']], 'answers');
+      equal((await books.retrieve(3)).title, 'Ubik', 'a call once the peer is known');
+      equal(called, 1, 'still called once');
+    } finally {
+      await peer?.close();
+    }
+  },
+
+  async '0.6 style over muxws: a lazy peer that fails rejects the waiting calls with its error; the next call calls it again'({ pkg, wsUrl, ctl }) {
+    await ctl.seedCatalog();
+    let called = 0;
+    let peer;
+    const source = async () => {
+      called += 1;
+      if (called === 1) throw new Error('not yet');
+      return (peer = await pkg.connectMuxws(wsUrl));
+    };
+    try {
+      const Books = pkg.muxwsViewSet()('id', [pkg.CursorListMixin, pkg.RetrieveMixin]);
+      const cursor = new Books({ basePath: '/catalog/cursor', peer: source, validateSchema: false });
+      const first = cursor.retrieve(1);
+      const error = await rejects(first, Error, 'the first call');
+      equal(error.message, 'not yet', "the source's error");
+      equal(error.key, first.key, 'carrying the key');
+      const page = await cursor.listCursor({ limit: 2 });
+      same([page.results.map((b) => b.id), page.hasMore], [[1, 2], true], 'the next call connects');
+      equal(called, 2, 'called again after the failure, then kept');
+    } finally {
+      await peer?.close();
+    }
+  },
+
+  async '0.6 style over muxws: a MuxwsProxyImpl subclass with its own endpoint'({ pkg, wsUrl, ctl }) {
+    await ctl.seedCatalog();
+    const peer = await pkg.connectMuxws(wsUrl);
+    try {
+      class BookProxy extends pkg.MuxwsProxyImpl {
+        async count() {
+          return (await this.request('GET', '')).length;
+        }
+      }
+      const proxy = new BookProxy({ basePath: '/catalog/books', pkFieldName: 'id', peer, validateSchema: false });
+      equal(await proxy.count(), 12, 'a custom endpoint on this.request');
+      equal(proxy.pkFieldName, 'id', 'pkFieldName');
+      const pages = new pkg.MuxwsProxyImpl({ basePath: '/catalog/pages', pkFieldName: 'id', peer, validateSchema: false });
+      const page = await pages.listPage({ limit: 4, offset: 8 });
+      same([page.results.map((b) => b.id), page.hasMore, page.hasPrevious], [[9, 10, 11, 12], false, true], 'listPage');
+    } finally {
+      await peer.close();
+    }
+  },
+};
