@@ -2,7 +2,8 @@
 # Builds the npm package @dynamicforms/fastapi-viewsets into pkg/:
 #   each wasm crate with wasm-pack (cargo, size profile; the installed wasm-bindgen, nothing
 #   downloaded: --mode no-install, wasm-pack's own wasm-opt off) -> wasm-opt -Oz (binaryen 132 from
-#   npm) -> the TS facade (pkg-template/src, compiled by tsc) -> package.json from pkg-template;
+#   npm) -> the TS facade (pkg-template/src, compiled by tsc, bundled by scripts/bundle.mjs into
+#   index.js and a chunk per dynamic import) -> package.json from pkg-template;
 #   then the sizes an app ships, measured with a bundler (scripts/size.mjs), against the budget.
 # The calls module is instantiated on import (top-level await); the muxws module only by connectMuxws().
 set -euo pipefail
@@ -40,8 +41,14 @@ for crate in crates/*-wasm; do
   [ "$name" = calls ] || build_wasm "$(basename "$crate")" "$name"
 done
 
-tsc -p pkg-template/tsconfig.json --outDir "$out"
-cp "$gen"/*.js "$gen"/*.d.ts "$out/wasm/"
+tsc -p pkg-template/tsconfig.json --outDir "$work/tsc"
+mkdir -p "$work/tsc/wasm" && cp "$gen"/*.js "$work/tsc/wasm/"
+node scripts/bundle.mjs "$work/tsc" "$out"
+# The declarations stay one file per module, as tsc wrote them (index.d.ts re-exports the others).
+(cd "$work/tsc" && find . -name '*.d.ts') | while read -r file; do
+  mkdir -p "$out/$(dirname "$file")" && cp "$work/tsc/$file" "$out/$file"
+done
+cp "$gen"/*.d.ts "$out/wasm/"
 node scripts/package-json.mjs pkg-template/package.json crates/calls-wasm/Cargo.toml "$out/package.json"
 cp README.md "$out/README.md" 2>/dev/null || true
 

@@ -49,8 +49,21 @@ export interface CallSettleEvent extends ActivityBase {
   ended: string;
 }
 
+/** Why a call waits: an attempt is out, a repeat's delay, its muxws peer's reconnect, or the platform being offline. */
+export type WaitReason = 'in-flight' | 'delay' | 'reconnect' | 'offline';
+
+/**
+ * A call's repeat started waiting for the platform to be online (`reason: 'offline'`), or that
+ * wait ended (`'in-flight'`: the repeat goes out; `'reconnect'`: it still waits for its muxws peer).
+ * Only where the platform reports online/offline (browsers).
+ */
+export interface CallWaitEvent extends ActivityBase {
+  type: 'wait';
+  reason: WaitReason;
+}
+
 /** What `onCallActivity` listeners receive. */
-export type CallActivityEvent = CallStartEvent | CallRetryEvent | CallSettleEvent;
+export type CallActivityEvent = CallStartEvent | CallRetryEvent | CallSettleEvent | CallWaitEvent;
 
 /** A call that has not settled. */
 export interface PendingCall {
@@ -67,6 +80,11 @@ export interface PendingCall {
   nextAttemptAt: number | null;
   /** Its repeat waits for its muxws peer to reconnect. */
   waitingForReconnect: boolean;
+  /**
+   * Why it waits: `'in-flight'` (an attempt is out), `'delay'` (its repeat's delay: `nextAttemptAt`),
+   * `'reconnect'` (its muxws peer), `'offline'` (the platform; it goes at once when back online).
+   */
+  waitingFor: WaitReason;
 }
 
 /** Calls `listener` with every activity event; returns the function that stops it. A listener that throws is reported on the console and harms nothing. */

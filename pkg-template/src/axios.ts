@@ -10,7 +10,7 @@
 import { restBody } from './body.js';
 import { engine, putText } from './calls.js';
 import { headersObject } from './headers.js';
-import { hasDetail, intercept } from './rest.js';
+import { hasDetail, intercept, retryAfterMs } from './rest.js';
 import { captureHeaders, End, report, type CallRecord, type Transport } from './runtime.js';
 
 /** What this transport needs of an axios instance (`axios.create()` or the default export). */
@@ -36,7 +36,12 @@ export interface AxiosSend {
 const setAgain = new Map<string, boolean>();
 function isSetAgain(name: string): boolean {
   let known = setAgain.get(name);
-  if (known === undefined) setAgain.set(name, (known = (engine.header_rule(putText(name)) & 2) !== 0));
+  if (known === undefined) {
+    const { length, badIndex } = putText(name);
+    // A name with a non-ASCII character is none of the ones axios sets again.
+    known = badIndex < 0 && (engine.header_rule(length) & 2) !== 0;
+    setAgain.set(name, known);
+  }
   return known;
 }
 
@@ -129,11 +134,12 @@ function settleWith(
 ): void {
   const status = typeof response.status === 'number' ? response.status : 0;
   const end = End.HttpAnswer | (hasDetail(response.data) ? End.JsonDetail : 0);
+  const retryAfter = retryAfterMs(String((response.headers as Record<string, unknown> | undefined)?.['retry-after'] ?? ''));
   if (error === null || status < 400) {
     const headers = (): Record<string, unknown> => ({ ...(response.headers as Record<string, unknown>) });
-    return report(call.id, attempt, end, status, { kind: 'answer', status, body: response.data, headers });
+    return report(call.id, attempt, end, status, { kind: 'answer', status, body: response.data, headers }, retryAfter);
   }
-  report(call.id, attempt, end, status, { kind: 'failure', error });
+  report(call.id, attempt, end, status, { kind: 'failure', error }, retryAfter);
 }
 
 /** A transport sending through `instance`; `timeoutMs` is each attempt's axios `timeout` (0: none). */

@@ -25,7 +25,7 @@ export function isReadableStream(value: object): boolean {
 /** `body` as JSON text: the JSON values (objects, arrays, numbers, booleans, null, strings over muxws). */
 export function jsonBody(body: unknown, what: string): string {
   if (body !== null && typeof body === 'object' && LOSSY.some((Kind) => body instanceof Kind)) {
-    throw new TypeError(`${what} cannot be sent as JSON: a ${body.constructor.name} would arrive as {} (convert it, e.g. with Object.fromEntries or Array.from)`);
+    throw new TypeError(`${what} cannot be sent as JSON: a ${body.constructor.name} would arrive as {}`);
   }
   let text: string | undefined;
   try {
@@ -55,7 +55,7 @@ export function restBody(body: unknown, request: () => Request): RestBody {
     return { init: null, contentType: null, pending: once.arrayBuffer().then((init) => ({ init, contentType })) };
   }
   if (body !== null && typeof body === 'object' && isReadableStream(body)) {
-    throw new TypeError('options.body cannot be a ReadableStream: a stream can be sent only once, and a repeat must send the same bytes');
+    throw new TypeError('options.body cannot be a ReadableStream: a repeat must send the same bytes again');
   }
   return { init: jsonBody(body, 'options.body'), contentType: 'application/json', pending: null };
 }

@@ -13,14 +13,15 @@ export interface CallsExports {
   boundary_version(): number;
   scratch(length: number): number;
   key_generate(a: number, b: number, c: number, d: number): number;
-  key_field(length: number): number;
+  key_field(length: number, badIndex: number, badCode: number): number;
   header_rule(length: number): number;
-  call_issue(peer: number, withinMs: number, delayMs: number, attemptTimeoutMs: number, background: number, now: number): number;
+  call_issue(peer: number, withinMs: number, delayMs: number, attemptTimeoutMs: number, background: number, now: number, jitter: number, jitterSeed: number): number;
   call_headers_captured(call: number, attempt: number): void;
-  call_attempt_ended(call: number, attempt: number, end: number, status: number, now: number): void;
+  call_attempt_ended(call: number, attempt: number, end: number, status: number, now: number, retryAfterMs: number): void;
   call_cancel(call: number, now: number): void;
   peer_state(peer: number, state: number, now: number): void;
   retry_now(now: number): void;
+  set_online(online: number, now: number): void;
   handle_timeout(now: number): void;
   next_timeout(): number;
   drain_actions(): number;
@@ -32,7 +33,7 @@ export interface CallsExports {
 }
 
 /** The version of the exports and records this facade reads (`BOUNDARY_VERSION` in the crate). */
-const BOUNDARY_VERSION = 1;
+const BOUNDARY_VERSION = 4;
 
 const module = await compileWasm(new URL('./wasm/calls_bg.wasm', import.meta.url));
 /** The engine's exports. */
@@ -53,21 +54,24 @@ export function records(pointer: number, count: number, fields: number): Float64
 }
 
 /**
- * Writes `text` to the module's text window (UTF-16 code units) and returns its length, for the
- * exports that read a string from there.
+ * Writes the ASCII characters of `text` before its first other one to the module's text window
+ * (bytes) and returns how many, with that other character's position (in characters) and code
+ * point, `-1` when there is none: the module decides what to make of it.
  */
-export function putText(text: string): number {
-  const length = text.length;
-  const units = new Uint16Array(instance.memory.buffer, engine.scratch(length), length);
-  for (let at = 0; at < length; at++) units[at] = text.charCodeAt(at);
-  return length;
+export function putText(text: string): { length: number; badIndex: number; badCode: number } {
+  const bytes = new Uint8Array(instance.memory.buffer, engine.scratch(text.length), text.length);
+  let index = 0;
+  for (const ch of text) {
+    const code = ch.codePointAt(0)!;
+    if (code > 0x7f) return { length: index, badIndex: index, badCode: code };
+    bytes[index++] = code;
+  }
+  return { length: index, badIndex: -1, badCode: 0 };
 }
 
-const utf16 = new TextDecoder('utf-16le');
-
-/** The first `length` code units of the module's text window, as a string. */
+/** The first `length` bytes of the module's text window (ASCII), as a string. */
 export function takeText(length: number): string {
-  return utf16.decode(new Uint16Array(instance.memory.buffer, engine.scratch(0), length));
+  return String.fromCharCode(...new Uint8Array(instance.memory.buffer, engine.scratch(0), length));
 }
 
 /** The size of the module's linear memory in bytes (it never shrinks: its high-water mark). */

@@ -29,7 +29,20 @@ export interface ProxyCore {
   readonly attemptTimeoutMs: number;
   readonly withinMs: number;
   readonly delayMs: number;
+  readonly jitter: number;
   readonly transport: Transport;
+  /** Calls are persisted unless they say otherwise (`persist` of the proxy). */
+  readonly persist: boolean;
+  /** Header names never persisted with a call (lower case), besides credentials. */
+  readonly persistExclude: readonly string[];
+}
+
+/** The proxies by `basePath` (the latest made for a path): what a resumed call is sent through. */
+const proxies = new Map<string, ProxyCore>();
+
+/** The proxy made last for `basePath`, if any. */
+export function proxyFor(basePath: string): ProxyCore | undefined {
+  return proxies.get(basePath);
 }
 
 /** An optional non-negative whole number of milliseconds. */
@@ -42,11 +55,15 @@ function optionalMs(options: unknown, name: string): number | undefined {
   return value;
 }
 
-/** `{ withinMs, delayMs }` of a `repeat` option (either may be missing). */
-function repeatOption(value: unknown): { withinMs?: number; delayMs?: number } {
+/** `{ withinMs, delayMs, jitter }` of a `repeat` option (each may be missing). */
+function repeatOption(value: unknown): { withinMs?: number; delayMs?: number; jitter?: number } {
   if (value === undefined || value === null) return {};
-  if (typeof value !== 'object') throw new TypeError('repeat must be an object { withinMs, delayMs }');
-  return { withinMs: optionalMs(value, 'withinMs'), delayMs: optionalMs(value, 'delayMs') };
+  if (typeof value !== 'object') throw new TypeError('repeat must be an object { withinMs, delayMs } (and optionally jitter)');
+  const jitter = get(value, 'jitter');
+  if (jitter !== undefined && !(typeof jitter === 'number' && jitter >= 0 && jitter <= 1)) {
+    throw new TypeError('repeat.jitter must be a number from 0 to 1');
+  }
+  return { withinMs: optionalMs(value, 'withinMs'), delayMs: optionalMs(value, 'delayMs'), jitter };
 }
 
 function defaultBaseUrl(): string {
@@ -96,7 +113,11 @@ export function proxyCore(options: unknown, peerTransport?: (peer: unknown) => T
     transport = axiosTransport(axios as AxiosLike, attemptTimeoutMs);
     attemptTimeoutMs = 0;
   }
-  return {
+  const persistExclude = get(options, 'persistExclude') ?? [];
+  if (!Array.isArray(persistExclude) || persistExclude.some((name) => typeof name !== 'string')) {
+    throw new TypeError('options.persistExclude must be an array of header names');
+  }
+  const core: ProxyCore = {
     basePath,
     baseUrl,
     headers: headersFrom(get(options, 'headers'), 'options.headers'),
@@ -104,8 +125,13 @@ export function proxyCore(options: unknown, peerTransport?: (peer: unknown) => T
     attemptTimeoutMs,
     withinMs: repeat.withinMs ?? DEFAULT_WITHIN_MS,
     delayMs: repeat.delayMs ?? DEFAULT_DELAY_MS,
+    jitter: repeat.jitter ?? 0,
     transport,
+    persist: Boolean(get(options, 'persist')),
+    persistExclude: persistExclude.map((name: string) => name.toLowerCase()),
   };
+  proxies.set(basePath, core);
+  return core;
 }
 
 /** `base`, then each path segment, joined with single slashes (`/` when all are empty). */
@@ -121,6 +147,7 @@ export function joinPath(base: string, ...segments: string[]): string {
 /** The encoded query string of `query` (arrays repeat a name; `undefined`/`null` are left out). */
 function encodeQuery(query: unknown): string {
   if (query === undefined || query === null) return '';
+  if (query instanceof URLSearchParams) return query.toString();
   if (typeof query !== 'object') throw new TypeError('options.query must be an object');
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(query)) {
@@ -131,28 +158,39 @@ function encodeQuery(query: unknown): string {
   return params.toString();
 }
 
-/** 64 keys' worth of random words, drawn in one `crypto.getRandomValues()` call. */
+/** Random words for keys and jitter seeds, drawn 256 at a time from `crypto.getRandomValues()`. */
 const randomPool = new Uint32Array(256);
 let randomLeft = 0;
 
-/** A new version 4 UUID (built by the calls module from pooled `crypto.getRandomValues()` bytes). */
-export function newKey(): string {
-  if (randomLeft < 4) {
+/** One random `u32` from the pool, refilled from `crypto.getRandomValues()` when it runs out. */
+function randomWord(): number {
+  if (randomLeft === 0) {
     if (typeof crypto === 'undefined' || typeof crypto.getRandomValues !== 'function') {
       throw new TypeError('crypto.getRandomValues() is not available to generate an Idempotency-Key');
     }
     crypto.getRandomValues(randomPool);
     randomLeft = randomPool.length;
   }
-  randomLeft -= 4;
-  const at = randomLeft;
-  return takeText(engine.key_generate(randomPool[at], randomPool[at + 1], randomPool[at + 2], randomPool[at + 3]));
+  return randomPool[--randomLeft];
+}
+
+/** A new version 4 UUID (built by the calls module from pooled `crypto.getRandomValues()` bytes). */
+export function newKey(): string {
+  return takeText(engine.key_generate(randomWord(), randomWord(), randomWord(), randomWord()));
 }
 
 /** `key` as the value of the Idempotency-Key header (a Structured Field string); a TypeError when it is not acceptable. */
 function keyField(key: string): string {
-  const length = engine.key_field(putText(key));
-  if (length < 0) throw new TypeError(`invalid Idempotency-Key: ${takeText(-1 - length)}`);
+  const { length: ascii, badIndex, badCode } = putText(key);
+  const length = engine.key_field(ascii, badIndex, badCode);
+  if (length === -1) throw new TypeError('invalid Idempotency-Key: it must not be empty');
+  if (length < -1) {
+    const index = -2 - length;
+    const code = [...key][index].codePointAt(0)!;
+    throw new TypeError(
+      `invalid Idempotency-Key: it may hold only printable ASCII characters (U+0020 to U+007E), but the character at position ${index} is ${JSON.stringify(String.fromCodePoint(code))} (U+${code.toString(16).toUpperCase().padStart(4, '0')})`,
+    );
+  }
   return takeText(length);
 }
 
@@ -173,7 +211,14 @@ export interface ComposedCall {
 }
 
 /** Composes one call of `core`: `method` on `path` (relative to `basePath`) with `options`. */
-export function composeCall(core: ProxyCore, method: string, path: string, options: unknown, key: { key: string; keyField: string }): ComposedCall {
+export function composeCall(
+  core: ProxyCore,
+  method: string,
+  path: string,
+  options: unknown,
+  key: { key: string; keyField: string },
+  resumed?: { issuedAt: number },
+): ComposedCall {
   if (options !== undefined && (options === null || typeof options !== 'object')) {
     throw new TypeError('request options must be an object');
   }
@@ -200,6 +245,7 @@ export function composeCall(core: ProxyCore, method: string, path: string, optio
     body: get(options, 'body'),
     interceptors: core.interceptors,
   });
+  const background = Boolean(get(options, 'background'));
   return {
     request: {
       ...key,
@@ -207,10 +253,17 @@ export function composeCall(core: ProxyCore, method: string, path: string, optio
       path: fullPath,
       query,
       send,
-      background: Boolean(get(options, 'background')),
+      background,
+      basePath: core.basePath,
+      // Background calls (the schema check, say) are never persisted.
+      persist: !background && Boolean(get(options, 'persist') ?? core.persist),
+      persistExclude: core.persistExclude,
+      resumed,
       withinMs: repeat.withinMs ?? core.withinMs,
       delayMs: repeat.delayMs ?? core.delayMs,
       attemptTimeoutMs: core.attemptTimeoutMs,
+      jitter: repeat.jitter ?? core.jitter,
+      jitterSeed: randomWord(),
     },
     signal: signal as AbortSignal | null,
   };
@@ -220,11 +273,11 @@ export function composeCall(core: ProxyCore, method: string, path: string, optio
  * Issues one call of `core`; never throws: anything wrong with it is a rejected `ViewSetCall`
  * (with the key given, else a new one), nothing sent.
  */
-export function issueCall<R>(core: ProxyCore, method: string, path: string, options: unknown): ViewSetCall<R> {
+export function issueCall<R>(core: ProxyCore, method: string, path: string, options: unknown, resumed?: { issuedAt: number }): ViewSetCall<R> {
   let given: unknown;
   try {
     given = get(options, 'key');
-    const { request, signal } = composeCall(core, method, path, options, callKey(given));
+    const { request, signal } = composeCall(core, method, path, options, callKey(given), resumed);
     return issue<R>(request, core.transport, signal);
   } catch (error) {
     let key = typeof given === 'string' ? given : '';

@@ -17,6 +17,8 @@ export * from './proxies.js';
 export * from './translate.js';
 export * from './activity.js';
 export * from './muxws.js';
+export * from './persist.js';
+export * from './unload.js';
 
 /** A new version 4 UUID, built from `crypto.getRandomValues()` as every call's key is. */
 export function newKey(): string {

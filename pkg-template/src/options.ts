@@ -13,6 +13,11 @@ export interface RepeatOptions {
   withinMs?: number;
   /** The delay before a repeat after a lost connection or a gateway status (ms, default 1000), doubled after each, at most 30000. */
   delayMs?: number;
+  /**
+   * 0…1 (default 0): each delay is drawn uniformly from [delay·(1−jitter), delay], so that clients
+   * cut off by one outage do not all repeat at the same moments. A server's `Retry-After` is kept exactly.
+   */
+  jitter?: number;
 }
 
 /** A query parameter value; arrays repeat the parameter (`?a=1&a=2`), `null`/`undefined` leave it out. */
@@ -44,6 +49,8 @@ export interface RequestOptions {
   background?: boolean;
   /** Cancels the call: its attempt is aborted and it rejects with `CallCancelled`. */
   signal?: AbortSignal;
+  /** Store this call until it settles, so that `resumeCalls()` sends it again after a reload (REST). */
+  persist?: boolean;
 }
 
 /** One entry of a `declares` list: a mixin naming the built-in actions it brings (0.6). */
@@ -66,6 +73,14 @@ interface CommonOptions {
   schemaCheck?: boolean;
   /** 0.6's name of `schemaCheck`. */
   validateSchema?: boolean;
+  /**
+   * Store every call of this proxy until it settles, so that `resumeCalls()` sends it again after a
+   * reload (REST through fetch; per call: `RequestOptions.persist`). Bodies are stored in the clear;
+   * credentials (Authorization, Cookie) and the headers named in `persistExclude` never.
+   */
+  persist?: boolean;
+  /** Header names never stored with a persisted call, besides credentials. */
+  persistExclude?: string[];
 }
 
 /** Options of a REST proxy. */

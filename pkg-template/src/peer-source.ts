@@ -91,5 +91,9 @@ function lazyTransport(source: () => unknown): Transport {
     reconnectNow() {
       real?.reconnectNow();
     },
+    timeoutError(message, props) {
+      // before the peer is known, the runtime's AttemptTimeoutError
+      return real?.timeoutError?.(message, props);
+    },
   };
 }

@@ -26,21 +26,28 @@ import { muxwsViewSet, restViewSet, ViewSetBase, type PkFieldName, type ViewSetI
  * schema check.
  */
 export interface ViewSetProxyBase<K extends KeyType, T, PK extends keyof T = DefaultPk<T>>
-  extends BulkViewSetMixin<K, T, PK>,
+  extends ViewSetBase,
+    BulkViewSetMixin<K, T, PK>,
     PaginatedListMixin<T>,
     CursorListMixin<T>,
-    LookupMixin {}
-export abstract class ViewSetProxyBase<K extends KeyType, T, PK extends keyof T = DefaultPk<T>> extends ViewSetBase {
-  /** The mixins this ViewSet declares, for the schema check; without them there is no check. */
-  static declares?: readonly ViewSetMixinDeclaration[];
-
-  static {
-    addActions(this, [BulkViewSetMixin, PaginatedListMixin, CursorListMixin, LookupMixin]);
-  }
-
+    LookupMixin {
   /** 0.6's start of the schema check: 0.7 schedules it when the proxy is made, so this does nothing. */
-  protected initSchemaValidation(): void {}
+  initSchemaValidation(): void;
 }
+export const ViewSetProxyBase: {
+  /** The mixins this ViewSet declares, for the schema check; without them there is no check. */
+  declares?: readonly ViewSetMixinDeclaration[];
+} & (abstract new <K extends KeyType, T, PK extends keyof T = DefaultPk<T>>(
+  options: ViewSetOptions | MuxwsViewSetOptions,
+) => ViewSetProxyBase<K, T, PK>) =
+  // made by a pure call, so that an app that never names a 0.6 proxy class ships neither it nor the mixins it holds
+  /* @__PURE__ */ (() => {
+    abstract class ViewSetProxyBase extends ViewSetBase {
+      initSchemaValidation(): void {}
+    }
+    addActions(ViewSetProxyBase, [BulkViewSetMixin, PaginatedListMixin, CursorListMixin, LookupMixin]);
+    return ViewSetProxyBase as never;
+  })();
 
 /** The request shortcuts of the axios instance a `RestProxyImpl` was given (`this.http`). */
 export interface AxiosHttp extends AxiosLike {

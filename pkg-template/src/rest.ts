@@ -41,6 +41,18 @@ function isJson(contentType: string): boolean {
   return media === 'application/json' || media.endsWith('+json');
 }
 
+/**
+ * A `Retry-After` value in ms from now: delay-seconds, or an HTTP date minus now (at least 0); -1
+ * when there is none or it is neither. The engine applies it to a gateway status it repeats.
+ */
+export function retryAfterMs(value: string | null | undefined): number {
+  const text = value?.trim();
+  if (!text) return -1;
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? -1 : Math.max(0, at - Date.now());
+}
+
 /** A body FastAPI gives an HTTPException: a JSON object holding `detail`. */
 export function hasDetail(body: unknown): boolean {
   return body !== null && typeof body === 'object' && !Array.isArray(body) && Object.prototype.hasOwnProperty.call(body, 'detail');
@@ -96,7 +108,7 @@ async function readAnswer(call: CallRecord, attempt: number, response: Response)
     }
   }
   const end = End.HttpAnswer | (hasDetail(body) ? End.JsonDetail : 0);
-  report(call.id, attempt, end, status, { kind: 'answer', status, body, headers });
+  report(call.id, attempt, end, status, { kind: 'answer', status, body, headers }, retryAfterMs(response.headers.get('retry-after')));
 }
 
 function send(call: CallRecord, attempt: number, rest: RestSend, init: BodyInit | null, signal: AbortSignal): void {
@@ -171,4 +183,20 @@ export const restTransport: Transport = {
     if (call.inflight?.attempt === attempt) call.inflight.abandon('superseded');
   },
   reconnectNow() {},
+  async stored(call) {
+    const { headers, body } = call.send as RestSend;
+    const kept = new Headers(headers);
+    let init = body.init;
+    if (body.pending) {
+      const bytes = await body.pending;
+      init = bytes.init;
+      if (!kept.has('content-type')) kept.set('content-type', bytes.contentType);
+    }
+    if (init instanceof URLSearchParams) {
+      // Stored as its text, with the content type fetch gives it.
+      if (!kept.has('content-type')) kept.set('content-type', 'application/x-www-form-urlencoded;charset=UTF-8');
+      init = init.toString();
+    }
+    return { headers: [...kept], body: init as string | Blob | ArrayBuffer | ArrayBufferView | null };
+  },
 };

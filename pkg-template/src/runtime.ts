@@ -14,7 +14,6 @@ import {
   CallCancelled,
   HttpError,
   NetworkError,
-  StreamTimeout,
   ViewSetError,
   type ErrorProps,
 } from './errors.js';
@@ -91,6 +90,17 @@ export interface Transport {
   abandon(call: CallRecord, attempt: number, why: 'timeout' | 'superseded' | 'cancelled'): void;
   /** `retryNow()` while calls wait for this peer: reconnect now. */
   reconnectNow(): void;
+  /**
+   * The error a call rejects with when its last attempt's own timeout ended it (muxws:
+   * `StreamTimeout`); without it, an `AttemptTimeoutError`. Keeps the muxws error classes out of
+   * an app that sends over REST only.
+   */
+  timeoutError?(message: string, props: ErrorProps): unknown;
+  /**
+   * What a persisted call sends, in a form IndexedDB can store (the headers as pairs, the body as a
+   * string, Blob or ArrayBuffer); a transport without it does not persist calls.
+   */
+  stored?(call: CallRecord): Promise<{ headers: [string, string][]; body: string | Blob | ArrayBuffer | ArrayBufferView | null }>;
 }
 
 /** What a proxy composed for one call, as the runtime keeps it. */
@@ -109,10 +119,21 @@ export interface CallRequest {
   send: unknown;
   /** Left out by a busy indicator. */
   background: boolean;
+  /** The `basePath` of the proxy the call was issued through. */
+  basePath: string;
+  /** Stored until it settles, to be resumed after a reload (`persist`, see persist.ts). */
+  persist: boolean;
+  /** Headers never stored with a persisted call (lower case; credentials always). */
+  persistExclude: readonly string[];
+  /** Resumed after a reload by `resumeCalls()`, first issued at `issuedAt`. */
+  resumed?: { issuedAt: number };
   /** The repeat policy and attempt timeout, in ms. */
   withinMs: number;
   delayMs: number;
   attemptTimeoutMs: number;
+  /** `repeat.jitter`, 0…1, and the random seed of this call's jitter. */
+  jitter: number;
+  jitterSeed: number;
 }
 
 /** One unsettled call. */
@@ -135,6 +156,31 @@ export interface CallRecord extends CallRequest {
 
 /** A `Promise<R>` with the call's Idempotency-Key, readable before the call settles. */
 export type ViewSetCall<R> = Promise<R> & { readonly key: string };
+
+/** Where persisted calls are kept (persist.ts installs one with `useCallStore`). */
+export interface CallStore {
+  /** A call with `persist` was issued. */
+  issued(call: CallRecord): void;
+  /** A call with `persist` settled. */
+  settled(call: CallRecord): void;
+}
+
+let store: CallStore | null = null;
+
+/** Installs the store of persisted calls (only an app that resumes calls links it in). */
+export function useCallStore(next: CallStore): void {
+  store = next;
+}
+
+/** Tells the store, if any, about a persisted call; a store that fails harms no call. */
+function tellStore(call: CallRecord, what: 'issued' | 'settled'): void {
+  if (!call.persist || !store) return;
+  try {
+    store[what](call);
+  } catch (error) {
+    warn('the store of persisted calls failed', error);
+  }
+}
 
 const calls = new Map<number, CallRecord>();
 /** Calls settled in the current batch of actions, for the settle activity event that follows. */
@@ -165,6 +211,8 @@ export function issue<R>(request: CallRequest, transport: Transport, signal: Abo
     request.attemptTimeoutMs,
     request.background ? 1 : 0,
     Date.now(),
+    request.jitter,
+    request.jitterSeed,
   );
   const call: CallRecord = {
     ...request,
@@ -179,6 +227,7 @@ export function issue<R>(request: CallRequest, transport: Transport, signal: Abo
     unwatch: null,
   };
   calls.set(id, call);
+  tellStore(call, 'issued');
   if (signal) watchSignal(call, signal);
   pump();
   return withKey(promise, request.key);
@@ -197,14 +246,18 @@ function watchSignal(call: CallRecord, signal: AbortSignal): void {
   call.unwatch = () => signal.removeEventListener('abort', onAbort);
 }
 
-/** Reports how attempt `attempt` of call `id` ended (`end` an `End` code with its flags). */
-export function report(id: number, attempt: number, end: number, status: number, outcome: Outcome): void {
+/**
+ * Reports how attempt `attempt` of call `id` ended (`end` an `End` code with its flags);
+ * `retryAfterMs` the answer's `Retry-After` in ms from now (-1: none), which the engine applies to
+ * a repeated gateway status.
+ */
+export function report(id: number, attempt: number, end: number, status: number, outcome: Outcome, retryAfterMs = -1): void {
   const call = calls.get(id);
   if (call) {
     if (call.inflight?.attempt === attempt) call.inflight = null;
     call.outcome = { attempt, value: outcome };
   }
-  engine.call_attempt_ended(id, attempt, end, status, Date.now());
+  engine.call_attempt_ended(id, attempt, end, status, Date.now(), retryAfterMs);
   pump();
 }
 
@@ -292,7 +345,7 @@ function perform(batch: Float64Array, at: number): void {
   } catch (error) {
     // Only a send can fail in a way that concerns its call: the attempt ends with that error.
     if (batch[at] === 1) failAttempt(id, batch[at + 2], error);
-    else warn('an internal step failed; the other calls go on', error);
+    else warn('an internal step failed', error);
   }
 }
 
@@ -311,7 +364,7 @@ function sendAttempt(id: number, attempt: number, carry: boolean): void {
 export function failAttempt(id: number, attempt: number, error: unknown): void {
   const call = calls.get(id);
   if (call) call.outcome = { attempt, value: { kind: 'failure', error } };
-  engine.call_attempt_ended(id, attempt, End.Other, 0, Date.now());
+  engine.call_attempt_ended(id, attempt, End.Other, 0, Date.now(), -1);
   pump();
 }
 
@@ -334,6 +387,7 @@ function settle(id: number, attempt: number, end: number, status: number, ok: bo
   if (!call) return;
   calls.delete(id);
   justSettled.set(id, call);
+  tellStore(call, 'settled');
   try {
     call.unwatch?.();
   } catch {
@@ -352,14 +406,12 @@ function settle(id: number, attempt: number, end: number, status: number, ok: bo
     return call.reject(new HttpError(outcome.status, outcome.body, plainHeaders(outcome.headers()), message, props));
   }
   if (outcome?.kind === 'failure') return call.reject(withCallProps(outcome.error, props, call));
+  if (kind === End.AttemptTimeout || kind === End.StreamTimeout) {
+    const message = `${call.method} ${call.path} failed: its attempt timed out`;
+    return call.reject(call.transport.timeoutError?.(message, props) ?? new AttemptTimeoutError(message, props));
+  }
   const [Class, what] =
-    kind === End.AttemptTimeout
-      ? [AttemptTimeoutError, 'its attempt timed out']
-      : kind === End.StreamTimeout
-        ? [StreamTimeout, 'its stream timed out']
-        : kind === End.Cancelled
-          ? [CallCancelled, 'it was cancelled by the caller']
-          : [NetworkError, 'its attempt ended without an answer'];
+    kind === End.Cancelled ? [CallCancelled, 'it was cancelled by the caller'] : [NetworkError, 'its attempt ended without an answer'];
   call.reject(new Class(`${call.method} ${call.path} failed: ${what}`, props));
 }
 
@@ -406,7 +458,9 @@ const ENDED = [
   'going-away',
   'error',
 ];
-const TYPES = ['start', 'retry', 'settle'] as const;
+const TYPES = ['start', 'retry', 'settle', 'wait'] as const;
+/** Why a call waits, by code (docs/boundary.md), as `pendingCalls()` and `wait` events name it. */
+const REASONS = ['in-flight', 'delay', 'reconnect', 'offline'] as const;
 
 function dispatch(batch: Float64Array, at: number): void {
   if (listeners.size === 0) return;
@@ -423,6 +477,7 @@ function dispatch(batch: Float64Array, at: number): void {
     background: call.background,
     at: batch[at + 7],
   };
+  if (call.resumed) event.resumed = true;
   if (type === 'retry') {
     event.attempt = batch[at + 3];
     event.ended = ENDED[batch[at + 4]];
@@ -432,12 +487,14 @@ function dispatch(batch: Float64Array, at: number): void {
     event.ok = (batch[at + 6] & 2) !== 0;
     event.attempts = batch[at + 3];
     event.ended = ENDED[batch[at + 4]];
+  } else if (type === 'wait') {
+    event.reason = REASONS[batch[at + 3]];
   }
   for (const listener of [...listeners]) {
     try {
       listener(event);
     } catch (error) {
-      warn('an onCallActivity listener threw; the call and the other listeners go on', error);
+      warn('an onCallActivity listener threw', error);
     }
   }
 }
@@ -471,6 +528,8 @@ export interface PendingCallRecord {
   background: boolean;
   nextAttemptAt: number | null;
   waitingForReconnect: boolean;
+  waitingFor: (typeof REASONS)[number];
+  resumed: boolean;
 }
 
 /** The calls that have not settled, oldest first. */
@@ -487,11 +546,13 @@ export function pendingCalls(): PendingCallRecord[] {
       method: call.method,
       path: call.path,
       transport: call.transport.name,
-      issuedAt: list[at + 1],
+      issuedAt: call.resumed?.issuedAt ?? list[at + 1],
       unansweredAttempts: list[at + 2],
       background: (flags & 1) !== 0,
       nextAttemptAt: Number.isNaN(list[at + 3]) ? null : list[at + 3],
       waitingForReconnect: (flags & 2) !== 0,
+      waitingFor: REASONS[list[at + 5]],
+      resumed: Boolean(call.resumed),
     });
   }
   return out;
@@ -507,6 +568,26 @@ export function retryNow(): void {
   engine.retry_now(Date.now());
   pump();
 }
+
+// ------------------------------------------------------------------------------------- online
+
+/**
+ * Where the platform says whether it is online (browsers and workers: `navigator.onLine` and the
+ * `online`/`offline` events), the engine is told: while offline, repeats wait without spending
+ * attempts; online again, every waiting repeat goes at once. Elsewhere (Node) nothing changes.
+ */
+function followOnline(): void {
+  const scope = globalThis as { navigator?: { onLine?: unknown }; addEventListener?: (type: string, listener: () => void) => void };
+  if (typeof scope.navigator?.onLine !== 'boolean' || typeof scope.addEventListener !== 'function') return;
+  const tell = (online: boolean): void => {
+    engine.set_online(online ? 1 : 0, Date.now());
+    pump();
+  };
+  engine.set_online(scope.navigator.onLine ? 1 : 0, Date.now());
+  scope.addEventListener('online', () => tell(true));
+  scope.addEventListener('offline', () => tell(false));
+}
+followOnline();
 
 // ------------------------------------------------------------------------------------- timer
 

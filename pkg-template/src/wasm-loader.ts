@@ -6,9 +6,11 @@
  */
 export async function compileWasm(url: URL): Promise<WebAssembly.Module> {
   if (url.protocol === 'file:') {
-    const fsModule = 'node:fs/promises'; // a variable keeps bundlers from resolving it for browsers
-    const fs = (await import(/* @vite-ignore */ fsModule)) as { readFile(url: URL): Promise<BufferSource> };
-    return WebAssembly.compile(await fs.readFile(url));
+    // Node (20.16 and later): its built-in fs, reached without an import a browser bundler would follow.
+    const node = (globalThis as { process?: { getBuiltinModule?(name: string): unknown } }).process;
+    const fs = node?.getBuiltinModule?.('node:fs') as { readFileSync(url: URL): BufferSource } | undefined;
+    if (!fs) throw new Error('the package needs Node 20.16 or later');
+    return WebAssembly.compile(fs.readFileSync(url));
   }
   if (typeof WebAssembly.compileStreaming === 'function') {
     try {

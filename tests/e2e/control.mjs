@@ -17,6 +17,13 @@ export function control(baseUrl) {
     },
     clearFaults: () => call('GET', '/__fault?mode=clear'),
     killWs: () => call('GET', '/__fault?mode=kill_ws'),
+    /** Silences every open WebSocket tunnel: nothing forwarded either way, nothing closed, until
+     *  `unsilenceWs()` or `clearFaults()`. Answers `{silenced: n}`. */
+    silenceWs: () => call('GET', '/__fault?mode=silence_ws'),
+    /** Lets silenced tunnels (and held `silence` requests) go on. */
+    unsilenceWs: () => call('GET', '/__fault?mode=unsilence_ws'),
+    /** The proxy's listing: queued faults, pins, open tunnels (`ws_tunnels`, with `silenced`). */
+    proxyState: () => call('GET', '/__fault'),
     counters: () => call('GET', '/__test/counters'),
     log: () => call('GET', '/__test/log'),
     reset: () => call('POST', '/__test/reset'),

@@ -2,7 +2,7 @@
 //! attempt ended, and the actions and pending calls written as records of `f64`.
 
 use alloc::vec::Vec;
-use viewsets_core::{Abandon, Action, ActivityKind, AttemptEnd, PendingCall, Transport};
+use viewsets_core::{Abandon, Action, ActivityKind, AttemptEnd, PendingCall, Transport, JITTER_WHOLE};
 
 /// Fields per action record.
 pub const ACTION_FIELDS: usize = 8;
@@ -19,8 +19,20 @@ pub mod action {
     pub const SETTLE: f64 = 3.0;
     /// Reconnect now: peer.
     pub const RECONNECT_NOW: f64 = 4.0;
-    /// Activity: call, type, attempt(s), ended label, delay ms, flags, at.
+    /// Activity: call, type, attempt(s) (wait: reason), ended label, delay ms, flags, at.
     pub const ACTIVITY: f64 = 5.0;
+}
+
+/// Activity `type` codes (field 2 of an activity record).
+pub mod activity {
+    /// `start`.
+    pub const START: f64 = 0.0;
+    /// `retry`.
+    pub const RETRY: f64 = 1.0;
+    /// `settle`.
+    pub const SETTLE: f64 = 2.0;
+    /// `wait`: the reason (a `WaitReason` code) in field 3.
+    pub const WAIT: f64 = 3.0;
 }
 
 /// `end` flag: the body is a JSON object holding `detail`.
@@ -103,13 +115,18 @@ pub fn write_action(records: &mut Vec<f64>, action: &Action) {
         Action::ReconnectNow { peer } => [action::RECONNECT_NOW, *peer as f64, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
         Action::Activity(event) => {
             let (kind, count, ended, delay, flags) = match &event.kind {
-                ActivityKind::Start => (0.0, 0.0, 0.0, 0.0, 0.0),
-                ActivityKind::Retry { attempt, ended, delay_ms, waits_for_reconnect } => {
-                    (1.0, f64::from(*attempt), f64::from(*ended as u8), *delay_ms as f64, f64::from(u8::from(*waits_for_reconnect)))
-                }
+                ActivityKind::Start => (activity::START, 0.0, 0.0, 0.0, 0.0),
+                ActivityKind::Retry { attempt, ended, delay_ms, waits_for_reconnect } => (
+                    activity::RETRY,
+                    f64::from(*attempt),
+                    f64::from(*ended as u8),
+                    *delay_ms as f64,
+                    f64::from(u8::from(*waits_for_reconnect)),
+                ),
                 ActivityKind::Settle { ok, attempts, ended } => {
-                    (2.0, f64::from(*attempts), f64::from(*ended as u8), 0.0, f64::from(u8::from(*ok) * 2))
+                    (activity::SETTLE, f64::from(*attempts), f64::from(*ended as u8), 0.0, f64::from(u8::from(*ok) * 2))
                 }
+                ActivityKind::Wait { reason } => (activity::WAIT, f64::from(*reason as u8), 0.0, 0.0, 0.0),
             };
             [action::ACTIVITY, event.call as f64, kind, count, ended, delay, flags, event.at as f64]
         }
@@ -119,7 +136,7 @@ pub fn write_action(records: &mut Vec<f64>, action: &Action) {
 
 /// Appends `call` to `records` as one record of [`PENDING_FIELDS`] numbers: call, issued at,
 /// unanswered attempts, next attempt at (NaN: none), flags (1 background, 2 waits for a reconnect,
-/// 4 muxws), 0.
+/// 4 muxws), why it waits (a `WaitReason` code).
 pub fn write_pending(records: &mut Vec<f64>, call: &PendingCall) {
     let flags = u8::from(call.background)
         | (u8::from(call.waiting_for_reconnect) << 1)
@@ -130,7 +147,7 @@ pub fn write_pending(records: &mut Vec<f64>, call: &PendingCall) {
         f64::from(call.unanswered_attempts),
         call.next_attempt_at.map_or(f64::NAN, |at| at as f64),
         f64::from(flags),
-        0.0,
+        f64::from(call.reason as u8),
     ]);
 }
 
@@ -138,6 +155,18 @@ pub fn write_pending(records: &mut Vec<f64>, call: &PendingCall) {
 /// anything beyond the clock's range saturates.
 pub fn ms(value: f64) -> u64 {
     value as u64
+}
+
+/// Optional milliseconds from JavaScript: negative and NaN (`undefined` too) are none, the rest as
+/// [`ms`].
+pub fn optional_ms(value: f64) -> Option<u64> {
+    (value >= 0.0).then(|| ms(value))
+}
+
+/// `repeat.jitter` (a fraction 0…1) in the engine's units of `1 / JITTER_WHOLE`: negative and NaN
+/// are 0, above 1 is 1.
+pub fn jitter(fraction: f64) -> u32 {
+    ((fraction * f64::from(JITTER_WHOLE)) as u32).min(JITTER_WHOLE)
 }
 
 #[cfg(test)]
@@ -195,6 +224,69 @@ mod tests {
         assert_eq!(names.len(), all.len());
         for ended in all {
             assert_eq!(names[ended as usize], ended.as_str());
+        }
+    }
+
+    #[test]
+    fn optional_ms_and_jitter_never_panic() {
+        assert_eq!(optional_ms(-1.0), None);
+        assert_eq!(optional_ms(f64::NAN), None);
+        assert_eq!(optional_ms(0.0), Some(0));
+        assert_eq!(optional_ms(2_500.7), Some(2_500));
+        assert_eq!(optional_ms(f64::INFINITY), Some(u64::MAX));
+        assert_eq!(jitter(0.0), 0);
+        assert_eq!(jitter(0.5), JITTER_WHOLE / 2);
+        assert_eq!(jitter(1.0), JITTER_WHOLE);
+        assert_eq!(jitter(7.0), JITTER_WHOLE);
+        assert_eq!(jitter(-0.5), 0);
+        assert_eq!(jitter(f64::NAN), 0);
+        assert_eq!(jitter(f64::INFINITY), JITTER_WHOLE);
+    }
+
+    /// The records the runtime reads: a wait event's reason, a pending call's reason.
+    #[test]
+    fn wait_reasons_reach_the_records() {
+        use viewsets_core::{ActivityEvent, WaitReason};
+        let mut records = Vec::new();
+        let event = ActivityEvent {
+            kind: ActivityKind::Wait { reason: WaitReason::Offline },
+            call: 4,
+            transport: Transport::Rest,
+            background: false,
+            at: 77,
+        };
+        write_action(&mut records, &Action::Activity(event));
+        assert_eq!(records, [action::ACTIVITY, 4.0, activity::WAIT, 3.0, 0.0, 0.0, 0.0, 77.0]);
+        let codes = [WaitReason::InFlight, WaitReason::Delay, WaitReason::Reconnect, WaitReason::Offline].map(|r| r as u8);
+        assert_eq!(codes, [0, 1, 2, 3]);
+        records.clear();
+        let pending = PendingCall {
+            call: 9,
+            transport: Transport::Muxws { peer: 2 },
+            issued_at: 5,
+            unanswered_attempts: 1,
+            background: false,
+            next_attempt_at: None,
+            waiting_for_reconnect: true,
+            reason: WaitReason::Reconnect,
+        };
+        write_pending(&mut records, &pending);
+        assert_eq!(records[..3], [9.0, 5.0, 1.0]);
+        assert!(records[3].is_nan());
+        assert_eq!(records[4..], [6.0, 2.0]);
+    }
+
+    /// The TS runtime names the reasons a call waits with its own list, in the order of their codes.
+    #[test]
+    fn the_runtime_names_every_wait_reason_in_order() {
+        use viewsets_core::WaitReason;
+        let runtime = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../pkg-template/src/runtime.ts")).unwrap();
+        let list = runtime.split("const REASONS = [").nth(1).and_then(|rest| rest.split("]").next()).expect("REASONS in runtime.ts");
+        let names: Vec<&str> = list.split(',').map(|item| item.trim().trim_matches('\'')).filter(|item| !item.is_empty()).collect();
+        let all = [WaitReason::InFlight, WaitReason::Delay, WaitReason::Reconnect, WaitReason::Offline];
+        assert_eq!(names.len(), all.len());
+        for reason in all {
+            assert_eq!(names[reason as usize], reason.as_str());
         }
     }
 

@@ -14,13 +14,15 @@ extern crate alloc;
 
 pub mod codes;
 
-use alloc::string::String;
 use alloc::vec::Vec;
 use core::cell::RefCell;
 
-use viewsets_core::{is_key_header, is_set_again_by_axios, CallEngine, CallSpec, IdempotencyKey, RepeatPolicy, Transport};
+use viewsets_core::{
+    check_key, is_key_header, is_set_again_by_axios, new_key_text, write_structured_field, CallEngine, CallSpec, KeyError, RepeatPolicy,
+    Transport,
+};
 
-use codes::{attempt_end, ms, write_action, write_pending};
+use codes::{attempt_end, jitter, ms, optional_ms, write_action, write_pending};
 
 /// The engine, the two record buffers JavaScript reads after `drain_actions`/`pending_fill`, and
 /// the text window.
@@ -29,7 +31,7 @@ struct Calls {
     engine: CallEngine,
     actions: Vec<f64>,
     pending: Vec<f64>,
-    text: Vec<u16>,
+    text: Vec<u8>,
 }
 
 /// The module's state. Without the `atomics` target feature a wasm module runs on one thread, so
@@ -60,9 +62,10 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
     core::arch::wasm32::unreachable()
 }
 
-/// The text window: strings cross the boundary here as UTF-16 code units, written and read by
-/// JavaScript through a view of the module's memory (no encoder, no glue per string).
-/// Returns where it starts, with room for at least `len` units; its contents are kept.
+/// The text window: strings cross the boundary here as bytes, written and read by JavaScript
+/// through a view of the module's memory (no glue per string). Both sides write ASCII only
+/// (JavaScript describes a key's first non-ASCII character separately, see [`key_field`]). Returns where it starts, with room for at least `len` bytes; its contents are
+/// kept.
 #[no_mangle]
 pub extern "C" fn scratch(len: u32) -> u32 {
     with(|calls| {
@@ -74,16 +77,15 @@ pub extern "C" fn scratch(len: u32) -> u32 {
     })
 }
 
-/// The first `len` units of the text window as a string (lone surrogates as U+FFFD).
-fn read_text(calls: &Calls, len: u32) -> String {
-    let units = calls.text.get(..len as usize).unwrap_or(&calls.text);
-    char::decode_utf16(units.iter().copied()).map(|unit| unit.unwrap_or(char::REPLACEMENT_CHARACTER)).collect()
+/// The first `len` bytes of the text window (all of it when `len` is larger).
+fn window(calls: &Calls, len: u32) -> &[u8] {
+    calls.text.get(..len as usize).unwrap_or(&calls.text)
 }
 
-/// Writes `text` to the text window and returns its length in units.
-fn write_text(calls: &mut Calls, text: &str) -> u32 {
+/// Replaces the text window with `bytes` and returns their length.
+fn write_window(calls: &mut Calls, bytes: impl IntoIterator<Item = u8>) -> u32 {
     calls.text.clear();
-    calls.text.extend(text.encode_utf16());
+    calls.text.extend(bytes);
     calls.text.len() as u32
 }
 
@@ -95,43 +97,67 @@ pub extern "C" fn key_generate(a: u32, b: u32, c: u32, d: u32) -> u32 {
     for (chunk, word) in random.chunks_exact_mut(4).zip([a, b, c, d]) {
         chunk.copy_from_slice(&word.to_le_bytes());
     }
-    with(|calls| write_text(calls, IdempotencyKey::generate(random).as_str()))
+    with(|calls| write_window(calls, new_key_text(random)))
 }
 
-/// The key in the text window (`len` units) as the value of the `Idempotency-Key` header (a
-/// Structured Field string), written back to the window; returns its length. When the key is not
-/// acceptable the window holds why instead (the message of the caller's TypeError) and the result
-/// is -1 − the message's length.
+/// The key given by the caller as the value of the `Idempotency-Key` header (a Structured Field
+/// string), written to the text window; returns its length. JavaScript writes the ASCII characters
+/// of the key before its first non-ASCII one (`len` bytes) and passes that character's position
+/// (counted in characters) and code point in `bad_index`/`bad_code` (`bad_index` −1: none). A key
+/// that is not acceptable returns why: −1 empty, −2 − i the character at position i is not
+/// printable ASCII (the TS runtime words the TypeError).
 #[no_mangle]
-pub extern "C" fn key_field(len: u32) -> i32 {
-    with(|calls| match IdempotencyKey::parse(&read_text(calls, len)) {
-        Ok(key) => write_text(calls, &key.to_structured_field()) as i32,
-        Err(error) => -1 - write_text(calls, &error.message()) as i32,
+pub extern "C" fn key_field(len: u32, bad_index: i32, bad_code: u32) -> i32 {
+    with(|calls| {
+        let ascii = window(calls, len);
+        let bad = (bad_index >= 0).then(|| char::from_u32(bad_code).unwrap_or(char::REPLACEMENT_CHARACTER));
+        match check_key(ascii.iter().map(|&byte| char::from(byte)).chain(bad)) {
+            Ok(()) => {
+                let mut field = Vec::with_capacity(ascii.len() + 2);
+                write_structured_field(ascii.iter().map(|&byte| char::from(byte)), |ch| field.push(ch as u8));
+                write_window(calls, field) as i32
+            }
+            Err(KeyError::NotPrintableAscii { index, .. }) => -2 - index as i32,
+            Err(_) => -1,
+        }
     })
 }
 
-/// The header rules for the name in the text window (`len` units): bit 1, it is the
+/// The header rules for the (ASCII) name in the text window (`len` bytes): bit 1, it is the
 /// Idempotency-Key header (replaced by the call's key); bit 2, axios sets it again on every
-/// request (the axios transport does not carry it).
+/// request (the axios transport does not carry it). A name with other characters is neither.
 #[no_mangle]
 pub extern "C" fn header_rule(len: u32) -> u32 {
     with(|calls| {
-        let name = read_text(calls, len);
-        u32::from(is_key_header(&name)) | (u32::from(is_set_again_by_axios(&name)) << 1)
+        let name = window(calls, len);
+        u32::from(is_key_header(name)) | (u32::from(is_set_again_by_axios(name)) << 1)
     })
 }
 
 /// Issues a call and returns its id (≥ 1). `peer` 0 is REST, any other value the muxws peer the
-/// call travels through; `within_ms`/`delay_ms` are its repeat policy, `attempt_timeout_ms` the
-/// timeout of one attempt (0: none).
+/// call travels through; `within_ms`/`delay_ms`/`jitter_fraction` are its repeat policy
+/// (`jitter_fraction` is `repeat.jitter`, 0…1: below 0 or NaN is 0, above 1 is 1), `attempt_timeout_ms` the
+/// timeout of one attempt (0: none), `jitter_seed` a random number drawn for the call (its jitter's
+/// seed).
 #[no_mangle]
-pub extern "C" fn call_issue(peer: u32, within_ms: f64, delay_ms: f64, attempt_timeout_ms: f64, background: u32, now: f64) -> u32 {
+#[allow(clippy::too_many_arguments)]
+pub extern "C" fn call_issue(
+    peer: u32,
+    within_ms: f64,
+    delay_ms: f64,
+    attempt_timeout_ms: f64,
+    background: u32,
+    now: f64,
+    jitter_fraction: f64,
+    jitter_seed: u32,
+) -> u32 {
     let transport = if peer == 0 { Transport::Rest } else { Transport::Muxws { peer: u64::from(peer) } };
     let spec = CallSpec {
         transport,
-        policy: RepeatPolicy { within_ms: ms(within_ms), delay_ms: ms(delay_ms) },
+        policy: RepeatPolicy { within_ms: ms(within_ms), delay_ms: ms(delay_ms), jitter: jitter(jitter_fraction) },
         attempt_timeout_ms: ms(attempt_timeout_ms),
         background: background != 0,
+        jitter_seed,
     };
     with(|calls| calls.engine.issue(spec, ms(now))) as u32
 }
@@ -142,10 +168,12 @@ pub extern "C" fn call_headers_captured(call: u32, attempt: u32) {
     with(|calls| calls.engine.headers_captured(u64::from(call), attempt))
 }
 
-/// Attempt `attempt` of `call` ended: `end` and `status` as in docs/boundary.md.
+/// Attempt `attempt` of `call` ended: `end` and `status` as in docs/boundary.md; `retry_after_ms`
+/// the answer's `Retry-After` in milliseconds from now (negative or NaN: none).
 #[no_mangle]
-pub extern "C" fn call_attempt_ended(call: u32, attempt: u32, end: u32, status: u32, now: f64) {
-    with(|calls| calls.engine.attempt_ended(u64::from(call), attempt, attempt_end(end, status), ms(now)))
+pub extern "C" fn call_attempt_ended(call: u32, attempt: u32, end: u32, status: u32, now: f64, retry_after_ms: f64) {
+    let (call, end, retry_after_ms) = (u64::from(call), attempt_end(end, status), optional_ms(retry_after_ms));
+    with(|calls| calls.engine.attempt_ended_with_retry_after(call, attempt, end, retry_after_ms, ms(now)))
 }
 
 /// The caller cancelled `call`.
@@ -169,6 +197,12 @@ pub extern "C" fn peer_state(peer: u32, state: u32, now: f64) {
 #[no_mangle]
 pub extern "C" fn retry_now(now: f64) {
     with(|calls| calls.engine.retry_now(ms(now)))
+}
+
+/// The platform's `online`/`offline` news (`navigator.onLine`); the engine starts online.
+#[no_mangle]
+pub extern "C" fn set_online(online: u32, now: f64) {
+    with(|calls| calls.engine.set_online(online != 0, ms(now)))
 }
 
 /// Runs the engine's timers due at `now`.
@@ -243,4 +277,4 @@ pub fn boundary_version() -> u32 {
 }
 
 /// See [`boundary_version`]; the TS runtime holds the same number.
-pub const BOUNDARY_VERSION: u32 = 1;
+pub const BOUNDARY_VERSION: u32 = 4;

@@ -6,11 +6,12 @@
 //! ended and the delay before the repeat, and settle when its promise settles. Each event carries the
 //! call's key."
 
-use crate::engine::{CallId, Transport};
+use crate::engine::{CallId, Transport, WaitReason};
 use crate::repeat::Ended;
 
 /// What happened to a call. The events of one call come strictly in the order
-/// `Start`, any number of `Retry`, `Settle`.
+/// `Start`, any number of `Retry`, `Settle`; `Wait` events (issue 14) come between `Start` and
+/// `Settle`, and a listener that looks only at the other three sees exactly what it saw before.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ActivityKind {
     /// Seed: "start when it is issued".
@@ -36,16 +37,29 @@ pub enum ActivityKind {
         /// How the last attempt ended.
         ended: Ended,
     },
+    /// Why the call waits changed to or from [`WaitReason::Offline`] (issue 14: "activity events
+    /// report the change"): emitted when the call starts waiting for the platform to be online
+    /// (`Offline`: when the platform goes offline while its repeat waits, or after the `Retry` of an
+    /// attempt that ended while offline), and when that wait ends with the call going on (its new
+    /// reason: `InFlight` just before its repeat is sent, or `Reconnect` when the platform is online
+    /// again but its muxws peer is still away). A call that settles meanwhile has only its `Settle`.
+    /// The other changes of reason follow from `Start`, `Retry` and peer news, and are read from
+    /// `pending_calls()`; without an offline signal no `Wait` is ever emitted.
+    Wait {
+        /// What the call waits for now.
+        reason: WaitReason,
+    },
 }
 
 impl ActivityKind {
-    /// The `type` of the JS event: `"start"`, `"retry"` or `"settle"` (seed: "if (event.type ===
-    /// 'retry') …").
+    /// The `type` of the JS event: `"start"`, `"retry"`, `"settle"` or `"wait"` (seed: "if
+    /// (event.type === 'retry') …").
     pub fn type_name(&self) -> &'static str {
         match self {
             ActivityKind::Start => "start",
             ActivityKind::Retry { .. } => "retry",
             ActivityKind::Settle { .. } => "settle",
+            ActivityKind::Wait { .. } => "wait",
         }
     }
 }

@@ -4,16 +4,18 @@
 //! without an answer from the application"; "A repeated attempt is abandoned first […]. Only the last
 //! attempt settles the promise, and key stays the same across attempts"; "Every attempt is sent with
 //! the headers of the first". Seed, "Call activity": start/retry/settle events, `pendingCalls()`,
-//! `pendingCallCount()`, `retryNow()`.
+//! `pendingCallCount()`, `retryNow()`. Issue 14: offline awareness ([`CallEngine::set_online`]), why a
+//! call waits ([`WaitReason`]), a `retry_now` that never lengthens the schedule, `Retry-After`, and
+//! jitter.
 //!
 //! The engine never reads a clock and performs no I/O: every entry point takes `now` (milliseconds on
 //! a monotonic clock of the driver's choosing); the work it wants done comes out of
 //! [`CallEngine::poll_action`], and the moment it wants to be woken out of
 //! [`CallEngine::poll_timeout`], at which the driver calls [`CallEngine::handle_timeout`].
 
-use alloc::collections::{BinaryHeap, VecDeque};
+use alloc::collections::VecDeque;
 use alloc::vec::Vec;
-use core::cmp::Reverse;
+use core::cell::Cell;
 
 use crate::activity::{ActivityEvent, ActivityKind};
 use crate::repeat::{classify, AttemptEnd, Ended, RepeatPolicy, Verdict, DEFAULT_ATTEMPT_TIMEOUT_MS};
@@ -65,17 +67,21 @@ pub struct CallSpec {
     pub attempt_timeout_ms: u64,
     /// Left out of `pending_call_count()` (and by a busy indicator).
     pub background: bool,
+    /// A random number the driver draws for the call: the seed of its jitter
+    /// ([`RepeatPolicy::jittered_delay_before`]). Unused without jitter.
+    pub jitter_seed: u32,
 }
 
 impl CallSpec {
     /// A spec with the seed's defaults: [`RepeatPolicy::default`], an attempt timeout of
-    /// [`DEFAULT_ATTEMPT_TIMEOUT_MS`], not background.
+    /// [`DEFAULT_ATTEMPT_TIMEOUT_MS`], not background, jitter seed 0.
     pub fn new(transport: Transport) -> Self {
         CallSpec {
             transport,
             policy: RepeatPolicy::default(),
             attempt_timeout_ms: DEFAULT_ATTEMPT_TIMEOUT_MS,
             background: false,
+            jitter_seed: 0,
         }
     }
 }
@@ -130,13 +136,48 @@ pub enum Action {
         end: AttemptEnd,
     },
     /// Ask `peer` to reconnect now instead of waiting for its backoff (queued by
-    /// [`CallEngine::retry_now`], once per peer that calls wait for).
+    /// [`CallEngine::retry_now`] and by [`CallEngine::set_online`] coming online, once per peer that
+    /// calls wait for).
     ReconnectNow {
         /// The peer.
         peer: PeerId,
     },
     /// A call-activity event for the `onCallActivity` listeners.
     Activity(ActivityEvent),
+}
+
+/// Why an unsettled call waits: what must happen before anything more happens to it. The
+/// discriminants are the codes the wasm module hands the TS runtime.
+///
+/// A waiting repeat may wait for several things at once (a muxws repeat for its delay and its
+/// peer, any repeat for the platform to be online); it is given the first of `Offline`, `Reconnect`,
+/// `Delay` that holds: while offline neither the delay nor the peer sends it (coming online sends it
+/// at once), and a peer that is away holds it past its delay; a delay alone is the least of them
+/// (`retry_now` ends it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum WaitReason {
+    /// An attempt is in flight: the call waits for its answer (or its timeout).
+    InFlight,
+    /// A repeat waits for its delay (the backoff, a resumed delay, or a `Retry-After`).
+    Delay,
+    /// A muxws repeat waits for its peer to reconnect (seed: "after the delay, and once the peer has
+    /// reconnected").
+    Reconnect,
+    /// A repeat waits for the platform to be online ([`CallEngine::set_online`]).
+    Offline,
+}
+
+impl WaitReason {
+    /// The name: `"in-flight"`, `"delay"`, `"reconnect"`, `"offline"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WaitReason::InFlight => "in-flight",
+            WaitReason::Delay => "delay",
+            WaitReason::Reconnect => "reconnect",
+            WaitReason::Offline => "offline",
+        }
+    }
 }
 
 /// One unsettled call as `pendingCalls()` lists it. Seed: "pendingCalls() lists the calls that have
@@ -155,11 +196,14 @@ pub struct PendingCall {
     /// Issued with `RequestOptions.background: true`.
     pub background: bool,
     /// When the next attempt is due, while a repeat waits for its delay; `None` while an attempt is in
-    /// flight or the repeat waits only for the peer to reconnect.
+    /// flight, the repeat waits only for the peer to reconnect, or the platform is offline (the
+    /// repeat then goes out when it is online again, not at a known time).
     pub next_attempt_at: Option<u64>,
     /// The waiting repeat goes out only once its muxws peer is connected (seed: "after the delay, and
     /// once the peer has reconnected").
     pub waiting_for_reconnect: bool,
+    /// Why the call waits (see [`WaitReason`] for the order when several hold).
+    pub reason: WaitReason,
 }
 
 /// Where a call stands between its issue and its settling.
@@ -168,8 +212,9 @@ enum Phase {
     /// The call's latest attempt is in flight; its timer, if any, is the attempt's deadline.
     InFlight,
     /// The latest attempt ended and a repeat waits. `delay_until`: the repeat's delay has not elapsed
-    /// yet (the timer is set to it); `reconnect`: the repeat also waits for that peer to be connected
-    /// (once the delay has elapsed, the timer is the within deadline).
+    /// yet (the timer is set to it); `reconnect`: the repeat also waits for that peer to be connected.
+    /// Every waiting repeat also waits for the platform to be online. Once the delay has elapsed (or
+    /// when there was none), the timer is the within deadline.
     Waiting {
         delay_until: Option<u64>,
         reconnect: Option<PeerId>,
@@ -194,6 +239,12 @@ struct Call {
     attempt: u32,
     /// Delayed repeats scheduled so far, for the doubling of the delay.
     delayed_repeats: u32,
+    /// Set while the call's latest attempt (or the repeat about to go out) was sent early by
+    /// `retry_now` or by coming online: when the delay it cut short would have ended. Should that
+    /// attempt fail, its repeat is due then (at once when that has passed) and does not count
+    /// towards the doubling. Cleared when the repeat it applied to is scheduled, or when an attempt
+    /// goes out no earlier than it.
+    resume_at: Option<u64>,
     /// The driver reported the headers of an attempt: repeats carry them.
     headers_captured: bool,
     /// How the latest attempt ended, once it has.
@@ -201,10 +252,8 @@ struct Call {
     /// The latest attempt was abandoned already (its timeout passed).
     last_abandoned: bool,
     phase: Phase,
-    /// The due time of the call's one timer; its entry in `CallEngine::timers` carries `timer_gen`.
+    /// The due time of the call's one timer.
     timer: Option<u64>,
-    /// Bumped whenever the timer changes, which turns the timer's older heap entries stale.
-    timer_gen: u32,
 }
 
 impl Call {
@@ -249,25 +298,17 @@ pub struct CallEngine {
     next_call: CallId,
     /// Unsettled calls that are not background, for an O(1) `pending_call_count`.
     foreground_calls: usize,
-    /// A min-heap of `(due, call, timer_gen)`. An entry is live while its call exists, has a timer
-    /// and the same `timer_gen`; the others are stale, dropped lazily. Between entry points the top
-    /// entry, if any, is live (the next wakeup) and stale entries are at most as many as live ones.
-    timers: BinaryHeap<Reverse<TimerEntry>>,
-    /// The number of calls with a timer (the live entries of `timers`).
+    /// The earliest timer, `(due, call)`, when known: lowered at once when a timer is set earlier,
+    /// forgotten (`None`: one scan of the calls finds it again when asked) when the earliest timer
+    /// itself is cleared or moved later. `Some(None)`: no call has a timer.
+    earliest: Cell<Option<Option<(u64, CallId)>>>,
+    /// The number of calls with a timer.
     live_timers: usize,
+    /// The platform says it is online ([`CallEngine::set_online`]); true until told otherwise.
+    online: bool,
     /// Peers that are not available; a peer not listed is available. Few: one per muxws peer.
     peers: Vec<(PeerId, PeerState)>,
     actions: VecDeque<Action>,
-}
-
-/// `(due, call, timer_gen)`: one entry of [`CallEngine`]'s timer heap.
-type TimerEntry = (u64, CallId, u32);
-
-/// The entry still stands for its call's timer.
-fn timer_is_live(calls: &IdSlab<Call>, &(due, id, generation): &TimerEntry) -> bool {
-    calls
-        .get(id)
-        .is_some_and(|call| call.timer == Some(due) && call.timer_gen == generation)
 }
 
 impl Default for CallEngine {
@@ -277,15 +318,16 @@ impl Default for CallEngine {
 }
 
 impl CallEngine {
-    /// An engine with no calls. Every peer counts as available until
+    /// An engine with no calls, online. Every peer counts as available until
     /// [`CallEngine::peer_available`] says otherwise.
     pub fn new() -> Self {
         CallEngine {
             calls: IdSlab::new(),
             next_call: 1,
             foreground_calls: 0,
-            timers: BinaryHeap::new(),
+            earliest: Cell::new(Some(None)),
             live_timers: 0,
+            online: true,
             peers: Vec::new(),
             actions: VecDeque::new(),
         }
@@ -304,12 +346,12 @@ impl CallEngine {
             issued_at: now,
             attempt: 0,
             delayed_repeats: 0,
+            resume_at: None,
             headers_captured: false,
             last_end: None,
             last_abandoned: false,
             phase: Phase::InFlight,
             timer: None,
-            timer_gen: 0,
         };
         self.actions
             .push_back(call.event(id, ActivityKind::Start, now));
@@ -340,15 +382,45 @@ impl CallEngine {
     ///
     /// What follows is [`classify`]'s verdict, bounded by `repeat.withinMs`: a repeat whose send time
     /// would fall more than `within_ms` after the first attempt's start is not scheduled, and the call
-    /// settles at once with this end.
+    /// settles at once with this end. The delay of a repeated attempt (issue 14), in this order:
+    /// - offline ([`CallEngine::set_online`]): none; the repeat waits for the platform to be online
+    ///   and the attempt does not count towards the doubling;
+    /// - an attempt sent early by [`CallEngine::retry_now`] (or by coming online): the rest of the
+    ///   delay it cut short (none when that has passed), or the answer's `Retry-After`; it does not
+    ///   count towards the doubling;
+    /// - otherwise a repeat "at once" has none; a delayed one has the answer's `Retry-After` when it
+    ///   carries one ([`CallEngine::attempt_ended_with_retry_after`]), else the policy's (jittered)
+    ///   backoff, and counts towards the doubling.
     pub fn attempt_ended(&mut self, call: CallId, attempt: u32, end: AttemptEnd, now: u64) {
+        self.attempt_ended_with_retry_after(call, attempt, end, None, now)
+    }
+
+    /// [`CallEngine::attempt_ended`] for an answer that may carry `Retry-After`: `retry_after_ms` is
+    /// its value in milliseconds from `now` (the driver parses seconds or an HTTP date). It is read
+    /// only for an [`AttemptEnd::HttpAnswer`] that is repeated (a 502, 503 or 504 without `detail`),
+    /// whose repeat it sets (issue 14: "Retry-After on a repeatable 502/503/504 sets that repeat's
+    /// delay, within withinMs; the backoff goes on from there"): not jittered, counted towards the
+    /// doubling, and, should it fall past the within deadline (or the clock's range), the call
+    /// settles now with this end.
+    ///
+    /// A separate argument rather than a member of `AttemptEnd`: an `Option<u64>` there would grow
+    /// every copy of it, which costs the wasm module about 0.6 KB.
+    pub fn attempt_ended_with_retry_after(
+        &mut self,
+        call: CallId,
+        attempt: u32,
+        end: AttemptEnd,
+        retry_after_ms: Option<u64>,
+        now: u64,
+    ) {
         let Some(state) = self.calls.get(call) else {
             return;
         };
         if state.attempt != attempt || state.phase != Phase::InFlight {
             return;
         }
-        self.end_attempt(call, end, now);
+        let retry_after = retry_after_ms.filter(|_| matches!(end, AttemptEnd::HttpAnswer { .. }));
+        self.end_attempt(call, end, retry_after, now);
     }
 
     /// The caller cancelled the call: queues `AbandonAttempt { why: Cancelled }` for the attempt in
@@ -383,6 +455,10 @@ impl CallEngine {
             return;
         }
         self.peers.retain(|&(listed, _)| listed != peer);
+        // While offline they wait on: coming online sends them.
+        if !self.online {
+            return;
+        }
         let ready = self.waiting_for(peer, true);
         for id in ready {
             self.repeat_now(id, now);
@@ -395,7 +471,8 @@ impl CallEngine {
     /// its calls do not wait. [`CallEngine::peer_available`] with `true` revives the peer.
     ///
     /// Seed rule: "A peer that closes for good (onClose with willRetry false) ends the wait, and the
-    /// call rejects with the ConnectionClosed its next open() throws."
+    /// call rejects with the ConnectionClosed its next open() throws." Also while offline: such an
+    /// `open()` throws without touching the network.
     pub fn peer_closed_for_good(&mut self, peer: PeerId, now: u64) {
         match self.peers.iter_mut().find(|(listed, _)| *listed == peer) {
             Some((_, state)) => *state = PeerState::ClosedForGood,
@@ -407,37 +484,54 @@ impl CallEngine {
         }
     }
 
-    /// "Try again now": every repeat waiting for its delay is sent at once; a repeat that also waits
-    /// for its peer has its delay treated as elapsed (it goes out at once when the peer is available),
-    /// and one `ReconnectNow { peer }` is queued for each peer such repeats still wait for. Attempts in
-    /// flight are left alone. No further activity event is emitted: the `retry` event of each repeat
-    /// was emitted when it was scheduled.
+    /// "Try again now": every waiting repeat is sent at once, also while offline; a repeat that also
+    /// waits for its peer has its delay treated as elapsed (it goes out at once when the peer is
+    /// available, and online), and one `ReconnectNow { peer }` is queued for each peer such repeats
+    /// still wait for. Attempts in flight are left alone. No further `Retry` event is emitted: the
+    /// `retry` event of each repeat was emitted when it was scheduled.
+    ///
+    /// It never lengthens the schedule (issue 14): an attempt it sends before its delay ended is a
+    /// manual one. Should it fail, its repeat is due when the interrupted delay would have ended (at
+    /// once when that has passed), and the doubling goes on as if it had not been sent; should it
+    /// fail while offline, its repeat waits for online like any other.
     ///
     /// Seed rule: "retryNow() sends every waiting repeat at once, for a \"try again now\" button."
     pub fn retry_now(&mut self, now: u64) {
-        let waiting: Vec<(CallId, Option<PeerId>)> = self
-            .calls
-            .iter()
-            .filter_map(|(id, c)| match c.phase {
-                Phase::Waiting { reconnect, .. } => Some((id, reconnect)),
-                Phase::InFlight => None,
-            })
-            .collect();
-        // Sorted and without repeats: one `ReconnectNow` per peer, in increasing peer order.
-        let mut reconnect_peers: Vec<PeerId> = Vec::new();
-        for (id, reconnect) in waiting {
-            match reconnect {
-                Some(peer) if !self.peer_is_available(peer) => {
-                    self.end_delay(id);
-                    if let Err(index) = reconnect_peers.binary_search(&peer) {
-                        reconnect_peers.insert(index, peer);
-                    }
-                }
-                _ => self.repeat_now(id, now),
-            }
+        self.send_waiting(now, false);
+    }
+
+    /// The platform's news of its connection (`navigator.onLine`, the `online`/`offline` events); the
+    /// engine starts online, and a driver without such a signal never calls this. Repeated news is
+    /// ignored.
+    ///
+    /// Going offline: the repeats waiting then, and those of attempts that end while offline, wait
+    /// for online (bounded by the within deadline, past which the call settles with its last
+    /// attempt's end): a delay that elapses meanwhile sends nothing, an attempt that ends meanwhile
+    /// does not count towards the doubling. Each such call reports `Wait { reason: Offline }`.
+    /// Attempts in flight are left alone, and a call issued while offline still sends its first
+    /// attempt (the platform's word is not always right, and the repeat of an attempt that fails then
+    /// waits).
+    ///
+    /// Coming online: every waiting repeat goes at once, as [`CallEngine::retry_now`] sends it (with
+    /// its `ReconnectNow` for the peers repeats wait for); each call that waited reports
+    /// `Wait { reason }` with what it waits for now (`InFlight`, or `Reconnect` for a muxws repeat whose
+    /// peer is away), before its attempt's actions.
+    pub fn set_online(&mut self, online: bool, now: u64) {
+        if online == self.online {
+            return;
         }
-        for peer in reconnect_peers {
-            self.actions.push_back(Action::ReconnectNow { peer });
+        if online {
+            // Still offline while they go, so that each announces the end of its wait.
+            self.send_waiting(now, true);
+            self.online = true;
+            return;
+        }
+        self.online = false;
+        for (id, call) in self.calls.iter() {
+            if matches!(call.phase, Phase::Waiting { .. }) {
+                let wait = call.event(id, ActivityKind::Wait { reason: WaitReason::Offline }, now);
+                self.actions.push_back(wait);
+            }
         }
     }
 
@@ -447,34 +541,44 @@ impl CallEngine {
     }
 
     /// When the engine next wants [`CallEngine::handle_timeout`] called: the earliest attempt
-    /// deadline, repeat delay or within deadline; `None` when nothing is timed. O(1).
+    /// deadline, repeat delay or within deadline; `None` when nothing is timed. O(1) unless the
+    /// earliest timer was cleared or moved later since the last answer: then one scan of the calls.
     pub fn poll_timeout(&self) -> Option<u64> {
-        let Reverse(top) = self.timers.peek()?;
-        debug_assert!(timer_is_live(&self.calls, top), "a stale timer on top");
-        Some(top.0)
+        self.earliest_timer().map(|(due, _)| due)
+    }
+
+    /// The earliest timer and its call, from the cache or one scan of the unsettled calls (earliest
+    /// issued first among equal due times).
+    fn earliest_timer(&self) -> Option<(u64, CallId)> {
+        if let Some(known) = self.earliest.get() {
+            return known;
+        }
+        let found = self
+            .calls
+            .iter()
+            .filter_map(|(id, call)| call.timer.map(|due| (due, id)))
+            .min();
+        self.earliest.set(Some(found));
+        found
     }
 
     /// Runs every timer due at `now`, earliest first: an attempt whose deadline passed is abandoned
     /// (`AbandonAttempt { why: Timeout }`) and ends with [`AttemptEnd::AttemptTimeout`] (REST) or
     /// [`AttemptEnd::StreamTimeout`] (muxws); a repeat whose delay elapsed is sent (or, over muxws with
-    /// the peer unavailable, waits for it until the within deadline); a reconnect wait that reached the
-    /// within deadline settles the call with its last attempt's end.
+    /// the peer unavailable or while offline, waits until the within deadline); a reconnect or online
+    /// wait that reached the within deadline settles the call with its last attempt's end.
     pub fn handle_timeout(&mut self, now: u64) {
         loop {
-            self.tidy_timers();
-            let Some(&Reverse((due, id, _))) = self.timers.peek() else {
+            let Some((due, id)) = self.earliest_timer() else {
                 break;
             };
             if due > now {
                 break;
             }
-            self.timers.pop();
-            // Live: `tidy_timers` left a live entry on top.
+            self.set_timer(id, None);
             let Some(call) = self.calls.get_mut(id) else {
                 continue;
             };
-            call.timer = None;
-            self.live_timers -= 1;
             let phase = call.phase;
             match phase {
                 Phase::InFlight => {
@@ -488,16 +592,18 @@ impl CallEngine {
                         attempt: call.attempt,
                         why: Abandon::Timeout,
                     });
-                    self.end_attempt(id, end, now);
+                    self.end_attempt(id, end, None, now);
                 }
                 Phase::Waiting {
                     delay_until: Some(_),
-                    reconnect: Some(peer),
-                } if !self.peer_is_available(peer) => self.end_delay(id),
-                Phase::Waiting {
-                    delay_until: Some(_),
-                    ..
-                } => self.repeat_now(id, now),
+                    reconnect,
+                } => {
+                    if self.online && reconnect.is_none_or(|peer| self.peer_is_available(peer)) {
+                        self.repeat_now(id, now)
+                    } else {
+                        self.end_delay(id)
+                    }
+                }
                 Phase::Waiting {
                     delay_until: None, ..
                 } => self.settle(id, now),
@@ -512,9 +618,18 @@ impl CallEngine {
     /// was issued and how many of its attempts went unanswered".
     pub fn pending_calls(&self) -> impl Iterator<Item = PendingCall> + '_ {
         self.calls.iter().map(|(call, c)| {
-            let (unanswered_attempts, next_attempt_at, waiting_for_reconnect) = match c.phase {
-                Phase::InFlight => (c.attempt - 1, None, false),
-                Phase::Waiting { delay_until, reconnect } => (c.attempt, delay_until, reconnect.is_some()),
+            let (unanswered_attempts, next_attempt_at, waiting_for_reconnect, reason) = match c.phase {
+                Phase::InFlight => (c.attempt - 1, None, false, WaitReason::InFlight),
+                Phase::Waiting { delay_until, reconnect } => {
+                    let reason = if !self.online {
+                        WaitReason::Offline
+                    } else if reconnect.is_some_and(|peer| !self.peer_is_available(peer)) {
+                        WaitReason::Reconnect
+                    } else {
+                        WaitReason::Delay
+                    };
+                    (c.attempt, delay_until.filter(|_| self.online), reconnect.is_some(), reason)
+                }
             };
             PendingCall {
                 call,
@@ -524,6 +639,7 @@ impl CallEngine {
                 background: c.spec.background,
                 next_attempt_at,
                 waiting_for_reconnect,
+                reason,
             }
         })
     }
@@ -544,7 +660,6 @@ impl CallEngine {
     /// The number of timers the engine holds (at most one per unsettled call). The storage behind
     /// them holds at most twice as many entries, and none when this is 0.
     pub fn scheduled_timers(&self) -> usize {
-        debug_assert!(self.timers.len() <= 2 * self.live_timers);
         self.live_timers
     }
 
@@ -579,8 +694,8 @@ impl CallEngine {
             .collect()
     }
 
-    /// Sets (or clears, with `None`) the one timer of `id`. The previous timer's heap entry turns
-    /// stale.
+    /// Sets (or clears, with `None`) the one timer of `id`, keeping the earliest timer known where
+    /// that is cheap (see `earliest`).
     fn set_timer(&mut self, id: CallId, due: Option<u64>) {
         let Some(call) = self.calls.get_mut(id) else {
             return;
@@ -588,32 +703,30 @@ impl CallEngine {
         if call.timer == due {
             return;
         }
-        if call.timer.is_some() {
-            self.live_timers -= 1;
+        match (call.timer.is_some(), due.is_some()) {
+            (false, true) => self.live_timers += 1,
+            (true, false) => self.live_timers -= 1,
+            _ => {}
         }
         call.timer = due;
-        call.timer_gen = call.timer_gen.wrapping_add(1);
-        if let Some(due) = due {
-            self.live_timers += 1;
-            self.timers.push(Reverse((due, id, call.timer_gen)));
-        }
-        self.tidy_timers();
-    }
-
-    /// Restores the timer heap's shape between entry points: drops every stale entry once they
-    /// outnumber the live ones (amortized O(1) per stale entry; the heap is empty when no timer is
-    /// set), then the stale entries on top, so that the top is the next wakeup.
-    fn tidy_timers(&mut self) {
-        if self.timers.len() > 2 * self.live_timers {
-            let calls = &self.calls;
-            self.timers
-                .retain(|Reverse(entry)| timer_is_live(calls, entry));
-        }
-        while let Some(Reverse(top)) = self.timers.peek() {
-            if timer_is_live(&self.calls, top) {
-                break;
+        let entry = due.map(|due| (due, id));
+        match self.earliest.get() {
+            // The earliest timer itself changed: still the earliest only if it came no later.
+            Some(Some((_, earliest))) if earliest == id => {
+                let known = match (entry, self.live_timers) {
+                    (_, 0) => Some(None),
+                    (Some(moved), _) if Some(moved) <= self.earliest.get().flatten() => Some(Some(moved)),
+                    _ => None,
+                };
+                self.earliest.set(known);
             }
-            self.timers.pop();
+            Some(Some(earliest)) => {
+                if entry.is_some_and(|entry| entry < earliest) {
+                    self.earliest.set(Some(entry));
+                }
+            }
+            Some(None) => self.earliest.set(Some(entry)),
+            None => {}
         }
     }
 
@@ -633,6 +746,8 @@ impl CallEngine {
         }
         call.attempt = previous + 1;
         call.last_abandoned = false;
+        // An attempt that goes out no earlier than the delay it would cut short is not a manual one.
+        call.resume_at = call.resume_at.filter(|&at| at > now);
         call.phase = Phase::InFlight;
         self.actions.push_back(Action::SendAttempt {
             call: id,
@@ -645,33 +760,60 @@ impl CallEngine {
         self.set_timer(id, deadline);
     }
 
-    /// The latest attempt of `id` ended with `end`: repeat it by the Repeats table, or settle.
-    fn end_attempt(&mut self, id: CallId, end: AttemptEnd, now: u64) {
+    /// The latest attempt of `id` ended with `end` (and the answer's `retry_after`): repeat it by the
+    /// Repeats table, or settle (the delay's rules: [`CallEngine::attempt_ended`]).
+    fn end_attempt(&mut self, id: CallId, end: AttemptEnd, retry_after: Option<u64>, now: u64) {
         self.set_timer(id, None);
-        let Some(call) = self.calls.get_mut(id) else {
+        let Some(call) = self.calls.get(id) else {
             return;
         };
         let verdict = classify(&end);
-        call.last_end = Some(end);
         let wait_for_peer = match verdict {
-            Verdict::Settle => return self.settle(id, now),
-            Verdict::RepeatAtOnce => return self.schedule_repeat(id, 0, None, now),
-            Verdict::RepeatAfterDelay => None,
             Verdict::RepeatAfterDelayAndReconnect => call.spec.transport.peer(),
+            _ => None,
         };
-        let delay = call.spec.policy.delay_before(call.delayed_repeats);
-        match wait_for_peer {
-            // The wait would end at once: the repeat goes out now and its open() throws.
-            Some(peer) if self.peer_is_closed_for_good(peer) => {
-                self.schedule_repeat(id, 0, None, now)
+        // The wait would end at once: the repeat goes out now, even offline, and its open() throws.
+        let closed = wait_for_peer.is_some_and(|peer| self.peer_is_closed_for_good(peer));
+        let online = self.online;
+        let Some(call) = self.calls.get_mut(id) else {
+            return;
+        };
+        call.last_end = Some(end);
+        let delay = if verdict == Verdict::Settle {
+            return self.settle(id, now);
+        } else if closed {
+            return self.schedule_repeat(id, 0, None, true, now);
+        } else if !online {
+            0
+        } else if let Some(resume_at) = call.resume_at.take() {
+            retry_after.unwrap_or(resume_at.saturating_sub(now))
+        } else if verdict == Verdict::RepeatAtOnce {
+            0
+        } else {
+            let delay = retry_after.unwrap_or_else(|| {
+                let policy = &call.spec.policy;
+                policy.jittered_delay_before(call.delayed_repeats, call.spec.jitter_seed)
+            });
+            if delay > 0 {
+                call.delayed_repeats += 1;
             }
-            _ => self.schedule_repeat(id, delay, wait_for_peer, now),
-        }
+            delay
+        };
+        self.schedule_repeat(id, delay, wait_for_peer, false, now)
     }
 
     /// Schedules the repeat of `id` after `delay` ms (0: at once), also waiting for `reconnect`'s peer
-    /// when given; settles the call instead when the repeat would go out past the within deadline.
-    fn schedule_repeat(&mut self, id: CallId, delay: u64, reconnect: Option<PeerId>, now: u64) {
+    /// when given and, unless `even_offline`, for the platform to be online; settles the call instead
+    /// when the repeat would go out past the within deadline.
+    fn schedule_repeat(
+        &mut self,
+        id: CallId,
+        delay: u64,
+        reconnect: Option<PeerId>,
+        even_offline: bool,
+        now: u64,
+    ) {
+        let online = self.online || even_offline;
         let Some(call) = self.calls.get_mut(id) else {
             return;
         };
@@ -679,9 +821,6 @@ impl CallEngine {
         let Some(send_at) = now.checked_add(delay).filter(|&at| call.within_allows(at)) else {
             return self.settle(id, now);
         };
-        if delay > 0 {
-            call.delayed_repeats += 1;
-        }
         let ended = call.last_end.as_ref().map_or(Ended::Error, AttemptEnd::ended);
         let retry = call.event(
             id,
@@ -700,7 +839,7 @@ impl CallEngine {
             call.within_deadline()
         };
         let peer_ready = reconnect.is_none_or(|peer| self.peer_is_available(peer));
-        if delay == 0 && peer_ready {
+        if delay == 0 && peer_ready && online {
             return self.send_attempt(id, now);
         }
         if let Some(call) = self.calls.get_mut(id) {
@@ -708,6 +847,10 @@ impl CallEngine {
                 delay_until: (delay > 0).then_some(send_at),
                 reconnect,
             };
+            if !online {
+                let wait = call.event(id, ActivityKind::Wait { reason: WaitReason::Offline }, now);
+                self.actions.push_back(wait);
+            }
         }
         self.set_timer(id, due);
     }
@@ -729,15 +872,61 @@ impl CallEngine {
     }
 
     /// Sends the waiting repeat of `id` now, or settles the call when now is past the within deadline
-    /// (a late wakeup).
+    /// (a late wakeup). A call sent while offline first reports the end of its wait for online.
     fn repeat_now(&mut self, id: CallId, now: u64) {
         let Some(call) = self.calls.get(id) else {
             return;
         };
-        if call.within_allows(now) {
-            self.send_attempt(id, now);
-        } else {
-            self.settle(id, now);
+        if !call.within_allows(now) {
+            return self.settle(id, now);
+        }
+        if !self.online {
+            let sent = call.event(id, ActivityKind::Wait { reason: WaitReason::InFlight }, now);
+            self.actions.push_back(sent);
+        }
+        self.send_attempt(id, now);
+    }
+
+    /// Sends every waiting repeat now ([`CallEngine::retry_now`], and coming online with
+    /// `coming_online`): one whose delay had not ended is marked manual (`resume_at`); one whose peer
+    /// is away has its delay ended and waits for the peer, and each such peer gets one
+    /// `ReconnectNow`, in increasing peer order. Coming online, a repeat left waiting for its peer
+    /// reports `Wait { reason: Reconnect }`.
+    fn send_waiting(&mut self, now: u64, coming_online: bool) {
+        let waiting: Vec<(CallId, Option<PeerId>)> = self
+            .calls
+            .iter()
+            .filter_map(|(id, c)| match c.phase {
+                Phase::Waiting { reconnect, .. } => Some((id, reconnect)),
+                Phase::InFlight => None,
+            })
+            .collect();
+        // Sorted and without repeats: one `ReconnectNow` per peer, in increasing peer order.
+        let mut reconnect_peers: Vec<PeerId> = Vec::new();
+        for (id, reconnect) in waiting {
+            if let Some(call) = self.calls.get_mut(id) {
+                if let Phase::Waiting { delay_until: Some(at), .. } = call.phase {
+                    call.resume_at = Some(at);
+                }
+            }
+            match reconnect {
+                Some(peer) if !self.peer_is_available(peer) => {
+                    self.end_delay(id);
+                    if coming_online {
+                        if let Some(call) = self.calls.get(id) {
+                            let reason = WaitReason::Reconnect;
+                            self.actions.push_back(call.event(id, ActivityKind::Wait { reason }, now));
+                        }
+                    }
+                    if let Err(index) = reconnect_peers.binary_search(&peer) {
+                        reconnect_peers.insert(index, peer);
+                    }
+                }
+                _ => self.repeat_now(id, now),
+            }
+        }
+        for peer in reconnect_peers {
+            self.actions.push_back(Action::ReconnectNow { peer });
         }
     }
 
@@ -775,6 +964,7 @@ mod tests {
     //! of the driver after every step.
 
     use super::*;
+    use crate::repeat::JITTER_WHOLE;
     use proptest::prelude::*;
     use std::collections::{BTreeSet, HashMap};
 
@@ -785,11 +975,14 @@ mod tests {
             within_ms: u64,
             timeout_ms: u64,
             background: bool,
+            jitter: u32,
+            jitter_seed: u32,
         },
         End {
             pick: usize,
             attempt_offset: i8,
             end: usize,
+            retry_after_ms: Option<u64>,
         },
         Headers {
             pick: usize,
@@ -808,6 +1001,9 @@ mod tests {
             peer: PeerId,
         },
         RetryNow,
+        Online {
+            online: bool,
+        },
     }
 
     fn ends() -> Vec<AttemptEnd> {
@@ -848,16 +1044,21 @@ mod tests {
     fn step() -> impl Strategy<Value = Step> {
         prop_oneof![
             3 => (prop::option::of(0u64..3), prop::sample::select(vec![0u64, 2_000, 20_000, 600_000]),
-                  prop::sample::select(vec![0u64, 1_500, 30_000]), any::<bool>())
-                .prop_map(|(peer, within_ms, timeout_ms, background)| Step::Issue { peer, within_ms, timeout_ms, background }),
-            6 => (any::<usize>(), -1i8..2, 0..ends().len())
-                .prop_map(|(pick, attempt_offset, end)| Step::End { pick, attempt_offset, end }),
+                  prop::sample::select(vec![0u64, 1_500, 30_000]), any::<bool>(),
+                  prop::sample::select(vec![0u32, JITTER_WHOLE / 2, JITTER_WHOLE]), any::<u32>())
+                .prop_map(|(peer, within_ms, timeout_ms, background, jitter, jitter_seed)| {
+                    Step::Issue { peer, within_ms, timeout_ms, background, jitter, jitter_seed }
+                }),
+            6 => (any::<usize>(), -1i8..2, 0..ends().len(),
+                  prop::sample::select(vec![None, None, Some(0u64), Some(2_000), Some(u64::MAX)]))
+                .prop_map(|(pick, attempt_offset, end, retry_after_ms)| Step::End { pick, attempt_offset, end, retry_after_ms }),
             1 => any::<usize>().prop_map(|pick| Step::Headers { pick }),
             1 => any::<usize>().prop_map(|pick| Step::Cancel { pick }),
             4 => prop::sample::select(vec![1u64, 500, 1_000, 4_000, 30_000, 120_000]).prop_map(|ms| Step::Advance { ms }),
             2 => (0u64..3, any::<bool>()).prop_map(|(peer, available)| Step::Peer { peer, available }),
             1 => (0u64..3).prop_map(|peer| Step::PeerClosed { peer }),
             1 => Just(Step::RetryNow),
+            2 => any::<bool>().prop_map(|online| Step::Online { online }),
         ]
     }
 
@@ -870,6 +1071,8 @@ mod tests {
         abandoned: Vec<u32>,
         settled: bool,
         settle_event: bool,
+        /// Between a `Wait { Offline }` and the `Wait` that ends it.
+        offline_wait: bool,
     }
 
     fn check_bookkeeping(engine: &CallEngine) {
@@ -878,26 +1081,11 @@ mod tests {
             .iter()
             .filter_map(|(id, c)| c.timer.map(|due| (due, id)))
             .collect();
-        // Every timer has exactly one live heap entry, and only timers have one.
-        let live: Vec<(u64, CallId)> = engine
-            .timers
-            .iter()
-            .filter(|Reverse(entry)| timer_is_live(&engine.calls, entry))
-            .map(|&Reverse((due, id, _))| (due, id))
-            .collect();
-        assert_eq!(live.len(), with_timer.len(), "one live entry per timer");
-        assert_eq!(live.into_iter().collect::<BTreeSet<_>>(), with_timer);
         assert_eq!(engine.live_timers, with_timer.len());
         assert_eq!(engine.scheduled_timers(), with_timer.len());
-        // Stale entries never outnumber live ones, and the top is the next wakeup.
-        assert!(
-            engine.timers.len() <= 2 * engine.live_timers,
-            "{} heap entries for {} timers",
-            engine.timers.len(),
-            engine.live_timers
-        );
-        if let Some(Reverse(top)) = engine.timers.peek() {
-            assert!(timer_is_live(&engine.calls, top), "a stale entry on top");
+        // A known earliest timer is the earliest timer.
+        if let Some(known) = engine.earliest.get() {
+            assert_eq!(known, with_timer.first().copied(), "the cached earliest timer");
         }
         assert_eq!(
             engine.poll_timeout(),
@@ -907,8 +1095,9 @@ mod tests {
         let foreground = engine.calls.values().filter(|c| !c.spec.background).count();
         assert_eq!(engine.foreground_calls, foreground);
         for (_, c) in engine.calls.iter() {
+            assert!(c.delayed_repeats <= c.attempt, "more delays than attempts");
             match c.phase {
-                Phase::Waiting { reconnect, .. } => {
+                Phase::Waiting { delay_until, reconnect } => {
                     assert!(
                         c.timer.is_some() || c.within_deadline().is_none(),
                         "a waiting call has a timer unless its within deadline is never"
@@ -919,7 +1108,14 @@ mod tests {
                             Some(peer),
                             "waits for its own peer"
                         );
+                        assert!(!engine.peer_is_closed_for_good(peer), "waits for a closed peer");
                     }
+                    assert!(
+                        delay_until.is_some()
+                            || !engine.online
+                            || reconnect.is_some_and(|peer| !engine.peer_is_available(peer)),
+                        "a repeat that waits for nothing"
+                    );
                 }
                 Phase::InFlight => {
                     assert_eq!(c.timer.is_some(), c.spec.attempt_timeout_ms > 0);
@@ -932,7 +1128,9 @@ mod tests {
         assert_eq!(peers.len(), engine.peers.len(), "a peer listed twice");
     }
 
-    fn drain(engine: &mut CallEngine, seen: &mut HashMap<CallId, Seen>) {
+    /// Takes the engine's actions, checking their order; returns how many repeats were sent.
+    fn drain(engine: &mut CallEngine, seen: &mut HashMap<CallId, Seen>) -> usize {
+        let mut repeats = 0;
         while let Some(action) = engine.poll_action() {
             match action {
                 Action::Activity(event) => {
@@ -953,6 +1151,13 @@ mod tests {
                             assert_eq!(attempts, s.sent);
                             s.settle_event = true;
                         }
+                        ActivityKind::Wait { reason } => {
+                            assert!(s.started && !s.settled);
+                            let starts = reason == WaitReason::Offline;
+                            assert_ne!(s.offline_wait, starts, "{:?} out of turn", reason);
+                            assert_ne!(reason, WaitReason::Delay);
+                            s.offline_wait = starts;
+                        }
                     }
                 }
                 Action::SendAttempt { call, attempt, .. } => {
@@ -966,6 +1171,8 @@ mod tests {
                             "abandon before send"
                         );
                         assert_eq!(s.retries, attempt - 1);
+                        assert!(!s.offline_wait, "sent while it waits for online");
+                        repeats += 1;
                     }
                     s.sent = attempt;
                 }
@@ -981,10 +1188,38 @@ mod tests {
                     assert!(!s.settled, "settled twice");
                     assert_eq!(attempt, s.sent);
                     s.settled = true;
+                    s.offline_wait = false;
                 }
                 Action::ReconnectNow { .. } => {}
             }
         }
+        repeats
+    }
+
+    /// What the events said of the online waits matches the engine: offline, every waiting repeat
+    /// is in one; online, none is.
+    fn check_offline_waits(engine: &CallEngine, seen: &HashMap<CallId, Seen>) {
+        for (id, c) in engine.calls.iter() {
+            let waiting = matches!(c.phase, Phase::Waiting { .. });
+            let told = seen.get(&id).is_some_and(|s| s.offline_wait);
+            assert_eq!(told, waiting && !engine.online, "call {} online {}", id, engine.online);
+        }
+        for p in engine.pending_calls() {
+            let c = engine.calls.get(p.call).unwrap();
+            let expected = match c.phase {
+                Phase::InFlight => WaitReason::InFlight,
+                Phase::Waiting { .. } if !engine.online => WaitReason::Offline,
+                Phase::Waiting { reconnect: Some(peer), .. } if !engine.peer_is_available(peer) => WaitReason::Reconnect,
+                Phase::Waiting { .. } => WaitReason::Delay,
+            };
+            assert_eq!(p.reason, expected);
+            assert!(p.next_attempt_at.is_none() || p.reason == WaitReason::Delay || p.reason == WaitReason::Reconnect);
+        }
+    }
+
+    /// The doubling counts of the unsettled calls.
+    fn doublings(engine: &CallEngine) -> HashMap<CallId, u32> {
+        engine.calls.iter().map(|(id, c)| (id, c.delayed_repeats)).collect()
     }
 
     fn spec(timeout_ms: u64) -> CallSpec {
@@ -994,27 +1229,28 @@ mod tests {
     }
 
     #[test]
-    fn a_stale_timer_on_top_is_dropped_at_once() {
+    fn the_earliest_timer_follows_every_change() {
         let mut engine = CallEngine::new();
         let first = engine.issue(spec(1_000), 0);
         let second = engine.issue(spec(2_000), 0);
         assert_eq!(engine.poll_timeout(), Some(1_000));
         engine.cancel(first, 10);
-        assert_eq!(engine.poll_timeout(), Some(2_000));
-        assert_eq!(engine.timers.len(), 1, "the cancelled call's entry is gone");
-        // A timer moved later leaves a stale entry behind, never on top.
+        assert_eq!(engine.poll_timeout(), Some(2_000), "the cancelled call's deadline is gone");
+        // The earliest timer moved later: found again among the others.
         engine.attempt_ended(second, 1, AttemptEnd::NetworkError, 20);
         let delay_due = 20 + RepeatPolicy::default().delay_before(0);
         assert_eq!(engine.poll_timeout(), Some(delay_due));
         assert_eq!(engine.scheduled_timers(), 1);
-        assert!(engine.timers.len() <= 2);
-        engine.cancel(second, 30);
+        let third = engine.issue(spec(100), 30);
+        assert_eq!(engine.poll_timeout(), Some(130), "an earlier timer is the earliest at once");
+        engine.cancel(third, 40);
+        engine.cancel(second, 40);
         assert_eq!(engine.poll_timeout(), None);
-        assert!(engine.timers.is_empty());
+        assert_eq!(engine.scheduled_timers(), 0);
     }
 
     #[test]
-    fn stale_timers_never_outnumber_live_ones() {
+    fn timers_of_many_calls_settling_in_any_order_leave_nothing() {
         let mut engine = CallEngine::new();
         let calls: Vec<CallId> = (0..200u8)
             .map(|n| engine.issue(spec(30_000), u64::from(n)))
@@ -1024,16 +1260,14 @@ mod tests {
         // Every attempt fails: each call's deadline is replaced by its repeat delay.
         for (n, call) in calls.iter().enumerate() {
             engine.attempt_ended(*call, 1, AttemptEnd::NetworkError, 1_000 + n as u64);
-            assert!(engine.timers.len() <= 2 * engine.scheduled_timers());
         }
         assert_eq!(engine.scheduled_timers(), 200);
-        // All but the newest settle: the heap shrinks with them.
+        assert_eq!(engine.poll_timeout(), Some(1_000 + RepeatPolicy::default().delay_before(0)));
+        // All but the newest settle, oldest first: each takes the earliest timer with it.
         for call in &calls[..199] {
             engine.cancel(*call, 2_000);
-            assert!(engine.timers.len() <= 2 * engine.scheduled_timers());
         }
         assert_eq!(engine.scheduled_timers(), 1);
-        assert!(engine.timers.len() <= 2);
         assert!(engine.calls.slots() <= 2);
         let last = calls[199];
         assert_eq!(
@@ -1042,7 +1276,6 @@ mod tests {
         );
         engine.cancel(last, 3_000);
         assert_eq!(engine.scheduled_timers(), 0);
-        assert!(engine.timers.is_empty());
         assert_eq!(engine.calls.slots(), 0);
         assert_eq!(engine.poll_timeout(), None);
     }
@@ -1082,22 +1315,35 @@ mod tests {
             let mut seen: HashMap<CallId, Seen> = HashMap::new();
             let ends = ends();
             for step in steps {
+                let offline_before = !engine.online;
+                let doublings_before = doublings(&engine);
+                // Whose attempt ends offline or after a manual attempt: its doubling must not move.
+                let mut frozen: Option<CallId> = None;
+                let mut may_send_offline = false;
                 match step {
-                    Step::Issue { peer, within_ms, timeout_ms, background } => {
+                    Step::Issue { peer, within_ms, timeout_ms, background, jitter, jitter_seed } => {
                         let transport = peer.map_or(Transport::Rest, |peer| Transport::Muxws { peer });
                         let mut spec = CallSpec::new(transport);
                         spec.policy.within_ms = within_ms;
+                        spec.policy.jitter = jitter;
                         spec.attempt_timeout_ms = timeout_ms;
                         spec.background = background;
+                        spec.jitter_seed = jitter_seed;
                         issued.push(engine.issue(spec, now));
                     }
-                    Step::End { pick, attempt_offset, end } if !issued.is_empty() => {
+                    Step::End { pick, attempt_offset, end, retry_after_ms } if !issued.is_empty() => {
                         let call = issued[pick % issued.len()];
                         let sent = seen.get(&call).map_or(0, |s| s.sent);
                         let attempt = (i64::from(sent) + i64::from(attempt_offset)).max(0) as u32;
-                        engine.attempt_ended(call, attempt, ends[end].clone(), now);
-                    }
-                    Step::Headers { pick } if !issued.is_empty() => {
+                        if let Some(c) = engine.calls.get(call) {
+                            if !engine.online || c.resume_at.is_some() {
+                                frozen = Some(call);
+                            }
+                            // A peer closed for good: its repeat goes out even offline, and its open() throws.
+                            may_send_offline = c.spec.transport.peer().is_some_and(|p| engine.peer_is_closed_for_good(p));
+                        }
+                        engine.attempt_ended_with_retry_after(call, attempt, ends[end].clone(), retry_after_ms, now);
+                    }                    Step::Headers { pick } if !issued.is_empty() => {
                         let call = issued[pick % issued.len()];
                         let sent = seen.get(&call).map_or(0, |s| s.sent);
                         engine.headers_captured(call, sent);
@@ -1113,18 +1359,38 @@ mod tests {
                             }
                             now = now.max(due);
                             engine.handle_timeout(now);
-                            drain(&mut engine, &mut seen);
+                            let repeats = drain(&mut engine, &mut seen);
+                            prop_assert!(engine.online || repeats == 0, "a repeat sent by a timer while offline");
                             check_bookkeeping(&engine);
+                            check_offline_waits(&engine, &seen);
                         }
                         now = target;
                     }
                     Step::Peer { peer, available } => engine.peer_available(peer, available, now),
-                    Step::PeerClosed { peer } => engine.peer_closed_for_good(peer, now),
-                    Step::RetryNow => engine.retry_now(now),
+                    Step::PeerClosed { peer } => {
+                        may_send_offline = true;
+                        engine.peer_closed_for_good(peer, now)
+                    }
+                    Step::RetryNow => {
+                        may_send_offline = true;
+                        engine.retry_now(now)
+                    }
+                    Step::Online { online } => engine.set_online(online, now),
                     _ => {}
                 }
-                drain(&mut engine, &mut seen);
+                let repeats = drain(&mut engine, &mut seen);
+                if offline_before && !engine.online && !may_send_offline {
+                    prop_assert_eq!(repeats, 0, "a repeat sent while offline");
+                }
                 check_bookkeeping(&engine);
+                check_offline_waits(&engine, &seen);
+                // The doubling moves only when an attempt ends online, not after a manual attempt.
+                for (id, c) in engine.calls.iter() {
+                    if let Some(&before) = doublings_before.get(&id) {
+                        let may_move = matches!(step, Step::End { .. }) && frozen != Some(id);
+                        prop_assert!(c.delayed_repeats == before || may_move, "call {} doubling moved", id);
+                    }
+                }
                 if let Some(due) = engine.poll_timeout() {
                     prop_assert!(due >= now, "a timer in the past: {} < {}", due, now);
                 }
@@ -1136,7 +1402,6 @@ mod tests {
             drain(&mut engine, &mut seen);
             check_bookkeeping(&engine);
             prop_assert_eq!(engine.scheduled_timers(), 0);
-            prop_assert!(engine.timers.is_empty(), "stale timer entries left behind");
             for (id, call) in engine.calls.iter() {
                 prop_assert_eq!(call.phase, Phase::InFlight, "call {} still waits", id);
             }
@@ -1146,7 +1411,7 @@ mod tests {
             drain(&mut engine, &mut seen);
             prop_assert_eq!(engine.live_calls(), 0);
             prop_assert_eq!(engine.pending_call_count(), 0);
-            prop_assert!(engine.timers.is_empty());
+            prop_assert_eq!(engine.poll_timeout(), None);
             prop_assert_eq!(engine.calls.slots(), 0, "call slots left behind");
             prop_assert!(seen.values().all(|s| s.settled && s.settle_event));
         }

@@ -26,16 +26,16 @@ pub const SET_AGAIN_BY_AXIOS: [&str; 5] = [
 
 /// `name` is the Idempotency-Key header, in any letter case: a header of that name given by the
 /// proxy, the call or an interceptor is replaced by the call's key.
-pub fn is_key_header(name: &str) -> bool {
-    name.eq_ignore_ascii_case(IDEMPOTENCY_KEY_HEADER)
+pub fn is_key_header(name: impl AsRef<[u8]>) -> bool {
+    name.as_ref().eq_ignore_ascii_case(IDEMPOTENCY_KEY_HEADER.as_bytes())
 }
 
 /// `name` is one of [`SET_AGAIN_BY_AXIOS`], in any letter case: the axios transport does not carry
 /// it from the first attempt to a repeat.
-pub fn is_set_again_by_axios(name: &str) -> bool {
+pub fn is_set_again_by_axios(name: impl AsRef<[u8]>) -> bool {
     SET_AGAIN_BY_AXIOS
         .iter()
-        .any(|set_again| name.eq_ignore_ascii_case(set_again))
+        .any(|set_again| name.as_ref().eq_ignore_ascii_case(set_again.as_bytes()))
 }
 
 #[cfg(test)]

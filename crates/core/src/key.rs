@@ -138,11 +138,50 @@ fn push_hex(text: &mut String, value: u32, min_digits: u32, digits: &[u8; 16]) {
     }
 }
 
-/// The first character of `text` outside printable ASCII, with its position in characters.
-fn first_non_printable(text: &str) -> Option<(usize, char)> {
-    text.chars()
+/// The first character of `chars` outside printable ASCII, with its position in characters.
+fn first_non_printable(chars: impl IntoIterator<Item = char>) -> Option<(usize, char)> {
+    chars
+        .into_iter()
         .enumerate()
         .find(|(_, ch)| !(FIRST_PRINTABLE..=LAST_PRINTABLE).contains(ch))
+}
+
+/// The text of a new key: the version 4 UUID built from 16 random bytes (RFC 9562 §5.4: version
+/// nibble 4, variant bits `10`), as 36 ASCII bytes, lower-case and hyphenated. Built by the `uuid`
+/// crate without allocating.
+pub fn new_key_text(random: [u8; 16]) -> [u8; 36] {
+    let mut text = [0u8; 36];
+    uuid::Builder::from_random_bytes(random)
+        .into_uuid()
+        .hyphenated()
+        .encode_lower(&mut text);
+    text
+}
+
+/// The key rule over any sequence of characters, as [`IdempotencyKey::parse`] applies it: not empty,
+/// and printable ASCII only.
+pub fn check_key(chars: impl IntoIterator<Item = char>) -> Result<(), KeyError> {
+    let mut chars = chars.into_iter().peekable();
+    if chars.peek().is_none() {
+        return Err(KeyError::Empty);
+    }
+    match first_non_printable(chars) {
+        Some((index, ch)) => Err(KeyError::NotPrintableAscii { index, ch }),
+        None => Ok(()),
+    }
+}
+
+/// Hands the characters of the Structured Field string of a (checked) key to `push`: the key in
+/// double quotes, `"` and `\` escaped with `\` (what [`IdempotencyKey::to_structured_field`] returns).
+pub fn write_structured_field(key: impl IntoIterator<Item = char>, mut push: impl FnMut(char)) {
+    push('"');
+    for ch in key {
+        if ch == '"' || ch == '\\' {
+            push('\\');
+        }
+        push(ch);
+    }
+    push('"');
 }
 
 impl IdempotencyKey {
@@ -154,19 +193,7 @@ impl IdempotencyKey {
     /// bytes (the core has no source of randomness); the version nibble is set to 4 and the variant
     /// bits to `10` as RFC 9562 §5.4 prescribes.
     pub fn generate(random: [u8; 16]) -> Self {
-        let mut bytes = random;
-        bytes[6] = (bytes[6] & 0x0f) | 0x40; // version 4
-        bytes[8] = (bytes[8] & 0x3f) | 0x80; // variant 10xx
-        const HEX: &[u8; 16] = b"0123456789abcdef";
-        let mut text = String::with_capacity(36);
-        for (index, byte) in bytes.iter().enumerate() {
-            if matches!(index, 4 | 6 | 8 | 10) {
-                text.push('-');
-            }
-            text.push(char::from(HEX[usize::from(byte >> 4)]));
-            text.push(char::from(HEX[usize::from(byte & 0x0f)]));
-        }
-        IdempotencyKey(text)
+        IdempotencyKey(new_key_text(random).iter().map(|&byte| char::from(byte)).collect())
     }
 
     /// Accepts a key given by the caller (`RequestOptions.key`) as it is.
@@ -174,12 +201,7 @@ impl IdempotencyKey {
     /// Seed rule: "A key that is empty or holds a character outside printable ASCII rejects the call
     /// with a TypeError before anything is sent." Any other string is accepted unchanged.
     pub fn parse(candidate: &str) -> Result<Self, KeyError> {
-        if candidate.is_empty() {
-            return Err(KeyError::Empty);
-        }
-        if let Some((index, ch)) = first_non_printable(candidate) {
-            return Err(KeyError::NotPrintableAscii { index, ch });
-        }
+        check_key(candidate.chars())?;
         Ok(IdempotencyKey(candidate.to_owned()))
     }
 
@@ -194,14 +216,7 @@ impl IdempotencyKey {
     /// in which `"` and `\` are escaped with `\`."
     pub fn to_structured_field(&self) -> String {
         let mut field = String::with_capacity(self.0.len() + 2);
-        field.push('"');
-        for ch in self.0.chars() {
-            if ch == '"' || ch == '\\' {
-                field.push('\\');
-            }
-            field.push(ch);
-        }
-        field.push('"');
+        write_structured_field(self.0.chars(), |ch| field.push(ch));
         field
     }
 
@@ -214,7 +229,7 @@ impl IdempotencyKey {
     /// ([`KeyError::NotPrintableAscii`], positioned in `sf`) or `""` ([`KeyError::Empty`]) is
     /// rejected.
     pub fn from_structured_field(sf: &str) -> Result<Self, KeyError> {
-        if let Some((index, ch)) = first_non_printable(sf) {
+        if let Some((index, ch)) = first_non_printable(sf.chars()) {
             return Err(KeyError::NotPrintableAscii { index, ch });
         }
         let trimmed = sf.trim_matches(' ');

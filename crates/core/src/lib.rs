@@ -4,7 +4,8 @@
 //! - [`key`]: the Idempotency-Key — v4 UUIDs, caller keys, the Structured Field string form;
 //! - [`headers`]: the header rules of repeats (which names axios sets again, the key header);
 //! - [`repeat`]: the repeat policy, how an attempt ended, the Repeats table ([`classify`]);
-//! - [`engine`]: the [`CallEngine`] — attempts, timeouts, repeats, settling, pending calls;
+//! - [`engine`]: the [`CallEngine`] — attempts, timeouts, repeats, settling, pending calls, offline
+//!   waits;
 //! - [`activity`]: call-activity events;
 //! - [`slab`]: [`IdSlab`], the small id-keyed map the engine keeps its calls in (no hashing, no
 //!   B-tree: each instantiation of those costs several KB of wasm).
@@ -27,11 +28,13 @@ pub mod repeat;
 pub mod slab;
 
 pub use activity::{ActivityEvent, ActivityKind};
-pub use engine::{Abandon, Action, CallEngine, CallId, CallSpec, PeerId, PendingCall, Transport};
+pub use engine::{
+    Abandon, Action, CallEngine, CallId, CallSpec, PeerId, PendingCall, Transport, WaitReason,
+};
 pub use headers::{is_key_header, is_set_again_by_axios, IDEMPOTENCY_KEY_HEADER, SET_AGAIN_BY_AXIOS};
-pub use key::{IdempotencyKey, KeyError};
+pub use key::{check_key, new_key_text, write_structured_field, IdempotencyKey, KeyError};
 pub use repeat::{
     classify, AttemptEnd, Ended, RepeatOverride, RepeatPolicy, Verdict, DEFAULT_ATTEMPT_TIMEOUT_MS,
-    DEFAULT_DELAY_MS, DEFAULT_WITHIN_MS, MAX_DELAY_MS,
+    DEFAULT_DELAY_MS, DEFAULT_WITHIN_MS, JITTER_WHOLE, MAX_DELAY_MS,
 };
 pub use slab::IdSlab;

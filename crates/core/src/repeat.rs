@@ -19,12 +19,17 @@ pub const MAX_DELAY_MS: u64 = 30_000;
 /// "attemptTimeoutMs 30000".
 pub const DEFAULT_ATTEMPT_TIMEOUT_MS: u64 = 30_000;
 
+/// [`RepeatPolicy::jitter`] is a fraction in units of `1 / JITTER_WHOLE`: `JITTER_WHOLE` is a
+/// jitter of 1 (a delay may shrink to nothing), 0 none.
+pub const JITTER_WHOLE: u32 = 1 << 16;
+
 /// The `repeat` option of a proxy (or, after [`RepeatPolicy::with_override`], of one call).
 ///
 /// Seed rule: "repeat.withinMs: a repeat is sent only this long after the first attempt; past it the
 /// call rejects with the error of its last attempt. 0 turns repeating off" and "repeat.delayMs: the
 /// delay before a repeat after a lost connection or a gateway status, doubled after each, at most
-/// 30000".
+/// 30000". Issue 14: "repeat.jitter (0…1, default 0, so the seed's schedule stays exact unless
+/// asked): each delay drawn uniformly from [d·(1−j), d]".
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RepeatPolicy {
     /// A repeat is sent only while (its send time − the first attempt's start) ≤ `within_ms`;
@@ -33,14 +38,20 @@ pub struct RepeatPolicy {
     /// The delay before the first delayed repeat; doubled for each further one, at most
     /// [`MAX_DELAY_MS`].
     pub delay_ms: u64,
+    /// `repeat.jitter` in units of `1 /` [`JITTER_WHOLE`] (values above it count as it): each
+    /// computed delay `d` is drawn uniformly from `[d·(1−j), d]` (see
+    /// [`RepeatPolicy::jittered_delay_before`]). 0, the default, keeps the schedule exact.
+    pub jitter: u32,
 }
 
 impl Default for RepeatPolicy {
-    /// `within_ms` [`DEFAULT_WITHIN_MS`], `delay_ms` [`DEFAULT_DELAY_MS`], as the seed's option table.
+    /// `within_ms` [`DEFAULT_WITHIN_MS`], `delay_ms` [`DEFAULT_DELAY_MS`], as the seed's option table;
+    /// no jitter.
     fn default() -> Self {
         RepeatPolicy {
             within_ms: DEFAULT_WITHIN_MS,
             delay_ms: DEFAULT_DELAY_MS,
+            jitter: 0,
         }
     }
 }
@@ -55,6 +66,8 @@ pub struct RepeatOverride {
     pub within_ms: Option<u64>,
     /// Replaces [`RepeatPolicy::delay_ms`] when set.
     pub delay_ms: Option<u64>,
+    /// Replaces [`RepeatPolicy::jitter`] when set.
+    pub jitter: Option<u32>,
 }
 
 impl RepeatPolicy {
@@ -66,6 +79,7 @@ impl RepeatPolicy {
         RepeatPolicy {
             within_ms: o.within_ms.unwrap_or(self.within_ms),
             delay_ms: o.delay_ms.unwrap_or(self.delay_ms),
+            jitter: o.jitter.unwrap_or(self.jitter),
         }
     }
 
@@ -79,6 +93,32 @@ impl RepeatPolicy {
         let factor = 1u64.checked_shl(delayed_repeats_so_far).unwrap_or(u64::MAX);
         self.delay_ms.saturating_mul(factor).min(MAX_DELAY_MS)
     }
+
+    /// [`RepeatPolicy::delay_before`] with the policy's jitter applied: a delay `d` becomes
+    /// `d − ⌊d·j·u⌋`, `u` uniform in `[0, 1)`, so it lies in `[d·(1−j), d]`. `u` is drawn from the
+    /// call's `seed` (a random number the driver gave the call) and `delayed_repeats_so_far`: the same
+    /// seed gives the same schedule, and the calls of a crowd of clients cut off by one outage spread
+    /// out. Without jitter this is exactly `delay_before`.
+    ///
+    /// Only the computed backoff is jittered. A server's `Retry-After` is not: jitter only shortens a
+    /// delay, and the server asked for that moment or later.
+    pub fn jittered_delay_before(&self, delayed_repeats_so_far: u32, seed: u32) -> u64 {
+        // At most MAX_DELAY_MS (< 2^15): the products below stay far below u64::MAX.
+        let delay = self.delay_before(delayed_repeats_so_far);
+        let span = (delay * u64::from(self.jitter.min(JITTER_WHOLE))) >> 16;
+        let random = mix(seed.wrapping_add(delayed_repeats_so_far.wrapping_mul(0x9E37_79B9)));
+        delay - ((span * u64::from(random)) >> 32)
+    }
+}
+
+/// A bijective 32-bit mixing function (MurmurHash3's finalizer, a published constant sequence):
+/// neighbouring inputs give unrelated outputs.
+fn mix(mut h: u32) -> u32 {
+    h ^= h >> 16;
+    h = h.wrapping_mul(0x85EB_CA6B);
+    h ^= h >> 13;
+    h = h.wrapping_mul(0xC2B2_AE35);
+    h ^ (h >> 16)
 }
 
 /// How one attempt of a call ended, for both transports. The wasm layer maps what `fetch` or the
@@ -162,6 +202,7 @@ pub fn classify(end: &AttemptEnd) -> Verdict {
         AttemptEnd::HttpAnswer {
             status: 502..=504,
             json_detail: false,
+            ..
         } => Verdict::RepeatAfterDelay,
         AttemptEnd::HttpAnswer { .. } => Verdict::Settle,
         AttemptEnd::NetworkError => Verdict::RepeatAfterDelay,
@@ -289,11 +330,13 @@ mod tests {
         let big = RepeatPolicy {
             within_ms: 1,
             delay_ms: u64::MAX,
+            jitter: 0,
         };
         assert_eq!(big.delay_before(3), MAX_DELAY_MS);
         let zero = RepeatPolicy {
             within_ms: 1,
             delay_ms: 0,
+            jitter: 0,
         };
         assert_eq!(zero.delay_before(99), 0);
     }
@@ -303,28 +346,33 @@ mod tests {
         let proxy = RepeatPolicy {
             within_ms: 5,
             delay_ms: 7,
+            jitter: 0,
         };
         assert_eq!(proxy.with_override(&RepeatOverride::default()), proxy);
         let call = RepeatOverride {
             within_ms: Some(0),
             delay_ms: None,
+            jitter: None,
         };
         assert_eq!(
             proxy.with_override(&call),
             RepeatPolicy {
                 within_ms: 0,
-                delay_ms: 7
+                delay_ms: 7,
+                jitter: 0
             }
         );
         let call = RepeatOverride {
             within_ms: None,
             delay_ms: Some(9),
+            jitter: None,
         };
         assert_eq!(
             proxy.with_override(&call),
             RepeatPolicy {
                 within_ms: 5,
-                delay_ms: 9
+                delay_ms: 9,
+                jitter: 0
             }
         );
     }

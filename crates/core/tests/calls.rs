@@ -309,6 +309,7 @@ fn retry_now_cuts_a_30_second_backoff_short() {
     let call = h.rest_with(RepeatPolicy {
         within_ms: 600_000,
         delay_ms: 30_000,
+        jitter: 0,
     });
     h.end(call, 1, AttemptEnd::NetworkError);
     assert_eq!(h.engine.poll_timeout(), Some(t0 + 30_000));
@@ -523,6 +524,7 @@ fn a_late_wakeup_past_the_within_deadline_settles_instead_of_sending() {
     let call = h.rest_with(RepeatPolicy {
         within_ms: 1_500,
         delay_ms: 1_000,
+        jitter: 0,
     });
     h.end(call, 1, AttemptEnd::NetworkError);
     // A throttled driver wakes the engine only at t0+2000.
@@ -629,6 +631,7 @@ fn settled_calls_leave_nothing_behind() {
             _ => h.rest_with(RepeatPolicy {
                 within_ms: 5_000,
                 delay_ms: 700,
+                jitter: 0,
             }),
         };
         calls.push(call);

@@ -413,6 +413,7 @@ fn within_ms_stops_repeats_and_settles_with_the_last_error() {
     let call = h.rest_with(RepeatPolicy {
         within_ms: 2_500,
         delay_ms: 1_000,
+        jitter: 0,
     });
     h.end(call, 1, AttemptEnd::NetworkError);
     h.advance(1_000); // attempt 2 at t0+1000, within 2500
@@ -447,6 +448,7 @@ fn within_ms_is_inclusive() {
     let call = h.rest_with(RepeatPolicy {
         within_ms: 1_000,
         delay_ms: 1_000,
+        jitter: 0,
     });
     h.end(call, 1, AttemptEnd::NetworkError);
     h.advance(1_000);
@@ -484,6 +486,7 @@ fn delay_doubles_after_each_delayed_repeat_up_to_30000() {
     let call = h.rest_with(RepeatPolicy {
         within_ms: 10_000_000,
         delay_ms: 1_000,
+        jitter: 0,
     });
     let mut gaps = Vec::new();
     for attempt in 1..=8 {
@@ -549,6 +552,7 @@ fn within_zero_never_repeats() {
     let call = h.rest_with(RepeatPolicy {
         within_ms: 0,
         delay_ms: 1_000,
+        jitter: 0,
     });
     h.advance(30_000);
     assert_eq!(
@@ -563,12 +567,14 @@ fn per_call_override_replaces_the_proxy_policy() {
     let proxy = RepeatPolicy {
         within_ms: 0,
         delay_ms: 1_000,
+        jitter: 0,
     };
     let mut h = Harness::new();
     // The proxy turns repeating off; this call turns it back on with its own delay.
     let policy = proxy.with_override(&RepeatOverride {
         within_ms: Some(60_000),
         delay_ms: Some(250),
+        jitter: None,
     });
     let call = h.rest_with(policy);
     h.end(call, 1, AttemptEnd::NetworkError);
@@ -586,6 +592,7 @@ fn per_call_override_replaces_the_proxy_policy() {
     let off = h.rest_with(RepeatPolicy::default().with_override(&RepeatOverride {
         within_ms: Some(0),
         delay_ms: None,
+        jitter: None,
     }));
     h.end(off, 1, AttemptEnd::NetworkError);
     assert!(h.settled(off).is_some());
@@ -604,6 +611,7 @@ fn a_deadline_beyond_the_clock_is_never_and_handle_timeout_terminates() {
     spec.policy = RepeatPolicy {
         within_ms: 600_000,
         delay_ms: 1_000,
+        jitter: 0,
     };
     let call = engine.issue(spec, near_end);
     assert_eq!(engine.poll_timeout(), None, "the attempt deadline overflows: none");
@@ -638,6 +646,7 @@ fn a_reconnect_wait_with_a_within_beyond_the_clock_has_no_timer() {
     spec.policy = RepeatPolicy {
         within_ms: u64::MAX,
         delay_ms: 0,
+        jitter: 0,
     };
     let call = engine.issue(spec, 1_000);
     while engine.poll_action().is_some() {}

@@ -32,8 +32,10 @@ use crate::fragment::{
     check_sendable, Assembler, AssemblyError, Split, Splitter, DEFAULT_MAX_PAYLOAD_BYTES,
     MAX_FRAME_BYTES, MIN_FRAME_BYTES,
 };
-use crate::frame::{decode, encode, Frame, FrameType, Headers, Payload, RawJson};
-use crate::text::{around, cat3, push_u64};
+use crate::frame::{
+    decode_limited, encode, read_head, Frame, FrameType, Headers, Payload, RawJson,
+};
+use crate::text::{around, cat3, prefix, push_u64};
 
 /// A stream id on one socket. Ids restart at 1 on every socket (WSM-RCN-031).
 pub type StreamId = u64;
@@ -49,6 +51,18 @@ pub const DEFAULT_PING_TIMEOUT_MS: u64 = 10_000;
 
 /// Default `maxConcurrentStreams`: how many remote-opened streams may be live here (WSM-STM-036).
 pub const DEFAULT_MAX_CONCURRENT_STREAMS: usize = 100;
+
+/// Most members an inbound `headers` or `trailers` map may have (duplicates counted). A frame
+/// over it is refused at its own level, as a frame the receiver declines: a stream-level frame
+/// gets `reset(PAYLOAD_TOO_LARGE)` on its stream and the connection is kept (WSM-FRG-021/031,
+/// WSM-STM-021); any other frame is a connection-level error (§4.3).
+///
+/// Why 256: stream headers carry one call's metadata — `:status` and the HTTP response headers of
+/// a ViewSet answer, a handful; common HTTP stacks stop at 100 (hyper, Tomcat) to 2 000
+/// (Node.js) request headers. 256 leaves ten times the usual count while bounding what one frame
+/// can make this side allocate and hand to JavaScript (at most 256 strings per map) — the cost of
+/// reading a map is linear in its size either way.
+pub const MAX_HEADER_KEYS: usize = 256;
 
 /// Default goaway drain of `close()` (WSM-CON-024/025).
 pub const DEFAULT_DRAIN_MS: u64 = 10_000;
@@ -68,9 +82,11 @@ pub struct ConnectionConfig {
     pub max_payload_bytes: usize,
     /// How many remote-opened streams may be live at once (WSM-STM-036/037).
     pub max_concurrent_streams: usize,
-    /// Heartbeat idle interval; `0` disables the heartbeat (WSM-RCN-010).
+    /// Heartbeat interval: a `ping` goes out when nothing has **arrived** for this long, however
+    /// much was sent; `0` disables the heartbeat (WSM-RCN-010, see [`Connection`]).
     pub ping_interval_ms: u64,
-    /// Heartbeat pong deadline (WSM-RCN-011).
+    /// Heartbeat pong deadline: no `pong` within this long after a `ping` and the socket is dead
+    /// (WSM-RCN-011).
     pub ping_timeout_ms: u64,
     /// Whether an incoming-stream (push) handler is registered; without one every incoming `open`
     /// is answered `reset(REFUSED)` (WSM-STM-033).
@@ -350,6 +366,28 @@ impl<V> IdMap<V> {
     }
 }
 
+/// Why an inbound stream-level frame is declined before its content is used.
+#[derive(Clone, Copy)]
+enum Refusal {
+    /// The message is over `max_frame_bytes` (WSM-FRG-031).
+    OverCap,
+    /// `headers` or `trailers` has more than [`MAX_HEADER_KEYS`] members.
+    HeaderKeys,
+}
+
+/// Where a stream-level frame goes, decided from its id alone.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Route {
+    /// An `open` above the remote's high-water mark.
+    NewOpen,
+    /// A later fragment of a remote open being reassembled.
+    OpenContinuation,
+    /// A frame for a live stream.
+    Live,
+    /// At or below the high-water mark and not live: ignored (WSM-STM-002).
+    Late,
+}
+
 struct Assembly {
     kind: FrameType,
     assembler: Assembler,
@@ -410,6 +448,9 @@ impl Writer {
         }
     }
 
+    /// The next message, never over `cap`: stream lanes are cut under it by the splitter, and a
+    /// control frame that would not fit (only a `pong` could, echoing a hostile nonce) is dropped
+    /// rather than sent (WSM-FRG-004: the cap binds every frame this side emits).
     fn poll(&mut self, cap: usize) -> Option<String> {
         while let Some(lane) = self.ring.pop_front() {
             let produced = self.produce(lane, cap);
@@ -418,8 +459,8 @@ impl Writer {
             } else if lane != 0 {
                 self.lanes.remove(&lane);
             }
-            if produced.is_some() {
-                return produced;
+            if let Some(text) = produced.filter(|text| text.len() <= cap) {
+                return Some(text);
             }
         }
         None
@@ -501,6 +542,22 @@ enum Phase {
 
 /// One socket's muxws dialer state; see the module documentation (WSM-STM-001, WSM-SID-002,
 /// WSM-CON-030).
+///
+/// # Liveness is judged by what arrives
+///
+/// The heartbeat looks only at **inbound** messages: when nothing has arrived for
+/// `ping_interval_ms` a `ping` goes out, and when its `pong` has not arrived `ping_timeout_ms`
+/// later the socket is dead ([`Termination::HeartbeatTimeout`]), however many frames this side
+/// sent meanwhile. A socket that went silent is therefore declared dead within
+/// `ping_interval_ms + ping_timeout_ms` (30 s by default) whatever is being sent.
+///
+/// This is stricter than the spec's wording, which pings "on an otherwise idle socket" — idle in
+/// either direction (WSM-RCN-010). Counting outgoing frames as activity lets a line that died
+/// silently (TCP still open, nothing arriving: a closed laptop lid, a NAT that dropped its state)
+/// look alive for as long as the application keeps sending into it — every call timing out and
+/// being repeated keeps the clock fresh, so no ping is ever sent and the death is never found.
+/// Only an arrival proves the remote is still there; pinging a busy-sending connection that hears
+/// nothing back costs the server one `pong`.
 pub struct Connection {
     cfg: ConnectionConfig,
     next_local_id: StreamId,
@@ -513,7 +570,8 @@ pub struct Connection {
     goaway_sent: bool,
     goaway_received: Option<StreamId>,
     goaway_deadline: Option<u64>,
-    last_activity: u64,
+    /// When a message last arrived (the heartbeat's only clock).
+    last_arrival: u64,
     ping: Option<(String, u64)>,
     ping_count: u64,
     termination: Option<Termination>,
@@ -538,7 +596,7 @@ impl Connection {
             goaway_sent: false,
             goaway_received: None,
             goaway_deadline: None,
-            last_activity: now,
+            last_arrival: now,
             ping: None,
             ping_count: 0,
             termination: None,
@@ -595,9 +653,10 @@ impl Connection {
         self.goaway_sent
     }
 
-    /// When a frame last crossed the socket in either direction (WSM-RCN-010).
+    /// When a message last **arrived** (sent frames do not count; see [`Connection`]'s liveness
+    /// rule, WSM-RCN-010).
     pub fn last_activity(&self) -> u64 {
-        self.last_activity
+        self.last_arrival
     }
 
     /// Late frames silently ignored (the "at most a counter" of WSM-STM-002).
@@ -617,11 +676,10 @@ impl Connection {
 
     // ----------------------------------------------------------------------------- outputs
 
-    /// The next encoded message for the socket, chosen round-robin (WSM-FRG-017/018/019).
-    /// Handing it out counts as traffic for the heartbeat (WSM-RCN-010).
-    pub fn poll_transmit(&mut self, now: u64) -> Option<String> {
+    /// The next encoded message for the socket, chosen round-robin (WSM-FRG-017/018/019), never
+    /// over `max_frame_bytes`. Sending does not count as liveness (see [`Connection`]).
+    pub fn poll_transmit(&mut self, _now: u64) -> Option<String> {
         let text = self.writer.poll(self.cfg.max_frame_bytes)?;
-        self.last_activity = self.last_activity.max(now);
         self.check_drained();
         Some(text)
     }
@@ -652,7 +710,7 @@ impl Connection {
         match &self.ping {
             Some((_, deadline)) => consider(*deadline),
             None if self.cfg.ping_interval_ms > 0 => {
-                consider(self.last_activity.saturating_add(self.cfg.ping_interval_ms))
+                consider(self.last_arrival.saturating_add(self.cfg.ping_interval_ms))
             }
             None => {}
         }
@@ -671,7 +729,7 @@ impl Connection {
             return;
         }
         let ping_due = self.cfg.ping_interval_ms > 0
-            && now >= self.last_activity.saturating_add(self.cfg.ping_interval_ms);
+            && now >= self.last_arrival.saturating_add(self.cfg.ping_interval_ms);
         match self.ping.as_ref().map(|(_, deadline)| *deadline) {
             Some(deadline) if now >= deadline => {
                 self.terminate(Termination::HeartbeatTimeout);
@@ -967,19 +1025,47 @@ impl Connection {
 
     /// Handle one inbound text message (WSM-CDC-002: text only). Never panics; every outcome is
     /// an event, a queued frame, a counter, or a [`Termination`].
+    ///
+    /// Hostile input costs time linear in its size, and a message over `max_frame_bytes` is
+    /// refused from its first `max_frame_bytes` bytes without being decoded (WSM-FRG-031, see
+    /// [`Connection::receive_over_cap`]).
     pub fn receive(&mut self, text: &str, now: u64) {
         if self.is_done() {
             return;
         }
-        self.last_activity = self.last_activity.max(now);
-        let outcome = match decode(text) {
-            Ok(frame) => self.on_frame(frame, text.len(), now),
-            Err(e) => Err(e.0),
+        self.arrived(now);
+        let cap = self.cfg.max_frame_bytes;
+        let outcome = if text.len() > cap {
+            self.on_over_cap(prefix(text, cap))
+        } else {
+            match decode_limited(text, MAX_HEADER_KEYS) {
+                Ok(decoded) => {
+                    let refusal = decoded.too_many_header_keys.then_some(Refusal::HeaderKeys);
+                    self.on_frame(decoded.frame, refusal, now)
+                }
+                Err(e) => Err(e.0),
+            }
         };
-        if let Err(reason) = outcome {
-            self.protocol_error(reason);
+        self.finish_input(outcome);
+    }
+
+    /// An inbound message known to be over `max_frame_bytes`, of which only `head` — its first
+    /// bytes, any prefix (a driver that copies at most the cap + 1 bytes of a message passes what
+    /// it copied) — is given. The message is declined as WSM-FRG-031 says: when its head names a
+    /// stream-level frame and its stream (canonical encoders put `type` and `stream` first), that
+    /// stream is reset with `PAYLOAD_TOO_LARGE` and the connection is kept, after the same id
+    /// checks as any frame (an id-space violation stays connection-level); anything else — a
+    /// `ping`, `pong` or `goaway` (an over-cap `ping` is never answered with an over-cap `pong`),
+    /// an unknown type, a head that names no stream — belongs to no stream, so it is a
+    /// connection-level protocol error, as in the reference ports. Cost: linear in `head`, read
+    /// up to `max_frame_bytes`.
+    pub fn receive_over_cap(&mut self, head: &str, now: u64) {
+        if self.is_done() {
+            return;
         }
-        self.check_drained();
+        self.arrived(now);
+        let outcome = self.on_over_cap(prefix(head, self.cfg.max_frame_bytes));
+        self.finish_input(outcome);
     }
 
     /// A binary message arrived. The JSON codec is a text codec and the peer never sniffs messages
@@ -989,8 +1075,43 @@ impl Connection {
         if self.is_done() {
             return;
         }
-        self.last_activity = self.last_activity.max(now);
+        self.arrived(now);
         self.protocol_error("binary message under the json codec (WSM-CDC-002)".to_owned());
+    }
+
+    /// Something arrived: the remote is alive (the heartbeat's clock, see [`Connection`]).
+    fn arrived(&mut self, now: u64) {
+        self.last_arrival = self.last_arrival.max(now);
+    }
+
+    fn finish_input(&mut self, outcome: Result<(), String>) {
+        if let Err(reason) = outcome {
+            self.protocol_error(reason);
+        }
+        self.check_drained();
+    }
+
+    fn on_over_cap(&mut self, head: &str) -> Result<(), String> {
+        let head = read_head(head);
+        let kind = match head.kind {
+            Some(kind) if kind.is_stream_level() && head.stream.is_some() => kind,
+            other => {
+                let mut reason = match &other {
+                    Some(kind) => cat3("a `", kind.as_str(), "` message"),
+                    None => "a message".to_owned(),
+                };
+                reason.push_str(" over the ");
+                push_u64(&mut reason, self.cfg.max_frame_bytes as u64);
+                reason.push_str("-byte frame cap names no stream in its head (WSM-FRG-031)");
+                return Err(reason);
+            }
+        };
+        let frame = Frame {
+            stream: head.stream,
+            fragment: head.fragment.then(String::new),
+            ..Frame::new(kind)
+        };
+        self.on_stream_frame(frame, Some(Refusal::OverCap))
     }
 
     /// A connection-level error: `goaway(PROTOCOL_ERROR)` replaces everything queued, every live
@@ -1012,7 +1133,14 @@ impl Connection {
         self.termination = Some(Termination::ProtocolError { reason });
     }
 
-    fn on_frame(&mut self, frame: Frame, len: usize, now: u64) -> Result<(), String> {
+    fn on_frame(&mut self, frame: Frame, refusal: Option<Refusal>, now: u64) -> Result<(), String> {
+        if refusal.is_some() && !frame.kind.is_stream_level() {
+            return Err(cat3(
+                "`",
+                frame.kind.as_str(),
+                "` frame with a header map over MAX_HEADER_KEYS",
+            ));
+        }
         match frame.kind {
             FrameType::Unknown(_) => {
                 self.unknown_frames += 1;
@@ -1041,7 +1169,7 @@ impl Connection {
                 Ok(())
             }
             FrameType::Open | FrameType::Data | FrameType::Reset => {
-                self.on_stream_frame(frame, len)
+                self.on_stream_frame(frame, refusal)
             }
         }
     }
@@ -1076,19 +1204,49 @@ impl Connection {
         }
     }
 
-    fn on_stream_frame(&mut self, frame: Frame, len: usize) -> Result<(), String> {
-        let id = match frame.stream {
+    fn on_stream_frame(&mut self, frame: Frame, refusal: Option<Refusal>) -> Result<(), String> {
+        let (id, route) = self.route(&frame.kind, frame.stream, frame.fragment.is_some())?;
+        match route {
+            Route::Late => {
+                self.ignored_frames += 1;
+                return Ok(());
+            }
+            Route::NewOpen => self.highest_remote_open = id,
+            Route::OpenContinuation | Route::Live => {}
+        }
+        if let Some(refusal) = refusal {
+            self.refuse(id, route, refusal);
+            return Ok(());
+        }
+        match route {
+            Route::NewOpen => self.on_remote_open(id, frame),
+            Route::OpenContinuation => self.on_continuation(id, frame),
+            _ if frame.kind == FrameType::Reset => self.on_reset(id, frame),
+            _ => self.on_data(id, frame),
+        }
+        Ok(())
+    }
+
+    /// Where a stream-level frame goes, by its id alone (WSM-SID-005, WSM-STM-002/003,
+    /// WSM-FRM-015); `Err` is a connection-level error.
+    fn route(
+        &self,
+        kind: &FrameType,
+        stream: Option<StreamId>,
+        fragment: bool,
+    ) -> Result<(StreamId, Route), String> {
+        let id = match stream {
             Some(id) if id > 0 => id,
             _ => {
                 return Err(cat3(
                     "`",
-                    frame.kind.as_str(),
+                    kind.as_str(),
                     "` frame without a stream id (WSM-FRM-015)",
                 ))
             }
         };
         let remote_parity = id % 2 == 0;
-        if frame.kind == FrameType::Open {
+        if *kind == FrameType::Open {
             if !remote_parity {
                 return Err(around(
                     "open for stream ",
@@ -1097,11 +1255,9 @@ impl Connection {
                 ));
             }
             if id > self.highest_remote_open {
-                self.highest_remote_open = id;
-                self.on_remote_open(id, frame, len);
-                return Ok(());
+                return Ok((id, Route::NewOpen));
             }
-            if frame.fragment.is_some() {
+            if fragment {
                 match self.streams.get(&id) {
                     // A later fragment of an open being reassembled.
                     Some(rec)
@@ -1110,14 +1266,10 @@ impl Connection {
                             .as_ref()
                             .is_some_and(|a| a.kind == FrameType::Open) =>
                     {
-                        self.on_continuation(id, frame, len);
-                        return Ok(());
+                        return Ok((id, Route::OpenContinuation));
                     }
                     // A later fragment of an open already refused or reset: a late frame.
-                    None => {
-                        self.ignored_frames += 1;
-                        return Ok(());
-                    }
+                    None => return Ok((id, Route::Late)),
                     Some(_) => {}
                 }
             }
@@ -1136,7 +1288,7 @@ impl Connection {
             self.highest_local_open
         };
         if id > mark {
-            let mut reason = cat3("`", frame.kind.as_str(), "` for stream ");
+            let mut reason = cat3("`", kind.as_str(), "` for stream ");
             push_u64(&mut reason, id);
             reason.push_str(", above the high-water mark ");
             push_u64(&mut reason, mark);
@@ -1144,15 +1296,31 @@ impl Connection {
             return Err(reason);
         }
         if !self.streams.contains_key(&id) {
-            self.ignored_frames += 1;
-            return Ok(());
+            return Ok((id, Route::Late));
         }
-        if frame.kind == FrameType::Reset {
-            self.on_reset(id, frame);
+        Ok((id, Route::Live))
+    }
+
+    /// Decline a frame the receiver's limits refuse: `reset(PAYLOAD_TOO_LARGE)` on its stream, the
+    /// connection kept (WSM-FRG-031, WSM-STM-020/021). A new remote open is never recorded.
+    fn refuse(&mut self, id: StreamId, route: Route, refusal: Refusal) {
+        let reason = match refusal {
+            Refusal::OverCap => around(
+                "message over the ",
+                self.cfg.max_frame_bytes as u64,
+                "-byte frame cap (WSM-FRG-031)",
+            ),
+            Refusal::HeaderKeys => around(
+                "header map over ",
+                MAX_HEADER_KEYS as u64,
+                " keys (MAX_HEADER_KEYS)",
+            ),
+        };
+        if route == Route::NewOpen {
+            self.push_fitted(id, Frame::reset(id, code::PAYLOAD_TOO_LARGE, Some(reason)));
         } else {
-            self.on_data(id, frame, len);
+            self.stream_error(id, code::PAYLOAD_TOO_LARGE, reason);
         }
-        Ok(())
     }
 
     fn stream_error(&mut self, id: StreamId, reset_code: i64, reason: String) {
@@ -1168,18 +1336,7 @@ impl Connection {
         self.stream_error(id, code::PAYLOAD_TOO_LARGE, reason);
     }
 
-    fn over_cap(&mut self, id: StreamId, len: usize) -> bool {
-        if len > self.cfg.max_frame_bytes {
-            let mut reason = around("message of ", len as u64, " bytes is over the ");
-            push_u64(&mut reason, self.cfg.max_frame_bytes as u64);
-            reason.push_str("-byte frame cap (WSM-FRG-031)");
-            self.stream_error(id, code::PAYLOAD_TOO_LARGE, reason);
-            return true;
-        }
-        false
-    }
-
-    fn on_remote_open(&mut self, id: StreamId, frame: Frame, len: usize) {
+    fn on_remote_open(&mut self, id: StreamId, frame: Frame) {
         let live_remote = self.streams.values().filter(|rec| !rec.local).count();
         let refusal = if !matches!(self.phase, Phase::Open) || self.goaway_sent {
             Some("going away (WSM-CON-021)")
@@ -1206,9 +1363,6 @@ impl Connection {
                 assembly: None,
             },
         );
-        if self.over_cap(id, len) {
-            return;
-        }
         match frame.fragment {
             Some(fragment) => {
                 if let Some(rec) = self.streams.get_mut(&id) {
@@ -1231,10 +1385,7 @@ impl Connection {
         }
     }
 
-    fn on_continuation(&mut self, id: StreamId, frame: Frame, len: usize) {
-        if self.over_cap(id, len) {
-            return;
-        }
+    fn on_continuation(&mut self, id: StreamId, frame: Frame) {
         if frame.headers.is_some() {
             self.stream_error(
                 id,
@@ -1248,10 +1399,7 @@ impl Connection {
         }
     }
 
-    fn on_data(&mut self, id: StreamId, frame: Frame, len: usize) {
-        if self.over_cap(id, len) {
-            return;
-        }
+    fn on_data(&mut self, id: StreamId, frame: Frame) {
         let Some(rec) = self.streams.get_mut(&id) else {
             return;
         };
@@ -1272,7 +1420,7 @@ impl Connection {
                 );
                 return;
             }
-            self.on_continuation(id, frame, len);
+            self.on_continuation(id, frame);
             return;
         }
         if frame.headers.is_some() && rec.remote_spoke {

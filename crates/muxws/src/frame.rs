@@ -140,26 +140,36 @@ impl Headers {
 
     /// Parse a JSON object; anything else is an error. Duplicate keys: the last one wins, in the
     /// position of the first, as `JSON.parse` does (WSM-FRM-001 strictness on known fields).
+    /// Linear in the text's size, whatever the keys (duplicates are found by one sort).
     pub fn from_json(text: &str) -> Result<Headers, InvalidJson> {
-        Headers::scan(text).map_err(InvalidJson::at)
+        match Headers::scan(text, usize::MAX) {
+            Ok(headers) => Ok(headers.unwrap_or_default()),
+            Err(error) => Err(InvalidJson::at(error)),
+        }
     }
 
-    fn scan(text: &str) -> Result<Headers, JsonError> {
+    /// The object `text` as headers; `Ok(None)` when it has more than `max_keys` members
+    /// (duplicates counted), found without reading past the member over the limit.
+    fn scan(text: &str, max_keys: usize) -> Result<Option<Headers>, JsonError> {
         let mut members = Members::of(text)?;
-        let mut headers = Headers::new();
+        let mut entries = Vec::new();
         while let Some((key, value)) = members.next_member()? {
-            headers.set(key.into_owned(), RawJson(value.to_owned()));
+            if entries.len() >= max_keys {
+                return Ok(None);
+            }
+            entries.push((key.into_owned(), RawJson(value.to_owned())));
         }
-        Ok(headers)
+        keep_last_of_duplicates(&mut entries);
+        Ok(Some(Headers(entries)))
     }
 
     /// Set `key` to `value`, replacing an existing entry in place (WSM-AUT-002: opaque values).
     pub fn insert(&mut self, key: impl Into<String>, value: RawJson) {
-        self.set(key.into(), value);
-    }
-
-    fn set(&mut self, key: String, value: RawJson) {
-        match self.0.iter_mut().find(|(k, _)| *k == key) {
+        let key = key.into();
+        match self.0.iter_mut().find(|(k, _)| {
+            json::tick(1);
+            *k == key
+        }) {
             Some(entry) => entry.1 = value,
             None => self.0.push((key, value)),
         }
@@ -209,6 +219,126 @@ impl Headers {
             out.push_str(value.as_str());
         }
         out.push('}');
+    }
+}
+
+/// FNV-1a over the key's bytes, folded to 32 bits: a cheap sort key that makes equal keys
+/// adjacent.
+fn key_hash(key: &str) -> u32 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in key.as_bytes() {
+        hash = (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    json::tick(key.len() as u64);
+    (hash ^ (hash >> 32)) as u32
+}
+
+/// Of duplicate keys keep one entry, in the first one's position, with the last one's value —
+/// `JSON.parse`'s rule — in linear time for any keys but colliding ones, and O(n log n) even for
+/// those: the (hash, position) pairs are radix-sorted by hash (stable, four passes), so equal
+/// keys end up adjacent and in position order; a run of equal hashes that holds different keys
+/// (a collision, crafted or not) is heap-sorted by (key, position), never scanned pairwise.
+fn keep_last_of_duplicates(entries: &mut Vec<(String, RawJson)>) {
+    if entries.len() < 2 {
+        return;
+    }
+    let mut order: Vec<(u32, u32)> = entries
+        .iter()
+        .enumerate()
+        .map(|(i, (key, _))| (key_hash(key), i as u32))
+        .collect();
+    radix_sort(&mut order);
+    let key = |i: u32| entries[i as usize].0.as_str();
+    let mut dropped = Vec::new();
+    dropped.resize(entries.len(), false);
+    let mut moves: Vec<(u32, u32)> = Vec::new();
+    let mut start = 0;
+    while start < order.len() {
+        let mut end = start + 1;
+        while end < order.len() && order[end].0 == order[start].0 {
+            end += 1;
+        }
+        let run = &mut order[start..end];
+        json::tick(run.len() as u64);
+        if run.iter().any(|p| key(p.1) != key(run[0].1)) {
+            heapsort(run, |a, b| {
+                json::tick(1);
+                (key(a.1), a.1) < (key(b.1), b.1)
+            });
+        }
+        let mut first = 0;
+        for i in 1..=run.len() {
+            if i == run.len() || key(run[i].1) != key(run[first].1) {
+                if i - first > 1 {
+                    moves.push((run[first].1, run[i - 1].1));
+                    for p in &run[first + 1..i] {
+                        dropped[p.1 as usize] = true;
+                    }
+                }
+                first = i;
+            }
+        }
+        start = end;
+    }
+    if moves.is_empty() {
+        return;
+    }
+    for (first, last) in moves {
+        let value = core::mem::replace(&mut entries[last as usize].1, RawJson(String::new()));
+        entries[first as usize].1 = value;
+    }
+    let mut index = 0;
+    entries.retain(|_| {
+        index += 1;
+        !dropped[index - 1]
+    });
+}
+
+/// Stable LSD radix sort of (hash, position) pairs by hash: four passes of one byte.
+fn radix_sort(v: &mut Vec<(u32, u32)>) {
+    let mut spare = Vec::new();
+    spare.resize(v.len(), (0u32, 0u32));
+    for shift in [0u32, 8, 16, 24] {
+        let mut at = [0usize; 257];
+        for p in v.iter() {
+            at[((p.0 >> shift) & 0xff) as usize + 1] += 1;
+        }
+        for i in 1..257 {
+            at[i] += at[i - 1];
+        }
+        for &p in v.iter() {
+            let slot = &mut at[((p.0 >> shift) & 0xff) as usize];
+            spare[*slot] = p;
+            *slot += 1;
+        }
+        core::mem::swap(v, &mut spare);
+        json::tick(v.len() as u64 * 2 + 256);
+    }
+}
+
+/// In-place heapsort by `less`: O(n log n) comparisons in the worst case, in a few hundred bytes
+/// of wasm where the standard library's sorts take kilobytes.
+fn heapsort(v: &mut [(u32, u32)], less: impl Fn(&(u32, u32), &(u32, u32)) -> bool) {
+    let sift = |v: &mut [(u32, u32)], mut root: usize, end: usize| loop {
+        let mut child = 2 * root + 1;
+        if child >= end {
+            break;
+        }
+        if child + 1 < end && less(&v[child], &v[child + 1]) {
+            child += 1;
+        }
+        if !less(&v[root], &v[child]) {
+            break;
+        }
+        v.swap(root, child);
+        root = child;
+    };
+    for root in (0..v.len() / 2).rev() {
+        sift(v, root, v.len());
+    }
+    for end in (1..v.len()).rev() {
+        v.swap(0, end);
+        sift(v, 0, end);
     }
 }
 
@@ -434,12 +564,24 @@ fn field_int(name: &str, raw: Option<&str>) -> Result<Option<i64>, DecodeError> 
     }
 }
 
-fn field_map(name: &str, raw: Option<&str>) -> Result<Option<Headers>, DecodeError> {
+/// `headers`/`trailers`: an object of at most `max_keys` members; over that, `too_many` is set
+/// and the field reads as absent.
+fn field_map(
+    name: &str,
+    raw: Option<&str>,
+    max_keys: usize,
+    too_many: &mut bool,
+) -> Result<Option<Headers>, DecodeError> {
     match present(raw) {
         None => Ok(None),
-        Some(raw) => Headers::scan(raw)
-            .map(Some)
-            .map_err(|_| type_error(name, "an object", raw)),
+        Some(raw) => match Headers::scan(raw, max_keys) {
+            Ok(Some(headers)) => Ok(Some(headers)),
+            Ok(None) => {
+                *too_many = true;
+                Ok(None)
+            }
+            Err(_) => Err(type_error(name, "an object", raw)),
+        },
     }
 }
 
@@ -450,7 +592,25 @@ fn field_map(name: &str, raw: Option<&str>) -> Result<Option<Headers>, DecodeErr
 /// non-negative integers (an integral float such as `1.0` is accepted); `code` an integer;
 /// `headers`/`trailers` objects; `reason`/`nonce`/`fragment` strings. `payload` is kept verbatim.
 /// Keys are compared after unescaping; of duplicate keys the last wins.
+///
+/// The cost is linear in the text's size for every shape of input (many or duplicate keys,
+/// nesting, escapes, long numbers); this function applies no size limit of its own — the
+/// connection refuses an over-cap message before decoding it (WSM-FRG-031).
 pub fn decode(text: &str) -> Result<Frame, DecodeError> {
+    decode_limited(text, usize::MAX).map(|decoded| decoded.frame)
+}
+
+/// A decoded inbound frame and whether a header map broke the connection's key limit.
+pub(crate) struct Decoded {
+    /// The frame; `headers`/`trailers` read as absent when over the limit.
+    pub(crate) frame: Frame,
+    /// `headers` or `trailers` held more than the allowed number of members.
+    pub(crate) too_many_header_keys: bool,
+}
+
+/// [`decode`] with a limit on the members of `headers` and of `trailers`: a map over it is not
+/// built (the members past the limit are never copied).
+pub(crate) fn decode_limited(text: &str, max_header_keys: usize) -> Result<Decoded, DecodeError> {
     let mut f: [Option<&str>; 12] = [None; 12];
     let scanned = Members::of(text).and_then(|mut members| {
         while let Some((key, value)) = members.next_member()? {
@@ -483,28 +643,79 @@ pub fn decode(text: &str) -> Result<Frame, DecodeError> {
             "frame carries both `payload` and `fragment` (WSM-FRM-004)".to_owned(),
         ));
     }
-    let mut frame = Frame::new(FrameType::from_name(&kind));
-    fill(&mut frame, &f)?;
-    Ok(frame)
+    let mut decoded = Decoded {
+        frame: Frame::new(FrameType::from_name(&kind)),
+        too_many_header_keys: false,
+    };
+    fill(&mut decoded, &f, max_header_keys)?;
+    Ok(decoded)
 }
 
 /// The fields after `type`, filled in place: an early return drops one `Frame` in `decode`
 /// rather than a different set of finished fields at every `?`.
-fn fill(frame: &mut Frame, f: &[Option<&str>; 12]) -> Result<(), DecodeError> {
+fn fill(decoded: &mut Decoded, f: &[Option<&str>; 12], max_keys: usize) -> Result<(), DecodeError> {
+    let too_many = &mut decoded.too_many_header_keys;
+    let frame = &mut decoded.frame;
     frame.stream = field_id("stream", f[1])?;
     if let Some(raw) = f[2] {
         frame.payload = Payload::Json(RawJson(raw.to_owned()));
     }
     frame.fragment = field_string("fragment", f[3])?;
     frame.more = field_bool("more", f[4])?;
-    frame.headers = field_map("headers", f[5])?;
+    frame.headers = field_map("headers", f[5], max_keys, too_many)?;
     frame.end = field_bool("end", f[6])?;
-    frame.trailers = field_map("trailers", f[7])?;
+    frame.trailers = field_map("trailers", f[7], max_keys, too_many)?;
     frame.code = field_int("code", f[8])?;
     frame.reason = field_string("reason", f[9])?;
     frame.nonce = field_string("nonce", f[10])?;
     frame.last_stream = field_id("last_stream", f[11])?;
     Ok(())
+}
+
+/// What the first bytes of a message over the frame cap say about it (WSM-FRG-031): read from
+/// the envelope members that lie wholly inside the head, never past it.
+pub(crate) struct Head {
+    /// `type`, if the head holds it.
+    pub(crate) kind: Option<FrameType>,
+    /// `stream`, if the head holds a valid one.
+    pub(crate) stream: Option<u64>,
+    /// Whether the head holds a `fragment` key (a later fragment of an open continues it).
+    pub(crate) fragment: bool,
+}
+
+/// Read the envelope members of `head`, the first bytes of a message (any prefix of it), up to
+/// the first member that is cut off or not JSON. Cost: linear in `head`, which the caller bounds.
+pub(crate) fn read_head(head: &str) -> Head {
+    let mut out = Head {
+        kind: None,
+        stream: None,
+        fragment: false,
+    };
+    let Ok(mut members) = Members::of(head) else {
+        return out;
+    };
+    while let Ok(Some(key)) = members.next_key() {
+        // The fragment itself is what makes the message big: its key is enough.
+        out.fragment |= key == "fragment";
+        let Ok(value) = members.next_value() else {
+            break;
+        };
+        // A number that runs to the end of the head may be cut short (`12` read as `1`): a value
+        // counts only when its separator is inside the head too.
+        let end = value.as_ptr() as usize - head.as_ptr() as usize + value.len();
+        let next = head.as_bytes()[end..]
+            .iter()
+            .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
+        if !matches!(next, Some(b',' | b'}')) {
+            break;
+        }
+        match &*key {
+            "type" => out.kind = json::decode_string(value).map(|n| FrameType::from_name(&n)),
+            "stream" => out.stream = field_id("stream", Some(value)).ok().flatten(),
+            _ => {}
+        }
+    }
+    out
 }
 
 /// Encode a frame as compact JSON in canonical key order — `type`, `stream`, then the rest

@@ -19,6 +19,35 @@ use std::borrow::Cow;
 /// Deepest nesting of arrays/objects accepted inside one value (a payload, a header value).
 pub(crate) const MAX_DEPTH: usize = 128;
 
+/// Units of work done by the decoder, counted only in this crate's unit tests: the linearity
+/// test (`linearity.rs`) compares the count for inputs of n and 16·n bytes. Every loop of the
+/// decoder calls [`tick`]; outside tests it compiles to nothing.
+#[cfg(test)]
+pub(crate) mod work {
+    use std::cell::Cell;
+
+    thread_local! {
+        static UNITS: Cell<u64> = const { Cell::new(0) };
+    }
+
+    pub(crate) fn add(n: u64) {
+        UNITS.with(|units| units.set(units.get().saturating_add(n)));
+    }
+
+    /// The units counted on this thread since the last call, and reset to zero.
+    pub(crate) fn take() -> u64 {
+        UNITS.with(|units| units.replace(0))
+    }
+}
+
+/// Count `n` units of decoder work (tests only; nothing otherwise).
+#[inline(always)]
+pub(crate) fn tick(n: u64) {
+    #[cfg(test)]
+    work::add(n);
+    let _ = n;
+}
+
 /// Where the text stopped being JSON: a byte offset into the scanned text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct JsonError(pub usize);
@@ -33,6 +62,7 @@ struct Cursor<'a> {
 impl Cursor<'_> {
     /// The current byte; `0` past the end (a raw NUL is never valid where a byte is inspected).
     fn peek(&self) -> u8 {
+        tick(1);
         self.bytes.get(self.pos).copied().unwrap_or(0)
     }
 
@@ -244,6 +274,15 @@ impl<'a> Members<'a> {
     /// The next member, `None` after the closing brace (and nothing but whitespace after it).
     /// After an error the text is not JSON; stop reading.
     pub(crate) fn next_member(&mut self) -> Scan<Option<(Cow<'a, str>, &'a str)>> {
+        match self.next_key()? {
+            None => Ok(None),
+            Some(key) => Ok(Some((key, self.next_value()?))),
+        }
+    }
+
+    /// The next member's key (decoded), the cursor left at its value; `None` after the closing
+    /// brace. Call [`Members::next_value`] next.
+    pub(crate) fn next_key(&mut self) -> Scan<Option<Cow<'a, str>>> {
         if self.done {
             return Ok(None);
         }
@@ -266,16 +305,20 @@ impl<'a> Members<'a> {
         let key = &self.text[key_start..c.pos];
         c.skip_ws();
         c.eat(b':')?;
-        c.skip_ws();
-        let value_start = c.pos;
-        c.value(0)?;
-        let value = &self.text[value_start..c.pos];
-        let key = if escaped {
+        Ok(Some(if escaped {
             Cow::Owned(decode_string(key).ok_or(JsonError(key_start))?)
         } else {
             Cow::Borrowed(&key[1..key.len() - 1])
-        };
-        Ok(Some((key, value)))
+        }))
+    }
+
+    /// The value of the member whose key [`Members::next_key`] just read, as raw text.
+    pub(crate) fn next_value(&mut self) -> Scan<&'a str> {
+        let c = &mut self.cursor;
+        c.skip_ws();
+        let value_start = c.pos;
+        c.value(0)?;
+        Ok(&self.text[value_start..c.pos])
     }
 }
 
@@ -292,6 +335,7 @@ pub(crate) fn decode_string(literal: &str) -> Option<String> {
     let mut run = 0;
     let mut i = 0;
     while i < bytes.len() {
+        tick(1);
         if bytes[i] != b'\\' {
             i += 1;
             continue;
@@ -347,6 +391,7 @@ pub(crate) fn integer(number: &str) -> Option<(bool, u64, bool)> {
     let mut seen_digit = false;
     let mut fraction = false;
     while i < bytes.len() {
+        tick(1);
         let b = bytes[i];
         if b.is_ascii_digit() {
             seen_digit = true;
@@ -356,6 +401,7 @@ pub(crate) fn integer(number: &str) -> Option<(bool, u64, bool)> {
             if b == b'0' {
                 zeros += 1;
             } else {
+                tick(zeros as u64);
                 for _ in 0..zeros {
                     significand = significand.checked_mul(10)?;
                 }
@@ -391,6 +437,7 @@ pub(crate) fn integer(number: &str) -> Option<(bool, u64, bool)> {
         };
         let mut exponent: i64 = 0;
         while let Some(b) = bytes.get(i).filter(|b| b.is_ascii_digit()) {
+            tick(1);
             exponent = (exponent * 10 + i64::from(b - b'0')).min(1 << 40);
             i += 1;
         }

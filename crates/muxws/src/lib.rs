@@ -63,11 +63,14 @@ mod json;
 /// Message text without `core::fmt`.
 mod text;
 
+#[cfg(test)]
+mod linearity;
+
 pub use connection::{
     ConnEvent, Connection, ConnectionConfig, Outbound, StreamEvent, StreamId, StreamState,
     Termination, CLOSE_CODEC_MISMATCH, CLOSE_NORMAL, CLOSE_PROTOCOL_ERROR, DEFAULT_DRAIN_MS,
     DEFAULT_MAX_CONCURRENT_STREAMS, DEFAULT_PING_INTERVAL_MS, DEFAULT_PING_TIMEOUT_MS,
-    GOAWAY_CLOSE_FALLBACK_MS, MAX_STREAM_ID,
+    GOAWAY_CLOSE_FALLBACK_MS, MAX_HEADER_KEYS, MAX_STREAM_ID,
 };
 pub use error::{code, ConfigError, ConnectError, OpenError, SendError, StreamError};
 pub use fragment::{

@@ -4,7 +4,7 @@
 
 use viewsets_core::{
     Abandon, Action, ActivityEvent, ActivityKind, AttemptEnd, CallEngine, CallId, CallSpec,
-    PeerId, PendingCall, RepeatPolicy, Transport,
+    PeerId, PendingCall, RepeatPolicy, Transport, WaitReason,
 };
 
 /// What the fake transport saw, in order.
@@ -102,6 +102,13 @@ impl Harness {
         self.drain();
     }
 
+    /// Reports how an attempt ended with an answer's `Retry-After`, at the current time.
+    pub fn end_retry_after(&mut self, call: CallId, attempt: u32, end: AttemptEnd, retry_after_ms: u64) {
+        self.engine
+            .attempt_ended_with_retry_after(call, attempt, end, Some(retry_after_ms), self.now);
+        self.drain();
+    }
+
     /// Reports that `attempt` of `call` went out with headers the driver keeps.
     pub fn headers(&mut self, call: CallId, attempt: u32) {
         self.engine.headers_captured(call, attempt);
@@ -115,6 +122,12 @@ impl Harness {
 
     pub fn retry_now(&mut self) {
         self.engine.retry_now(self.now);
+        self.drain();
+    }
+
+    /// The platform's online/offline news.
+    pub fn set_online(&mut self, online: bool) {
+        self.engine.set_online(online, self.now);
         self.drain();
     }
 
@@ -256,6 +269,22 @@ impl Harness {
             .map(|e| e.kind)
             .filter(|k| matches!(k, ActivityKind::Retry { .. }))
             .collect()
+    }
+
+    /// The reasons of the `Wait` events of `call`, with when each was emitted.
+    pub fn waits(&self, call: CallId) -> Vec<(WaitReason, u64)> {
+        self.events(call)
+            .into_iter()
+            .filter_map(|e| match e.kind {
+                ActivityKind::Wait { reason } => Some((reason, e.at)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Why `call` waits, as `pending_calls()` says.
+    pub fn reason(&self, call: CallId) -> Option<WaitReason> {
+        self.engine.pending_calls().find(|p| p.call == call).map(|p| p.reason)
     }
 
     pub fn reconnects(&self) -> Vec<PeerId> {

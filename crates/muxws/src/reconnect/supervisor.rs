@@ -487,6 +487,18 @@ impl Peer {
         }
     }
 
+    /// A text message on `socket` known to be over the frame cap, of which only `head` (its first
+    /// bytes, e.g. what fits a window of the cap + 1 bytes) is given: declined without being
+    /// decoded (WSM-FRG-031, [`Connection::receive_over_cap`]). Never panics.
+    pub fn socket_message_over_cap(&mut self, socket: SocketId, head: &str, now: u64) {
+        if let Some((s, conn)) = &mut self.live {
+            if *s == socket {
+                conn.receive_over_cap(head, now);
+                self.progress(now);
+            }
+        }
+    }
+
     /// A **binary** message on `socket`: a connection-level error under the JSON codec
     /// (WSM-CDC-002, WSM-FRM-005).
     pub fn socket_binary_message(&mut self, socket: SocketId, now: u64) {

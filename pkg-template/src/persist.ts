@@ -1,0 +1,209 @@
+/**
+ * Calls that live through a reload (opt-in: `persist: true` on a proxy or a call). A persisted call
+ * is written to IndexedDB when it is issued — method, path and query, body bytes, the headers it
+ * went out with except credentials, its key, when it was issued and its repeat window — and
+ * removed when it settles. After a reload, `resumeCalls()` sends every stored call again with its
+ * key and its very bytes, through the proxy made for its `basePath` (which supplies credentials
+ * afresh), until its original `withinMs` runs out: the backend answers a call that already ran with
+ * its stored outcome. A tab holds a Web Lock for each call it sends, so two tabs never send one.
+ *
+ * Only an app that calls `resumeCalls()` links this in; until it does, `persist` stores nothing.
+ * Bodies are stored in the clear. Calls over muxws and through an axios instance are not persisted.
+ */
+import { issueCall, joinPath, proxyFor } from './compose.js';
+import { ViewSetError } from './errors.js';
+import { useCallStore, warn, type CallRecord, type ViewSetCall } from './runtime.js';
+
+const DATABASE = 'fastapi-viewsets';
+const CALLS = 'calls';
+const LOCK_PREFIX = 'fastapi-viewsets:call:';
+/** Never stored: credentials are supplied afresh by the proxy a call is resumed through. */
+const CREDENTIALS = ['authorization', 'cookie', 'proxy-authorization', 'idempotency-key'];
+
+/** One stored call. */
+interface StoredCall {
+  key: string;
+  basePath: string;
+  method: string;
+  /** The path relative to `basePath`. */
+  path: string;
+  query: string;
+  headers: [string, string][];
+  body: string | Blob | ArrayBuffer | ArrayBufferView | null;
+  issuedAt: number;
+  withinMs: number;
+  delayMs: number;
+  jitter: number;
+}
+
+/** A stored call `resumeCalls()` found, and what became of it. */
+export interface ResumedCall {
+  key: string;
+  method: string;
+  /** The path, `basePath` included. */
+  path: string;
+  /** When it was first issued (ms since the epoch). */
+  issuedAt: number;
+  /** The call sent again; null when it was not (expired, no proxy for its path, another tab has it). */
+  call: ViewSetCall<unknown> | null;
+  /** Why it was not sent again, if it was not. */
+  skipped?: 'expired' | 'no-proxy' | 'other-tab';
+}
+
+/** Options of `resumeCalls()`. */
+export interface ResumeOptions {
+  /** Called with each resumed call when it settles, and with each stored call that expired. */
+  onSettle?(call: ResumedCall, outcome: { ok: true; value: unknown } | { ok: false; error: unknown }): void;
+}
+
+/** The stored call's window ran out before it could be sent again. */
+export class CallExpired extends ViewSetError {
+  override name = 'CallExpired';
+}
+
+let database: Promise<IDBDatabase> | null = null;
+
+function open(): Promise<IDBDatabase> {
+  database ??= new Promise((resolve, reject) => {
+    const request = indexedDB.open(DATABASE, 1);
+    request.onupgradeneeded = () => request.result.createObjectStore(CALLS, { keyPath: 'key' });
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+  return database;
+}
+
+/** Runs `work` on the calls store and resolves with its request's result. */
+async function withCalls<T>(mode: IDBTransactionMode, work: (calls: IDBObjectStore) => IDBRequest<T>): Promise<T> {
+  const db = await open();
+  return new Promise((resolve, reject) => {
+    const request = work(db.transaction(CALLS, mode).objectStore(CALLS));
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+}
+
+/** Releases of the Web Locks this tab holds, by key. */
+const held = new Map<string, () => void>();
+
+/** Holds the lock of `key` until `release` is called; `ifAvailable`: give up (false) when another tab holds it. */
+function lock(key: string, ifAvailable: boolean): Promise<boolean> {
+  const locks = (globalThis.navigator as { locks?: LockManager } | undefined)?.locks;
+  if (!locks) return Promise.resolve(true);
+  return new Promise((granted) => {
+    locks
+      .request(LOCK_PREFIX + key, { ifAvailable }, (lock) => {
+        granted(lock !== null);
+        return lock === null ? undefined : new Promise<void>((release) => held.set(key, release));
+      })
+      .catch(() => granted(!ifAvailable));
+  });
+}
+
+function unlock(key: string): void {
+  held.get(key)?.();
+  held.delete(key);
+}
+
+async function store(call: CallRecord): Promise<void> {
+  if (!call.transport.stored) return;
+  void lock(call.key, false);
+  const { headers, body } = await call.transport.stored(call);
+  const excluded = new Set([...CREDENTIALS, ...call.persistExclude]);
+  const record: StoredCall = {
+    key: call.key,
+    basePath: call.basePath,
+    method: call.method,
+    path: call.path.slice(joinPath('', call.basePath).length),
+    query: call.query,
+    headers: headers.filter(([name]) => !excluded.has(name.toLowerCase())),
+    body,
+    issuedAt: call.resumed?.issuedAt ?? Date.now(),
+    withinMs: call.withinMs,
+    delayMs: call.delayMs,
+    jitter: call.jitter,
+  };
+  await withCalls('readwrite', (calls) => calls.put(record));
+}
+
+let storing = false;
+
+/** From now on, calls with `persist` are stored until they settle. */
+function startStoring(): void {
+  if (storing) return;
+  storing = true;
+  useCallStore({
+    issued(call) {
+      store(call).catch((error) => warn('a call could not be stored', error));
+    },
+    settled(call) {
+      withCalls('readwrite', (calls) => calls.delete(call.key))
+        .catch((error) => warn('a settled call could not be removed from the store', error))
+        .finally(() => unlock(call.key));
+    },
+  });
+}
+
+/**
+ * Turns persistence on for this page and sends again every call a previous page stored and did not
+ * see settle, with its key and bytes, through the proxies made so far (make them first). A call
+ * whose `withinMs` ran out is dropped and reported to `onSettle` with a `CallExpired`; a call
+ * another tab is sending is left to it. Needs IndexedDB (browsers).
+ */
+export async function resumeCalls(options: ResumeOptions = {}): Promise<ResumedCall[]> {
+  startStoring();
+  const stored = await withCalls<StoredCall[]>('readonly', (calls) => calls.getAll());
+  const now = Date.now();
+  const resumed: ResumedCall[] = [];
+  for (const record of stored) {
+    const path = joinPath('', record.basePath, record.path);
+    const entry: ResumedCall = { key: record.key, method: record.method, path, issuedAt: record.issuedAt, call: null };
+    resumed.push(entry);
+    const core = proxyFor(record.basePath);
+    if (!core) {
+      entry.skipped = 'no-proxy';
+      continue;
+    }
+    if (!(await lock(record.key, true))) {
+      entry.skipped = 'other-tab';
+      continue;
+    }
+    const left = record.issuedAt + record.withinMs - now;
+    if (left <= 0) {
+      entry.skipped = 'expired';
+      unlock(record.key);
+      await withCalls('readwrite', (calls) => calls.delete(record.key)).catch(() => {});
+      const error = new CallExpired(`${record.method} ${path} was not sent again: its withinMs ran out`, { key: record.key, attempts: 0 });
+      report(options, entry, { ok: false, error });
+      continue;
+    }
+    const call = issueCall<unknown>(
+      core,
+      record.method,
+      record.path,
+      {
+        key: record.key,
+        query: new URLSearchParams(record.query),
+        headers: record.headers,
+        body: record.body ?? undefined,
+        repeat: { withinMs: left, delayMs: record.delayMs, jitter: record.jitter },
+        persist: true,
+      },
+      { issuedAt: record.issuedAt },
+    );
+    entry.call = call;
+    call.then(
+      (value) => report(options, entry, { ok: true, value }),
+      (error: unknown) => report(options, entry, { ok: false, error }),
+    );
+  }
+  return resumed;
+}
+
+function report(options: ResumeOptions, entry: ResumedCall, outcome: { ok: true; value: unknown } | { ok: false; error: unknown }): void {
+  try {
+    options.onSettle?.(entry, outcome);
+  } catch (error) {
+    warn('a resumeCalls onSettle handler threw', error);
+  }
+}
