@@ -5,12 +5,26 @@
 // the waiting calls and the next call calls the function again. End to end over the real muxws
 // driver: tests/e2e/compat06-scenarios.mjs (compat06MuxwsScenarios).
 //
-//   node --experimental-websocket --test tests/chaos/lazy-peer.test.mjs
+// `registerPeer` is internal: pkg/index.js is one bundle, so the test loads the facade as tsc
+// compiled it before bundling (target/pkg-work/tsc, left by scripts/build.sh) with the package's
+// wasm files, in a temporary folder: the same code, its modules reachable one by one.
+//
+//   bash scripts/build.sh && node --experimental-websocket --test tests/chaos/lazy-peer.test.mjs
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { after, test } from 'node:test';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const pkg = await import('../../pkg/index.js');
-const runtime = await import('../../pkg/runtime.js');
+const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const staged = mkdtempSync(join(tmpdir(), 'lazy-peer-'));
+after(() => rmSync(staged, { recursive: true, force: true }));
+cpSync(join(repo, 'target', 'pkg-work', 'tsc'), staged, { recursive: true });
+cpSync(join(repo, 'pkg', 'wasm'), join(staged, 'wasm'), { recursive: true });
+writeFileSync(join(staged, 'package.json'), '{ "type": "module" }\n');
+const pkg = await import(pathToFileURL(join(staged, 'index.js')).href);
+const runtime = await import(pathToFileURL(join(staged, 'runtime.js')).href);
 
 /** The engine's end code of a muxws reply (docs/boundary.md). */
 const MUXWS_REPLY = 4;
