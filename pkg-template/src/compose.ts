@@ -288,6 +288,8 @@ export function issueCall<R>(core: ProxyCore, method: string, path: string, opti
         // no crypto: the call still rejects, with an empty key
       }
     }
+    // Like every error a call rejects with, this one carries the call's key; nothing was sent.
+    if (error instanceof Error && Object.isExtensible(error)) Object.assign(error, { key, attempts: 0 });
     return withKey(Promise.reject(error) as Promise<R>, key);
   }
 }
