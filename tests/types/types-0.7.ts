@@ -4,6 +4,10 @@
 // beside the 0.6 ones. `// @ts-expect-error` lines must stay errors.
 import {
   BulkViewSetMixin,
+  onCallActivity,
+  pendingCallCount,
+  pendingCalls,
+  retryNow,
   HttpError,
   LookupMixin,
   PaginatedListMixin,
@@ -106,5 +110,26 @@ route_rest<ListMixin<Book>>(BookApi, '/catalog/bulk', 'id').list();
 // ------------------------------------------------------------------ muxws: a peer or a function giving one
 declare function connectLater(): Promise<MuxwsPeer>;
 const lazy: MuxwsPeerSource = () => connectLater();
+
+// ------------------------------------------------------------------ the README's busy indicator, as it is printed
+declare const busy: HTMLElement;
+declare const notice: HTMLElement;
+declare const tryAgainButton: HTMLButtonElement;
+onCallActivity(() => {
+  busy.hidden = pendingCallCount() === 0;                // background calls are left out
+  // A call whose answer was lost stays listed through its repeats: unansweredAttempts stays above 0
+  // while the repeat is in flight too, whereas nextAttemptAt is set only while a repeat waits.
+  notice.textContent = pendingCalls()
+    .filter((call) => call.unansweredAttempts > 0)
+    .map((call) => {
+      const state =
+        call.nextAttemptAt !== null ? `in ${Math.ceil((call.nextAttemptAt - Date.now()) / 1000)} s`
+        : call.waitingFor === 'in-flight' ? 'under way'
+        : `waiting for ${call.waitingFor === 'offline' ? 'the network' : 'the connection'}`;
+      return `${call.method} ${call.path}: attempt ${call.unansweredAttempts + 1} ${state}`;
+    })
+    .join('\n');
+});
+tryAgainButton.onclick = () => retryNow();
 
 export { key, keys, bareKey, Overridden, maybeKey, fromClass, loose, byParams, byOptions, page, doubleStatus, lazy };
