@@ -181,7 +181,7 @@ def idempotency_key_values(scope: dict) -> list[str]:
 
 class RequestLog:
     """
-    Pure ASGI middleware: every HTTP request under /items (REST and muxws alike, muxws commands run
+    Pure ASGI middleware: every HTTP request under /items and /catalog (REST and muxws alike, muxws commands run
     through the application as in-process HTTP requests) gets a log entry, written when its answer
     has been sent; the action marks it as run. Every HTTP answer carries X-Served-By. For a
     WebSocket it records the TCP transport of the connection, so /__test/ws/close can cut it.
@@ -209,7 +209,7 @@ class RequestLog:
 
         path: str = scope.get("path", "")
         entry = None
-        if path == "/items" or path.startswith("/items/"):
+        if path == "/items" or path.startswith(("/items/", "/catalog/")):
             headers = header_map(scope)
             keys = idempotency_key_values(scope)
             entry = {

@@ -7,6 +7,8 @@ import { startStack } from '../harness/stack.mjs';
 import { activityScenarios } from '../e2e/activity-scenarios.mjs';
 import { axiosScenarios } from '../e2e/axios-scenarios.mjs';
 import { boundaryScenarios } from '../e2e/boundary-scenarios.mjs';
+import { catalogMuxwsScenarios, catalogRestScenarios } from '../e2e/catalog-scenarios.mjs';
+import { compat06MuxwsScenarios, compat06Scenarios } from '../e2e/compat06-scenarios.mjs';
 import { hostileScenarios } from '../e2e/hostile-scenarios.mjs';
 import { muxwsBoundaryScenarios } from '../e2e/muxws-boundary-scenarios.mjs';
 import { muxwsLivenessScenarios } from '../e2e/muxws-liveness-scenarios.mjs';
@@ -23,7 +25,9 @@ before(async () => {
   hostile = await startHostileMuxws();
   const env = { baseUrl: stack.baseUrl, wsUrl: stack.wsUrl, hostileBase: hostile.base };
   // boundary last: its exception-source scenarios are last of all, so a runtime they wedge harms no other set
-  const modules = ['rest', 'muxws', 'hostile', 'activity', 'axios', 'muxws-liveness', 'muxws-boundary', 'boundary'].map((name) => `/tests/e2e/${name}-scenarios.mjs`);
+  const modules = ['rest', 'muxws', 'hostile', 'activity', 'axios', 'muxws-liveness', 'catalog', 'compat06', 'muxws-boundary', 'boundary'].map(
+    (name) => `/tests/e2e/${name}-scenarios.mjs`,
+  );
   runner = await openRunner(modules, env);
 });
 after(async () => {
@@ -34,7 +38,20 @@ after(async () => {
   await stack?.stop();
 });
 
-const scenarioSets = [restScenarios, muxwsScenarios, hostileScenarios, activityScenarios, axiosScenarios, muxwsLivenessScenarios, muxwsBoundaryScenarios, boundaryScenarios];
+const scenarioSets = [
+  restScenarios,
+  muxwsScenarios,
+  hostileScenarios,
+  activityScenarios,
+  axiosScenarios,
+  muxwsLivenessScenarios,
+  catalogRestScenarios,
+  catalogMuxwsScenarios,
+  compat06Scenarios,
+  compat06MuxwsScenarios,
+  muxwsBoundaryScenarios,
+  boundaryScenarios,
+];
 for (const name of scenarioSets.flatMap((scenarios) => Object.keys(scenarios))) {
   test(`chromium: ${name}`, () => runner.run(name));
 }

@@ -27,6 +27,8 @@ export function control(baseUrl) {
     counters: () => call('GET', '/__test/counters'),
     log: () => call('GET', '/__test/log'),
     reset: () => call('POST', '/__test/reset'),
+    /** The catalog (tests/backend/catalog.py) back to its twelve books, ids 1–12; the next id is 13. */
+    seedCatalog: () => call('POST', '/__test/catalog/seed'),
     goaway: (drain = 10) => call('POST', `/__test/ws/goaway?drain=${drain}`),
     closeSockets: () => call('POST', '/__test/ws/close'),
     /** The request-log entries that carried `key` (as its Structured Field string). */
