@@ -173,7 +173,7 @@ function textOf(out: Float64Array, from = 0, to = out[7]): string {
   return to > from ? decoder.decode(bytes(out[6] + from, to - from)) : '';
 }
 
-addStats(() => ({ muxwsMemoryBytes: wasm.memory.buffer.byteLength }));
+addStats(() => ({ muxwsMemoryBytes: wasm.memory.buffer.byteLength, muxwsSources: sources.size }));
 
 /** Output record kinds (crates/muxws-wasm/src/records.rs). */
 const enum Kind {
@@ -1037,6 +1037,8 @@ export class PeerCore {
   #free(): void {
     this.#freed = true;
     mw.peer_free(this.#handle);
+    // What the peer still held (an unsent upload of a retired socket) is released now.
+    while (mw.poll(this.#handle, Date.now(), 0) === Kind.Release) sources.delete(record()[1]);
     for (const ws of this.#sockets.values()) ws.onopen = ws.onmessage = ws.onerror = ws.onclose = null;
     this.#sockets.clear();
     if (this.#timer !== null) clearTimeout(this.#timer);

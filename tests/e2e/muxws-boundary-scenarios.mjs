@@ -66,6 +66,7 @@ export const muxwsBoundaryScenarios = {
       const grown = pkg.internalStats().muxwsMemoryBytes - before;
       console.log(`muxws module memory: ${before} B before a 10 MB echo, grown by ${grown} B`);
       ok(grown < 2 * 1024 * 1024, `the module's memory grew by ${grown} bytes (${before} before)`);
+      equal(pkg.internalStats().muxwsSources, 0, 'every payload string released by the module');
     } finally {
       await peer.close();
     }
