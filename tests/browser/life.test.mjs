@@ -53,7 +53,8 @@ async function openPage(context) {
   page.errors = [];
   page.on('pageerror', (error) => page.errors.push(error.message));
   page.on('console', (message) => {
-    if (message.type() === 'error' && !/Failed to load resource/.test(message.text())) page.errors.push(message.text());
+    // the browser's own network messages (a failed fetch, a WebSocket dial while offline) are no page errors
+    if (message.type() === 'error' && !/Failed to load resource|net::ERR_INTERNET_DISCONNECTED/.test(message.text())) page.errors.push(message.text());
   });
   await page.goto(`${site.url}/tests/browser/runner.html`);
   await loadSteps(page);
