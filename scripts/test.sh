@@ -15,8 +15,9 @@ cargo test --workspace
 step "build the npm package into pkg/ (and the sizes an app ships, against the budget)"
 bash scripts/build.sh
 
-step "types: the seed's TypeScript under tsc --strict against the package's .d.ts"
+step "types: the seed's TypeScript and 0.6-style application code under tsc --strict against the package's .d.ts"
 tsc -p tests/types/tsconfig.json
+tsc -p tests/types/compat/tsconfig.json
 echo "types: ok"
 
 step "Node 20: harness self-test and end to end against the real backend"

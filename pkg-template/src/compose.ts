@@ -9,7 +9,7 @@ import { applyHeaders, headersFrom } from './headers.js';
 import { axiosTransport, type AxiosLike } from './axios.js';
 import { restTransport } from './rest.js';
 import { get, reading } from './caller.js';
-import { issue, transportOfPeer, withKey, type CallRequest, type Transport, type ViewSetCall } from './runtime.js';
+import { issue, withKey, type CallRequest, type Transport, type ViewSetCall } from './runtime.js';
 
 /** The defaults of the seed's option table. */
 const DEFAULT_WITHIN_MS = 600_000;
@@ -77,10 +77,11 @@ function defaultBaseUrl(): string {
 }
 
 /**
- * Checks a proxy's options (throws a TypeError naming the first mistake). `overMuxws`: the proxy's
- * class travels over muxws and `options.peer` must be a peer from `connectMuxws()`.
+ * Checks a proxy's options (throws a TypeError naming the first mistake). `peerTransport` is given
+ * for a class whose calls travel over muxws: the transport of `options.peer` (a TypeError for
+ * anything else). Without it the calls go over REST.
  */
-export function proxyCore(options: unknown, overMuxws: boolean): ProxyCore {
+export function proxyCore(options: unknown, peerTransport?: (peer: unknown) => Transport): ProxyCore {
   if (options === null || typeof options !== 'object') {
     throw new TypeError('ViewSet options must be an object with at least basePath');
   }
@@ -88,13 +89,11 @@ export function proxyCore(options: unknown, overMuxws: boolean): ProxyCore {
   if (typeof basePath !== 'string') throw new TypeError("options.basePath must be a string such as '/items'");
   const peer = get(options, 'peer');
   const axios = get(options, 'axiosInstance');
+  const overMuxws = peerTransport !== undefined;
   let transport: Transport = restTransport;
   let baseUrl = '';
-  if (overMuxws) {
-    const found = transportOfPeer(peer);
-    if (!found) throw new TypeError('options.peer must be a MuxwsPeer from connectMuxws()');
-    transport = found;
-  } else {
+  if (overMuxws) transport = peerTransport(peer);
+  else {
     if (peer !== undefined) throw new TypeError('a restViewSet proxy takes no peer; use muxwsViewSet for calls over muxws');
     const given = get(options, 'baseUrl');
     if (given !== undefined && typeof given !== 'string') {
@@ -293,6 +292,8 @@ export function issueCall<R>(core: ProxyCore, method: string, path: string, opti
         // no crypto: the call still rejects, with an empty key
       }
     }
+    // Like every error a call rejects with, this one carries the call's key; nothing was sent.
+    if (error instanceof Error && Object.isExtensible(error)) Object.assign(error, { key, attempts: 0 });
     return withKey(Promise.reject(error) as Promise<R>, key);
   }
 }

@@ -32,23 +32,68 @@ export class ViewSetError extends Error {
   }
 }
 
-/** The body FastAPI and fastapi-viewsets give an error answer. */
+/** One problem with a field of the request, as fastapi-viewsets reports it. */
+export interface FieldError {
+  /** `pydantic.<type>` (e.g. `pydantic.missing`) or `fastapi-viewsets.<code>`. */
+  code: string;
+  /** The values the message was made from (pydantic's `ctx`). */
+  params: Record<string, unknown>;
+  /** The English message. */
+  detail: string;
+}
+
+/** The body fastapi-viewsets gives an error answer. */
 export interface ApiErrorBody {
-  detail: unknown;
+  /** The English message. */
+  detail: string;
+  /** What went wrong, e.g. `fastapi-viewsets.not_found` (0.6's backends: `not_found`). */
   detail_code?: string;
+  /** The values of the message, e.g. `{ pk: 99 }`. */
   detail_params?: Record<string, unknown>;
-  field_errors?: Record<string, unknown>;
+  /** Per field (`''` for the body as a whole, `a.0` for an item), what is wrong with it. */
+  field_errors?: Record<string, FieldError[]>;
+}
+
+/** What an answer with an error status holds, as 0.6 code (and axios' errors) read it. */
+export interface ErrorResponse {
+  /** The HTTP status (`:status` over muxws). */
+  status: number;
+  /** The parsed body: an `ApiErrorBody` when the answer was JSON, its text otherwise. */
+  data: unknown;
+  /** The answer's headers: lower-case names, string values, no muxws pseudo-headers. */
+  headers: Record<string, string>;
+}
+
+/**
+ * An answer with an error status, as 0.6 raised it over muxws: `response.status`, `.data`,
+ * `.headers`. Every `HttpError` is one (over REST and muxws), so 0.6 checks keep matching.
+ */
+export class ViewSetRequestError extends ViewSetError {
+  override name = 'ViewSetRequestError';
+  /** The answer. */
+  readonly response: ErrorResponse;
+  /** 0.6's constructor; `message` and `props` (key, attempts) are what the SDK adds. */
+  constructor(status: number, data: unknown, headers: Record<string, string> = {}, message?: string, props?: ErrorProps) {
+    super(message ?? `Request failed with status code ${status}`, props);
+    this.response = { status, data, headers };
+  }
 }
 
 /** The application answered with a status of 400 or more (REST or muxws). */
-export class HttpError extends ViewSetError {
+export class HttpError extends ViewSetRequestError {
   override name = 'HttpError';
-  /** The HTTP status (`:status` over muxws). */
-  declare status: number;
-  /** The parsed body: an `ApiErrorBody` when the answer was JSON, its text otherwise. */
-  declare body: unknown;
-  /** The answer's headers. */
-  declare headers: Record<string, string>;
+  /** The HTTP status (`:status` over muxws): `response.status`. */
+  get status(): number {
+    return this.response.status;
+  }
+  /** The parsed body: an `ApiErrorBody` when the answer was JSON, its text otherwise (`response.data`). */
+  get body(): unknown {
+    return this.response.data;
+  }
+  /** The answer's headers (`response.headers`). */
+  get headers(): Record<string, string> {
+    return this.response.headers;
+  }
   /** `body.detail` when the body is an `ApiErrorBody`. */
   get detail(): unknown {
     return this.apiBody?.detail;
@@ -61,8 +106,8 @@ export class HttpError extends ViewSetError {
   get detailParams(): Record<string, unknown> | undefined {
     return this.apiBody?.detail_params;
   }
-  /** `body.field_errors`. */
-  get fieldErrors(): Record<string, unknown> | undefined {
+  /** `body.field_errors`: per field, a list of `{ code, params, detail }`. */
+  get fieldErrors(): Record<string, FieldError[]> | undefined {
     return this.apiBody?.field_errors;
   }
   private get apiBody(): ApiErrorBody | undefined {

@@ -10,7 +10,11 @@ import { newKey as generateKey } from './compose.js';
 import { stats } from './runtime.js';
 
 export * from './errors.js';
+export * from './options.js';
+export * from './mixins.js';
 export * from './viewset.js';
+export * from './proxies.js';
+export * from './translate.js';
 export * from './activity.js';
 export * from './muxws.js';
 export * from './persist.js';

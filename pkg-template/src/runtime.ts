@@ -18,28 +18,34 @@ import {
   type ErrorProps,
 } from './errors.js';
 
-/** How an attempt ended (the engine's `end` codes, docs/boundary.md). */
-export const End = {
-  HttpAnswer: 0,
-  NetworkError: 1,
-  AttemptTimeout: 2,
-  Cancelled: 3,
-  MuxwsReply: 4,
-  StreamTimeout: 5,
-  ConnectionLost: 6,
-  StreamRefused: 7,
-  OpenConnectionClosed: 8,
-  OpenGoingAway: 9,
-  Other: 10,
+/** How an attempt ended (the engine's `end` codes, docs/boundary.md); a const enum, so the codes are inlined where used. */
+export const enum End {
+  HttpAnswer = 0,
+  NetworkError = 1,
+  AttemptTimeout = 2,
+  Cancelled = 3,
+  MuxwsReply = 4,
+  StreamTimeout = 5,
+  ConnectionLost = 6,
+  StreamRefused = 7,
+  OpenConnectionClosed = 8,
+  OpenGoingAway = 9,
+  Other = 10,
   /** Flag: the body is a JSON object holding `detail`. */
-  JsonDetail: 0x100,
+  JsonDetail = 0x100,
   /** Flag: the muxws peer has closed for good. */
-  ClosedForGood: 0x200,
-} as const;
+  ClosedForGood = 0x200,
+}
 
 /** What an attempt produced, kept until the call settles with it. */
 export type Outcome =
-  | { kind: 'answer'; status: number; body: unknown; headers: () => Record<string, unknown> }
+  | {
+      kind: 'answer';
+      status: number;
+      body: unknown;
+      /** The answer's headers, lower-case names (muxws pseudo-headers such as `:status` may be among them: they are left out of errors). */
+      headers: () => Record<string, unknown>;
+    }
   | { kind: 'failure'; error: unknown };
 
 /** A call as a proxy composed it, before its transport prepares what it sends. */
@@ -397,7 +403,7 @@ function settle(id: number, attempt: number, end: number, status: number, ok: bo
   if (outcome?.kind === 'answer') {
     const detail = apiDetail(outcome.body);
     const message = `${call.method} ${call.path} answered ${outcome.status}: ${typeof detail === 'string' ? detail : `HTTP ${outcome.status}`}`;
-    return call.reject(new HttpError(message, { ...props, status: outcome.status, body: outcome.body, headers: outcome.headers() }));
+    return call.reject(new HttpError(outcome.status, outcome.body, plainHeaders(outcome.headers()), message, props));
   }
   if (outcome?.kind === 'failure') return call.reject(withCallProps(outcome.error, props, call));
   if (kind === End.AttemptTimeout || kind === End.StreamTimeout) {
@@ -407,6 +413,13 @@ function settle(id: number, attempt: number, end: number, status: number, ok: bo
   const [Class, what] =
     kind === End.Cancelled ? [CallCancelled, 'it was cancelled by the caller'] : [NetworkError, 'its attempt ended without an answer'];
   call.reject(new Class(`${call.method} ${call.path} failed: ${what}`, props));
+}
+
+/** An answer's headers as `HttpError` holds them: string values, muxws pseudo-headers (`:status`) left out. */
+function plainHeaders(headers: Record<string, unknown>): Record<string, string> {
+  const plain: Record<string, string> = {};
+  for (const name in headers) if (name[0] !== ':') plain[name] = String(headers[name]);
+  return plain;
 }
 
 function apiDetail(body: unknown): unknown {

@@ -1,7 +1,7 @@
 /**
- * The startup schema check: once per proxy, after its constructor returns, in the background and
- * never repeated, `GET {basePath}/schema`; a console warning for each built-in action the proxy has
- * whose route the backend's OpenAPI document does not serve.
+ * The startup schema check: once per proxy that declares its mixins, after its constructor returns,
+ * in the background and never repeated, `GET {basePath}/schema`; a console warning for each declared
+ * built-in action whose route the backend's OpenAPI document does not serve.
  */
 import { issueCall, joinPath, type ProxyCore } from './compose.js';
 
@@ -35,10 +35,9 @@ export function schemaMismatches(basePath: string, expected: readonly string[], 
   return problems;
 }
 
-/** Schedules the check of `proxy` (its routes listed by `expectedRoutes`). */
-export function scheduleSchemaCheck(proxy: object, core: ProxyCore, expectedRoutes: (proxy: object) => string[]): void {
+/** Schedules the check of a proxy whose declared actions expect `expected` (see `schemaMismatches`). */
+export function scheduleSchemaCheck(core: ProxyCore, expected: readonly string[]): void {
   queueMicrotask(() => {
-    const expected = expectedRoutes(proxy);
     issueCall(core, 'GET', '/schema', { background: true, repeat: { withinMs: 0 } }).then(
       (document) => {
         for (const problem of schemaMismatches(core.basePath, expected, document)) console.warn(`[fastapi-viewsets] ${core.basePath}: ${problem}`);

@@ -17,6 +17,7 @@ or `tests/harness/stack.mjs`, which starts Redis, N processes and the fault prox
 """
 
 import asyncio
+import hashlib
 import json
 import os
 import signal
@@ -28,7 +29,7 @@ import time
 
 from typing import Any
 
-from fastapi import APIRouter, FastAPI, HTTPException, Request, WebSocket
+from fastapi import APIRouter, FastAPI, HTTPException, Request, Response, WebSocket
 from fastapi.middleware.cors import CORSMiddleware
 from pydantic import BaseModel, Field
 from redis.asyncio import BlockingConnectionPool, Redis
@@ -180,7 +181,7 @@ def idempotency_key_values(scope: dict) -> list[str]:
 
 class RequestLog:
     """
-    Pure ASGI middleware: every HTTP request under /items (REST and muxws alike, muxws commands run
+    Pure ASGI middleware: every HTTP request under /items and /catalog (REST and muxws alike, muxws commands run
     through the application as in-process HTTP requests) gets a log entry, written when its answer
     has been sent; the action marks it as run. Every HTTP answer carries X-Served-By. For a
     WebSocket it records the TCP transport of the connection, so /__test/ws/close can cut it.
@@ -208,7 +209,7 @@ class RequestLog:
 
         path: str = scope.get("path", "")
         entry = None
-        if path == "/items" or path.startswith("/items/"):
+        if path == "/items" or path.startswith(("/items/", "/catalog/")):
             headers = header_map(scope)
             keys = idempotency_key_values(scope)
             entry = {
@@ -241,6 +242,10 @@ class Item(BaseModel):
     id: int = Field(0, json_schema_extra={"autoinc_int": True})
     name: str
     qty: int = 0
+
+
+# The body of POST /items/cutjson: JSON cut off after the first member name.
+CUT_JSON = b'{"cut": '
 
 
 class NoteBody(BaseModel):
@@ -381,6 +386,51 @@ class ItemsViewSet(CollectionViewSet[int, Item], ViewSetMixin[int, Item]):
             raise ResultTimeoutError(f"items.gateway#{executions}", 0.5)
         raise HTTPException(status_code=status, detail=f"gateway #{executions} answered {status}")
 
+    @__router.post("/raw")
+    async def raw(self, request: Request, sleep: float = 0.0) -> dict:
+        """Reports the raw request body as the application received it - its length, sha256, content
+        type, first bytes and (multipart) boundary-normalised digest - and every request header.
+        Over muxws the body is the JSON the server re-encoded from the payload. Counted as `raw`;
+        the Idempotency middleware fingerprints these same bytes."""
+        executions = await executed(request, "raw")
+        body = await request.body()
+        content_type = request.headers.get("content-type")
+        await asyncio.sleep(sleep)
+        return {
+            "action": "raw",
+            "executions": executions,
+            "method": request.method,
+            "query": request.scope.get("query_string", b"").decode("latin-1"),
+            "transport": request.scope.get(TRANSPORT_SCOPE_KEY, "rest"),
+            "length": len(body),
+            "sha256": hashlib.sha256(body).hexdigest(),
+            "content_type": content_type,
+            "preview": body[:64].decode("latin-1"),
+            "multipart": multipart_report(body, content_type),
+            "headers": header_map(request.scope),
+            "idempotency_key": idempotency_key_values(request.scope),
+            "served_by": SERVED_BY,
+        }
+
+    @__router.post("/cutjson")
+    async def cutjson(self, request: Request) -> Response:
+        """200 `application/json` whose body, `{"cut": `, is sent whole with its right
+        content-length: syntactically cut JSON, not a network truncation. Counted as `cutjson`;
+        the outcome is stored like any buffered response."""
+        await executed(request, "cutjson")
+        return Response(content=CUT_JSON, media_type="application/json")
+
+    @__router.get("/big")
+    async def big(self, request: Request, size: int = 1_000_000) -> Response:
+        """A JSON answer of exactly `size` bytes (at least the envelope, at most 64 MiB):
+        `{"action":"big","executions":N,"size":S,"fill":"xxx..."}`. Counted as `big`."""
+        executions = await executed(request, "big")
+        size = max(0, min(size, 64 * 1024 * 1024))
+        head = f'{{"action":"big","executions":{executions},"size":{size},"fill":"'.encode()
+        tail = b'"}'
+        fill = max(0, size - len(head) - len(tail))
+        return Response(content=head + b"x" * fill + tail, media_type="application/json")
+
     @__router.post("/echo")
     async def echo(self, request: Request) -> dict:
         """Answers the headers and the body the application saw."""
@@ -404,6 +454,31 @@ class ItemsViewSet(CollectionViewSet[int, Item], ViewSetMixin[int, Item]):
         }
 
 
+def multipart_report(body: bytes, content_type: str | None) -> dict | None:
+    """For a multipart/form-data body: its boundary (from the content type), whether the bytes are
+    framed by it (they start with `--boundary CRLF` and end with `--boundary-- CRLF`), and the length
+    and sha256 of the bytes with every occurrence of the boundary replaced by `BOUNDARY`, so that two
+    sends of the same FormData (each with its own boundary) can be compared. None for other bodies."""
+    if not content_type or not content_type.lower().startswith("multipart/form-data"):
+        return None
+    boundary = None
+    for param in content_type.split(";")[1:]:
+        name, _, value = param.strip().partition("=")
+        if name.strip().lower() == "boundary":
+            boundary = value.strip().strip('"')
+    if not boundary:
+        return {"boundary": None, "framed": False, "length": None, "sha256": None}
+    token = boundary.encode("latin-1")
+    normalized = body.replace(token, b"BOUNDARY")
+    framed = body.startswith(b"--" + token + b"\r\n") and body.endswith(b"--" + token + b"--\r\n")
+    return {
+        "boundary": boundary,
+        "framed": framed,
+        "length": len(normalized),
+        "sha256": hashlib.sha256(normalized).hexdigest(),
+    }
+
+
 from catalog import catalog_router  # noqa: E402
 
 # ------------------------------------------------------------------ the application
@@ -417,7 +492,17 @@ app.add_middleware(
     allow_origin_regex=r".*",
     allow_credentials=True,
     allow_methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
-    allow_headers=["Idempotency-Key", "X-Trace", "Content-Type", "Authorization", "X-List-Shape", "X-Requested-With"],
+    allow_headers=[
+        "Idempotency-Key",
+        "X-Trace",
+        "Content-Type",
+        "Authorization",
+        "X-List-Shape",
+        "X-Requested-With",
+        "X-Test-A",
+        "X-Test-B",
+        "X-Test-C",
+    ],
     expose_headers=["X-Served-By", "X-Trace", "Retry-After", "X-List-Shape", "Content-Length"],
     max_age=600,
 )

@@ -21,8 +21,8 @@ that reads them seeds first.
 
 Every action counts its executions like app.py's, under `<viewset>.<action>` (`books.list`,
 `pages.list`, `bulk.bulk_destroy`, `bulk.lookup`, ...), so a test asserts how often an action ran
-through `GET /__test/counters`. app.py's request log covers /items only, so these requests are not
-in `/__test/log`.
+through `GET /__test/counters`. app.py's request log covers /catalog too: a request's entry in
+`/__test/log` (method, path, query, headers, key) is marked as run by the action it ran.
 
 app.py imports this module after its own viewsets and includes the router `catalog_router()`
 builds; the viewsets are routed on both transports (REST and the muxws endpoint `/ws`).

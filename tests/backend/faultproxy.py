@@ -18,6 +18,8 @@ Control API, answered by the proxy itself (with CORS headers, so a browser page 
     GET /__fault?mode=MODE[&count=N][&path=/items/slow][&method=POST][&retry_after=S]
     GET /__fault?mode=clear                        drops every queued fault and pin
     GET /__fault?mode=kill_ws                      cuts every open WebSocket tunnel now
+    GET /__fault?mode=silence_ws                   silences every open WebSocket tunnel (see below)
+    GET /__fault?mode=unsilence_ws                 lets silenced tunnels and requests go on
     GET /__fault?mode=pin&upstream=I[&count=N][&path=..][&method=..]
                                                    the next N matching requests go to upstream I
     GET /__fault?mode=unpin                        drops the pins
@@ -37,6 +39,13 @@ Requests to /__fault never match. Modes:
     drop_during:S      forward; if no answer came within S seconds close both connections
     truncate_after     forward; send the head and half of the body, then close
     ws_drop:S          (a WebSocket upgrade) cut the tunnel S seconds after it opened
+    silence            read the request, forward nothing, answer nothing, keep the client
+                       connection open; at `unsilence_ws` or `clear` close it without an answer
+
+`silence_ws` silences the WebSocket tunnels open at that moment (tunnels opened later are not):
+nothing is forwarded in either direction and nothing is closed - the bytes each side sends (an
+end of stream included) are held, unread, while both TCP connections stay open, as on a line that
+went dead without a reset. `unsilence_ws` or `clear` lets the held bytes go on.
 
 `retry_after=S` adds `Retry-After: S` to a synthetic answer. A synthetic answer is
 `content-type: text/html` with `<html><body><h1>NNN Reason</h1></body></html>` and the CORS
@@ -62,7 +71,7 @@ HEAD_LIMIT = 256 * 1024
 READ_LIMIT = 4 * 1024 * 1024
 
 PAYLOAD_MODES = ("status", "status_after", "delay", "delay_before", "drop_during", "ws_drop")
-PLAIN_MODES = ("drop_before", "drop_after", "reset_after", "truncate_after")
+PLAIN_MODES = ("drop_before", "drop_after", "reset_after", "truncate_after", "silence")
 
 
 class ProtocolError(Exception):
@@ -306,10 +315,14 @@ class Tunnel:
         self.path = path
         self.upstream_index = index
         self.opened = time.time()
+        # set while bytes may flow; cleared by silence_ws
+        self.flowing = asyncio.Event()
+        self.flowing.set()
 
     def cut(self) -> None:
         cut(self.client, rst=True)
         cut(self.upstream, rst=True)
+        self.flowing.set()  # a silenced tunnel's pumps wake up, see the end and finish
 
 
 class Proxy:
@@ -328,6 +341,8 @@ class Proxy:
         self.idle: set[asyncio.StreamWriter] = set()
         self.next_upstream = 0
         self.connections = 0
+        # Set by unsilence_ws / clear: held `silence` requests end and silenced tunnels go on.
+        self.unsilenced = asyncio.Event()
         self.tasks: set[asyncio.Task] = set()
 
     def log(self, text: str) -> None:
@@ -345,7 +360,18 @@ class Proxy:
                 dropped = len(self.faults) + len(self.pins)
                 self.faults.clear()
                 self.pins.clear()
-                return json_answer(200, {"ok": True, "cleared": dropped}, request)
+                released = self.unsilence()
+                return json_answer(200, {"ok": True, "cleared": dropped, "unsilenced": released}, request)
+            if mode == "silence_ws":
+                silenced = 0
+                for tunnel in self.tunnels:
+                    if tunnel.flowing.is_set():
+                        tunnel.flowing.clear()
+                        silenced += 1
+                self.log(f"silence_ws: silenced {silenced} tunnel(s)")
+                return json_answer(200, {"ok": True, "silenced": silenced}, request)
+            if mode == "unsilence_ws":
+                return json_answer(200, {"ok": True, "unsilenced": self.unsilence()}, request)
             if mode == "kill_ws":
                 tunnels = list(self.tunnels)
                 for tunnel in tunnels:
@@ -395,6 +421,20 @@ class Proxy:
         except (ValueError, KeyError) as error:
             return json_answer(400, {"ok": False, "error": str(error)}, request)
 
+    def unsilence(self) -> int:
+        """Lets every silenced tunnel go on and ends every held `silence` request; answers how many
+        tunnels were silenced."""
+        released = 0
+        for tunnel in self.tunnels:
+            if not tunnel.flowing.is_set():
+                tunnel.flowing.set()
+                released += 1
+        self.unsilenced.set()
+        self.unsilenced = asyncio.Event()
+        if released:
+            self.log(f"unsilenced {released} tunnel(s)")
+        return released
+
     def listing(self) -> dict:
         return {
             "faults": [rule.describe() for rule in self.faults if rule.remaining > 0],
@@ -402,7 +442,13 @@ class Proxy:
             "fired": list(self.fired),
             "upstreams": [f"{host}:{port}" for host, port in self.upstreams],
             "ws_tunnels": [
-                {"id": t.id, "path": t.path, "upstream": t.upstream_index, "age": round(time.time() - t.opened, 3)}
+                {
+                    "id": t.id,
+                    "path": t.path,
+                    "upstream": t.upstream_index,
+                    "age": round(time.time() - t.opened, 3),
+                    "silenced": not t.flowing.is_set(),
+                }
                 for t in self.tunnels
             ],
             "connections": self.connections,
@@ -490,6 +536,10 @@ class Proxy:
             self.log(f"{method} {target}: fault {fault.mode}")
 
         if kind == "drop_before":
+            cut(writer, rst=False)
+            return False
+        if kind == "silence":
+            await self.unsilenced.wait()
             cut(writer, rst=False)
             return False
         if kind == "status":
@@ -589,7 +639,10 @@ class Proxy:
         async def pump(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
             try:
                 while True:
+                    await tunnel.flowing.wait()
                     data = await source.read(65536)
+                    # silenced meanwhile: hold what was read (an end of stream too) until unsilenced
+                    await tunnel.flowing.wait()
                     if not data:
                         break
                     sink.write(data)

@@ -17,9 +17,18 @@ export function control(baseUrl) {
     },
     clearFaults: () => call('GET', '/__fault?mode=clear'),
     killWs: () => call('GET', '/__fault?mode=kill_ws'),
+    /** Silences every open WebSocket tunnel: nothing forwarded either way, nothing closed, until
+     *  `unsilenceWs()` or `clearFaults()`. Answers `{silenced: n}`. */
+    silenceWs: () => call('GET', '/__fault?mode=silence_ws'),
+    /** Lets silenced tunnels (and held `silence` requests) go on. */
+    unsilenceWs: () => call('GET', '/__fault?mode=unsilence_ws'),
+    /** The proxy's listing: queued faults, pins, open tunnels (`ws_tunnels`, with `silenced`). */
+    proxyState: () => call('GET', '/__fault'),
     counters: () => call('GET', '/__test/counters'),
     log: () => call('GET', '/__test/log'),
     reset: () => call('POST', '/__test/reset'),
+    /** The catalog (tests/backend/catalog.py) back to its twelve books, ids 1–12; the next id is 13. */
+    seedCatalog: () => call('POST', '/__test/catalog/seed'),
     goaway: (drain = 10) => call('POST', `/__test/ws/goaway?drain=${drain}`),
     closeSockets: () => call('POST', '/__test/ws/close'),
     /** The request-log entries that carried `key` (as its Structured Field string). */

@@ -328,6 +328,9 @@ export async function startStack({ redis = false, processes = 1, lockTtl = 6, pr
       unpin: () => control({ mode: 'unpin' }),
       clearFaults: () => control({ mode: 'clear' }),
       killWs: () => control({ mode: 'kill_ws' }),
+      /** Silences the open WebSocket tunnels (nothing forwarded, nothing closed) until unsilenceWs/clearFaults. */
+      silenceWs: () => control({ mode: 'silence_ws' }),
+      unsilenceWs: () => control({ mode: 'unsilence_ws' }),
       faults: () => control({}),
       proxyLog: ({ clear = false } = {}) => control({ mode: 'log', clear: clear ? 1 : undefined }),
 

@@ -1,7 +1,7 @@
 // Self-test of the harness: the stack is the real backend (fastapi-viewsets Idempotency, muxws,
 // Redis) behind the real fault proxy. Run: node --test tests/harness/
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
 
 import { findLeftovers, isAlive } from './no-leftovers.mjs';
@@ -264,6 +264,130 @@ describe('one process, in-memory records, behind the fault proxy', () => {
     const closed = await dropped.closed;
     assert.equal(closed.code, 1006);
     assert.ok(Date.now() - opened >= 250, `cut after ${Date.now() - opened} ms`);
+  });
+});
+
+describe('the boundary actions (raw, cutjson, big) and the silence modes', () => {
+  let stack;
+  before(async () => {
+    stack = await launch({ lockTtl: 6 });
+  });
+  after(() => stack?.stop());
+  beforeEach(() => stack.resetAll());
+
+  const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
+
+  it('raw reports the body as received: length, sha256, content type, headers; repeats are fingerprinted', async () => {
+    const bytes = Buffer.from([0, 1, 2, 250, 255, 10, 13]);
+    const key = sf(randomUUID());
+    const send = (body) => answer(fetch(`${stack.baseUrl}/items/raw`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-test', 'Idempotency-Key': key, 'X-Test-A': 'a' },
+      body,
+    }));
+    const first = await send(bytes);
+    assert.equal(first.status, 200);
+    assert.equal(first.json.length, bytes.length);
+    assert.equal(first.json.sha256, sha256(bytes));
+    assert.equal(first.json.content_type, 'application/x-test');
+    assert.equal(first.json.headers['x-test-a'], 'a');
+    assert.equal(first.json.multipart, null);
+    assert.deepEqual(await send(bytes), first, 'the same bytes again: the stored outcome');
+    const reused = await send(Buffer.from([0, 1, 2]));
+    assert.equal(reused.status, 422);
+    assert.equal(reused.json.detail_code, 'fastapi-viewsets.idempotency_key_reused');
+    assert.deepEqual(await stack.counters(), { raw: 1 });
+  });
+
+  it('raw: a FormData sent twice with one key gets two boundaries and 422; its boundary-normalised digest is equal', async () => {
+    const form = () => {
+      const data = new FormData();
+      data.append('text', 'hello');
+      data.append('file', new Blob([Buffer.from([1, 2, 3])], { type: 'application/octet-stream' }), 'f.bin');
+      return data;
+    };
+    const key = sf(randomUUID());
+    const send = () => answer(fetch(`${stack.baseUrl}/items/raw`, { method: 'POST', headers: { 'Idempotency-Key': key }, body: form() }));
+    const first = await send();
+    assert.equal(first.status, 200);
+    const { multipart } = first.json;
+    assert.ok(first.json.content_type.startsWith('multipart/form-data; boundary='), first.json.content_type);
+    assert.equal(multipart.boundary, first.json.content_type.split('boundary=')[1]);
+    assert.equal(multipart.framed, true);
+    const again = await send();
+    assert.equal(again.status, 422, 'a new boundary: other bytes, the key is reused');
+    assert.equal(again.json.detail_code, 'fastapi-viewsets.idempotency_key_reused');
+    const unkeyed = await answer(fetch(`${stack.baseUrl}/items/raw`, { method: 'POST', body: form() }));
+    assert.notEqual(unkeyed.json.multipart.boundary, multipart.boundary);
+    assert.notEqual(unkeyed.json.sha256, first.json.sha256);
+    assert.equal(unkeyed.json.multipart.sha256, multipart.sha256);
+  });
+
+  it('raw over muxws: the payload re-encoded by the server, content type application/json', async () => {
+    const ws = await RawWebSocket.connect(stack.wsUrl, { protocol: 'muxws.v1.json' });
+    try {
+      ws.sendJson({ type: 'open', stream: 1, headers: { ':method': 'POST', ':path': '/items/raw', 'x-test-a': 'm' }, payload: { a: 1 }, end: true });
+      const reply = await ws.nextJson((frame) => frame.stream === 1);
+      assert.equal(reply.headers[':status'], 200);
+      assert.equal(reply.payload.transport, 'muxws');
+      assert.equal(reply.payload.length, Buffer.byteLength('{"a": 1}'));
+      assert.equal(reply.payload.sha256, sha256('{"a": 1}'));
+      assert.equal(reply.payload.content_type, 'application/json');
+      assert.equal(reply.payload.headers['x-test-a'], 'm');
+    } finally {
+      ws.destroy();
+    }
+  });
+
+  it('cutjson answers 200 application/json with {"cut":  sent whole (right content-length); a keyed repeat replays it', async () => {
+    const key = sf(randomUUID());
+    const send = () => answer(fetch(`${stack.baseUrl}/items/cutjson`, { method: 'POST', headers: { 'Idempotency-Key': key } }));
+    const first = await send();
+    assert.equal(first.status, 200);
+    assert.equal(first.headers.get('content-type'), 'application/json');
+    assert.equal(first.headers.get('content-length'), '8');
+    assert.equal(first.text, '{"cut": ');
+    assert.equal(first.json, null, 'does not parse');
+    assert.equal((await send()).text, '{"cut": ');
+    assert.deepEqual(await stack.counters(), { cutjson: 1 });
+  });
+
+  it('big answers JSON of exactly the size asked for', async () => {
+    const big = await answer(fetch(`${stack.baseUrl}/items/big?size=10000000`));
+    assert.equal(big.status, 200);
+    assert.equal(big.text.length, 10_000_000);
+    assert.equal(big.json.size, 10_000_000);
+    assert.equal(big.json.action, 'big');
+    assert.match(big.json.fill, /^x+$/);
+  });
+
+  it('silence_ws: nothing passes either way, the socket stays open; unsilence_ws lets the held bytes go on', async () => {
+    const ws = await RawWebSocket.connect(stack.wsUrl, { protocol: 'muxws.v1.json' });
+    try {
+      ws.sendJson({ type: 'ping', nonce: 's1' });
+      await ws.nextJson((frame) => frame.type === 'pong');
+      assert.equal((await stack.silenceWs()).silenced, 1);
+      assert.equal((await stack.faults()).ws_tunnels[0].silenced, true);
+      ws.sendJson({ type: 'ping', nonce: 's2' });
+      await assert.rejects(ws.nextJson((frame) => frame.type === 'pong', 1500), /no matching message/);
+      const open = await Promise.race([ws.closed.then(() => false), sleep(100).then(() => true)]);
+      assert.ok(open, 'the socket is still open');
+      assert.equal((await stack.unsilenceWs()).unsilenced, 1);
+      assert.deepEqual(await ws.nextJson((frame) => frame.type === 'pong'), { type: 'pong', nonce: 's2' });
+      assert.equal((await stack.faults()).ws_tunnels[0].silenced, false);
+    } finally {
+      ws.destroy();
+    }
+  });
+
+  it('silence (HTTP): the request is held unanswered until cleared, then the connection closes; nothing reached the backend', async () => {
+    await stack.fault('silence', { path: '/items/slow', method: 'POST' });
+    const pending = fetch(`${stack.baseUrl}/items/slow`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const early = await Promise.race([pending.then(() => 'settled', () => 'settled'), sleep(700).then(() => 'pending')]);
+    assert.equal(early, 'pending');
+    await stack.clearFaults();
+    await assert.rejects(pending, TypeError);
+    assert.deepEqual(await stack.counters(), {});
   });
 });
 

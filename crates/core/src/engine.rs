@@ -568,10 +568,7 @@ impl CallEngine {
     /// the peer unavailable or while offline, waits until the within deadline); a reconnect or online
     /// wait that reached the within deadline settles the call with its last attempt's end.
     pub fn handle_timeout(&mut self, now: u64) {
-        loop {
-            let Some((due, id)) = self.earliest_timer() else {
-                break;
-            };
+        while let Some((due, id)) = self.earliest_timer() {
             if due > now {
                 break;
             }
@@ -720,11 +717,8 @@ impl CallEngine {
                 };
                 self.earliest.set(known);
             }
-            Some(Some(earliest)) => {
-                if entry.is_some_and(|entry| entry < earliest) {
-                    self.earliest.set(Some(entry));
-                }
-            }
+            Some(Some(earliest)) if entry.is_some_and(|entry| entry < earliest) => self.earliest.set(Some(entry)),
+            Some(Some(_)) => {}
             Some(None) => self.earliest.set(Some(entry)),
             None => {}
         }

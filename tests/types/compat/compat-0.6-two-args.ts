@@ -1,8 +1,8 @@
 // The two-argument mixin types the issue names (`BulkViewSetMixin<number, Item>`), as 0.6's docs
 // comments wrote them. 0.6 itself never compiled them: its `PK extends keyof T` parameter has no
-// default (TS2314, "requires 3 type argument(s)"). 0.7 compiles them once PK has a default (the
-// proposal in docs/compat-0.6.md: `PK extends keyof T = Extract<'id', keyof T>`), so that code
-// written from those comments works too. Compiled with compat-0.6.ts (`tsc -p tests/types/compat`).
+// default (TS2314, "requires 3 type argument(s)"). 0.7 gives PK the default
+// `Extract<'id', keyof T>`, so that code written from those comments works too. Compiled with
+// compat-0.6.ts (`tsc -p tests/types/compat`).
 import {
   BulkViewSetMixin,
   LookupMixin,

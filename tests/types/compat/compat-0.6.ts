@@ -1,8 +1,8 @@
 // Application code written against @dynamicforms/fastapi-viewsets 0.6.x, as its users write it
-// (issue 13): it must compile unchanged under `tsc --strict` against the 0.7 package's .d.ts
-// (`tsc -p tests/types/compat`). Not wired into tests/types/tsconfig.json yet: it fails against
-// 0.1.0, which lacks the 0.6 API. The routes are the test backend's /catalog viewsets
-// (tests/backend/catalog.py), so the same code can later run end to end.
+// (issue 13): it compiles unchanged under `tsc --strict` against the 0.7 package's .d.ts
+// (`tsc -p tests/types/compat`, a step of scripts/test.sh). The routes are the test backend's
+// /catalog viewsets (tests/backend/catalog.py); tests/e2e/compat06-scenarios.mjs runs the same calls
+// against the real backend.
 //
 // `// @ts-expect-error` lines are 0.6 typing a 0.7 must keep: each is an error under 0.6 (create
 // takes Omit<T, PK>, update takes the whole T, pks are typed K), and tsc fails on an expect-error

@@ -1,0 +1,99 @@
+/**
+ * The `peer` option of a muxws proxy: a `MuxwsPeer` from `connectMuxws()`, or (0.6's lazy peer) a
+ * function returning one or a promise of one, called at the first call and its peer kept.
+ *
+ * A lazy peer's proxy gets a transport that forwards to the peer's own once it is known. A call
+ * issued before that is pending at once (it has its key, its activity, a place in
+ * `pendingCalls()`): what it sends is fixed in the caller's synchronous part (the body as the JSON
+ * muxws carries), and its first attempt waits for the peer, within the attempt's timeout. Such a
+ * call is known to the engine under a peer id of its own, which never waits for a reconnect: a
+ * repeat of it polls with the repeat delay instead. Calls issued once the peer is known carry the
+ * peer's id and are that peer's calls in every respect.
+ */
+import { muxwsBody } from './body.js';
+import { captureHeaders, End, failAttempt, report, transportOfPeer, type CallParts, type Transport } from './runtime.js';
+
+/** Engine peer ids of lazy sources, above any the runtime hands out to real peers. */
+let lazyPeerIds = 0x8000_0000;
+
+/** What a call issued before its peer was known sends, until the peer's transport prepares it. */
+class Deferred {
+  constructor(readonly parts: CallParts) {}
+}
+
+/** The transport of a muxws proxy's `peer` option; a TypeError for anything but a peer or a function. */
+export function muxwsTransport(peer: unknown): Transport {
+  const found = transportOfPeer(peer);
+  if (found) return found;
+  if (typeof peer !== 'function') {
+    throw new TypeError('options.peer must be a MuxwsPeer from connectMuxws(), or a function returning one (or a promise of one)');
+  }
+  return lazyTransport(peer as () => unknown);
+}
+
+function lazyTransport(source: () => unknown): Transport {
+  const ownId = lazyPeerIds++;
+  let real: Transport | undefined;
+  let connecting: Promise<Transport> | undefined;
+
+  /** The peer's transport: `source` is called once; after a failure, again by the next attempt that needs it. */
+  function connect(): Promise<Transport> {
+    if (!connecting) {
+      const attempt = new Promise((resolve) => resolve(source())).then((peer) => {
+        const transport = transportOfPeer(peer);
+        if (!transport) throw new TypeError('options.peer: the function must return a MuxwsPeer from connectMuxws() or a promise of one');
+        return (real = transport);
+      });
+      connecting = attempt;
+      attempt.catch(() => {
+        if (connecting === attempt) connecting = undefined;
+      });
+    }
+    return connecting;
+  }
+
+  return {
+    get peerId() {
+      return real ? real.peerId : ownId;
+    },
+    name: 'muxws',
+    prepare(parts) {
+      if (real) return real.prepare(parts);
+      const text = muxwsBody(parts.body);
+      return new Deferred({ ...parts, body: text === null ? undefined : JSON.parse(text) });
+    },
+    openAttempt(call, attempt, carried) {
+      const waiting = call.send;
+      if (!(waiting instanceof Deferred)) return real!.openAttempt(call, attempt, carried);
+      let abandoned = false;
+      call.inflight = { attempt, abandon: () => (abandoned = true) };
+      connect().then(
+        (transport) => {
+          if (abandoned) return;
+          try {
+            if (call.send === waiting) call.send = transport.prepare(waiting.parts);
+            const sent = transport.openAttempt(call, attempt, carried);
+            if (sent != null) captureHeaders(call.id, attempt, sent);
+          } catch (error) {
+            failAttempt(call.id, attempt, error);
+          }
+        },
+        (error: unknown) => {
+          if (!abandoned) report(call.id, attempt, End.Other, 0, { kind: 'failure', error });
+        },
+      );
+      return null;
+    },
+    abandon(call, attempt, why) {
+      if (real && !(call.send instanceof Deferred)) return real.abandon(call, attempt, why);
+      if (call.inflight?.attempt === attempt) call.inflight.abandon(why);
+    },
+    reconnectNow() {
+      real?.reconnectNow();
+    },
+    timeoutError(message, props) {
+      // before the peer is known, the runtime's AttemptTimeoutError
+      return real?.timeoutError?.(message, props);
+    },
+  };
+}

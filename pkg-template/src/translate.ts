@@ -1,0 +1,92 @@
+/**
+ * Messages of the backend's error codes in the user's language (0.6's `translateApiError`): an
+ * English template per code, `{name}` placeholders filled from `detail_params`, and a callback
+ * (`translateStrings`) that supplies other languages. Codes are looked up without the backend's
+ * `fastapi-viewsets.` namespace, so 0.6 translation tables keyed by bare codes keep working.
+ * `http_error` (an application's own `HTTPException`) has no template: its `detail` is the
+ * application's message.
+ */
+import type { ApiErrorBody } from './errors.js';
+
+/** English templates, keyed by the backend's error code without its namespace. */
+const ENGLISH = {
+  not_found: 'No record has the primary key {pk}',
+  read_only: 'This collection cannot be changed',
+  session_expired: 'Your session has expired or is not valid',
+  not_authorized: 'You may not do this',
+  rate_limited: 'Too many requests: try again later',
+  result_timeout: '{task} gave no result within {timeout} s',
+  result_reader_stopped: 'The result of the action could not be read',
+  action_dispatch_failed: '{task} could not be started',
+  action_interrupted: '{task} was interrupted',
+  action_failed: 'The action failed',
+  idempotency_key_invalid: 'The Idempotency-Key header is not valid',
+  idempotency_key_reused: 'The Idempotency-Key {key} was already used for another request',
+  unsupported_list_shape: 'The list shape "{shape}" is not offered here; offered: {allowed}',
+  event_topic_invalid: 'The topic {topic} is not valid',
+  event_topic_refused: 'The topic {topic} is not admitted',
+  event_scope_missing: 'The topic {topic} is not open to you',
+  event_subscriptions_exceeded: 'At most {limit} topics can be followed at once',
+  event_cursors_exceeded: 'At most {limit} cursors can be sent at once, not {count}',
+  cursor_unreadable: 'The cursor cannot be read: {error}',
+  cursor_missing_position: 'The cursor holds no position',
+  cursor_stale: 'The cursor belongs to another sort or filter: start again from the first page',
+  cursor_missing_keys: 'The cursor lacks the sort keys {missing}',
+  cursor_value_mismatch: 'The cursor value of "{name}" does not fit the field: {error}',
+  validation_failed: 'The request is not valid',
+  unhandled_error: 'The server failed to handle the request',
+  command_invalid: 'The request is not a ViewSet call',
+  pk_assigned_by_server: 'The primary key is assigned by the server',
+};
+
+/** The codes `translateApiError` has a template for (without the `fastapi-viewsets.` namespace). */
+export type TranslatableCode = keyof typeof ENGLISH;
+
+const NAMESPACE = 'fastapi-viewsets.';
+
+let translator: ((code: TranslatableCode) => string | undefined) | undefined;
+
+/** The template of `code`: the translator's, else the English one. */
+function template(code: TranslatableCode): string {
+  return translator?.(code) ?? ENGLISH[code];
+}
+
+/** The template of every code, in the current language (`translateStrings`); read when used. */
+export const translatableStrings: { readonly [C in TranslatableCode]: string } = /* @__PURE__ */ (() => {
+  const strings = {};
+  for (const code of Object.keys(ENGLISH) as TranslatableCode[]) {
+    Object.defineProperty(strings, code, { get: () => template(code), enumerable: true });
+  }
+  return strings as { readonly [C in TranslatableCode]: string };
+})();
+
+/**
+ * Supplies the templates of another language: `translate(code)` returns the template of `code`
+ * (`{name}` placeholders allowed), or undefined to keep the English one. Replaces the previous one.
+ */
+export function translateStrings(translate: (code: TranslatableCode) => string | undefined): void {
+  translator = translate;
+}
+
+/**
+ * The message of an error answer in the current language. Takes the body (0.6), or the error a
+ * call rejected with (`HttpError`, `ViewSetRequestError`, an axios error: its `response.data`).
+ * Without a known code, the body's `detail` as the backend wrote it; a body that is text, as is;
+ * an error without an answer, its message.
+ */
+export function translateApiError(source: ApiErrorBody | unknown): string {
+  const response = (source as { response?: { data?: unknown } } | null)?.response;
+  const body = (response ? response.data : source) as Partial<ApiErrorBody> | string | null | undefined;
+  if (typeof body === 'string') return body;
+  if (body === null || typeof body !== 'object' || typeof body.detail !== 'string') {
+    return source instanceof Error ? source.message : String(body?.detail ?? body);
+  }
+  let code = body.detail_code ?? '';
+  if (code.startsWith(NAMESPACE)) code = code.slice(NAMESPACE.length);
+  if (!Object.prototype.hasOwnProperty.call(ENGLISH, code)) return body.detail;
+  const params = body.detail_params ?? {};
+  return template(code as TranslatableCode).replace(/\{(\w+)\}/g, (placeholder, name: string) => {
+    const value = params[name];
+    return value === undefined ? placeholder : Array.isArray(value) ? value.join(', ') : String(value);
+  });
+}
