@@ -59,8 +59,11 @@ export function restBody(body: unknown, request: () => Request): RestBody {
   }
   return { init: jsonBody(body, 'options.body'), contentType: 'application/json', pending: null };
 }
-/** The body of a muxws call: JSON text (null: no body, sent as a `null` payload). */
-export function muxwsBody(body: unknown): string | null {
+/**
+ * A muxws payload (a call's body; `what` names it in errors): JSON text (null: none, sent as a
+ * `null` payload). Anything that has no faithful JSON form is a TypeError naming muxws.
+ */
+export function muxwsBody(body: unknown, what = 'options.body'): string | null {
   if (body === undefined) return null;
   const binary =
     (typeof Blob !== 'undefined' && body instanceof Blob) ||
@@ -71,7 +74,11 @@ export function muxwsBody(body: unknown): string | null {
     (body !== null && typeof body === 'object' && isReadableStream(body));
   if (binary) {
     const kind = (body as object).constructor?.name ?? 'binary body';
-    throw new TypeError(`options.body: muxws carries JSON payloads only; a ${kind} cannot be sent over muxws (use a REST proxy)`);
+    throw new TypeError(`${what}: muxws carries JSON payloads only; a ${kind} cannot be sent over muxws (use a REST proxy)`);
   }
-  return jsonBody(body, 'options.body');
+  try {
+    return jsonBody(body, what);
+  } catch (error) {
+    throw new TypeError(`${(error as Error).message} (muxws carries JSON payloads only)`, { cause: error });
+  }
 }

@@ -198,9 +198,20 @@ export class CodecNotRegistered extends CodecError {
   override name = 'CodecNotRegistered';
 }
 
-/** The server refused the WebSocket upgrade or chose another subprotocol. */
+/** The server accepted the WebSocket but selected another subprotocol than `muxws.v1.json`. */
 export class CodecMismatch extends CodecError {
   override name = 'CodecMismatch';
+}
+
+/**
+ * The WebSocket never opened: the server refused the upgrade (an HTTP status instead of 101) or
+ * could not be reached — a browser cannot tell these apart. `message` carries what the platform said.
+ * It extends `CodecMismatch` because the muxws specification names a refused handshake so (WSM-CDC-024);
+ * `name` tells the two apart.
+ */
+export class ConnectionRefused extends CodecMismatch {
+  override name = 'ConnectionRefused';
+  declare code?: number;
 }
 
 /** A URL the transport cannot dial. */

@@ -1,16 +1,211 @@
 /**
- * muxws: multiplexed streams over one WebSocket. TEMPORARY while the muxws module is rebuilt on its
- * own branch (docs/boundary.md, "The muxws module"): connecting rejects.
+ * muxws: multiplexed streams over one WebSocket (`muxws.v1.json`), dialer side, implemented in
+ * Rust. `connectMuxws()` gives a `MuxwsPeer` that reconnects by itself; a muxws ViewSet proxy sends
+ * its calls through it (`muxwsViewSet`, `route_muxws`, option `peer`).
+ *
+ * This file is the public API only. The muxws module and its driver are loaded by `connectMuxws()`
+ * (a dynamic import), so an app that never calls it ships neither.
  */
-import { ConnectionClosed } from './errors.js';
+import type { PeerCore, StreamCore } from './muxws-driver.js';
 
-/** A muxws peer (dialer side). */
-export class MuxwsPeer {}
+/** What `onClose` listeners receive, once per socket loss. */
+export interface CloseReason {
+  code: number;
+  reason: string;
+  wasClean: boolean;
+  /** False once the peer will not dial again (`close()` was called, or `maxAttempts` ran out). */
+  willRetry: boolean;
+}
+
+/** The reconnect schedule: before retry n the delay is min(initialDelayMs·factorⁿ, maxDelayMs)·(1 ± jitter). */
+export interface ReconnectOptions {
+  initialDelayMs?: number;
+  factor?: number;
+  maxDelayMs?: number;
+  jitter?: number;
+  maxAttempts?: number;
+}
+
+/** An open interceptor: runs synchronously on every application open and may change `headers`. */
+export type OpenInterceptor = (headers: Record<string, unknown>, payload: unknown) => void;
 
 /** Options of `connectMuxws`. */
-export type ConnectOptions = Record<string, unknown>;
+export interface ConnectOptions {
+  /** Extra `Sec-WebSocket-Protocol` entries offered after `muxws.v1.json` (e.g. a token). */
+  subprotocols?: string[];
+  /** Sent as stream 1 of every connection; the peer counts as connected once it is acknowledged. */
+  hello?: unknown;
+  /** Headers of the hello. */
+  helloHeaders?: Record<string, unknown>;
+  helloTimeoutMs?: number;
+  /** `false` never reconnects. Defaults: 250 ms, ×2, at most 30 s, jitter 0.3, unlimited attempts. */
+  reconnect?: ReconnectOptions | false;
+  /** The heartbeat: a ping after this long without traffic (default 20000; 0 turns it off). */
+  pingIntervalMs?: number;
+  /** The socket counts as dead when no pong came this long after a ping (default 10000). */
+  pingTimeoutMs?: number;
+  /** The largest reply payload accepted (bytes, default 64 MiB). */
+  maxPayloadBytes?: number;
+  /** The frame cap (bytes, default 65536; smaller only to test fragmentation). */
+  maxFrameBytes?: number;
+  /**
+   * How many ViewSet calls may have a stream open at once (default 100, the server's stream limit);
+   * later ones wait, unsent, for a free stream.
+   */
+  callConcurrency?: number;
+  /**
+   * Resolve at once with a peer that keeps trying to connect in the background (on the reconnect
+   * schedule), instead of rejecting when the first attempt fails: calls issued before it connects
+   * wait for it within their `repeat.withinMs`, like any reconnect. Default false.
+   */
+  lazy?: boolean;
+  onClose?: ((reason: CloseReason) => void) | ((reason: CloseReason) => void)[];
+  onReconnect?: ((attempt: number, peer: MuxwsPeer) => void) | ((attempt: number, peer: MuxwsPeer) => void)[];
+  /** Open interceptors, registered before the first connection. */
+  openInterceptors?: OpenInterceptor[];
+}
 
-/** Connects to a muxws endpoint. */
-export async function connectMuxws(_url: string, _options: ConnectOptions = {}): Promise<MuxwsPeer> {
-  throw new ConnectionClosed('muxws is not available in this build');
+/** Options of one `request()`. */
+export interface MuxwsRequestOptions {
+  headers?: Record<string, unknown>;
+  /** Sends `reset(TIMEOUT)` and rejects with `StreamTimeout` when the reply takes longer. */
+  timeoutMs?: number;
+}
+
+/** Options of `open()`. */
+export interface MuxwsOpenOptions {
+  headers?: Record<string, unknown>;
+  /** Whether the open also ends this side (default true: the unary shape). */
+  end?: boolean;
+}
+
+/**
+ * A stream from `MuxwsPeer.open()`. Awaiting it gives its first payload; `replyHeaders` the answering
+ * side's first-frame headers (never rejects); `closed` settles when it is over (never rejects).
+ */
+export class MuxwsStream<R = unknown> implements PromiseLike<R> {
+  /** The driver's stream behind this object. */
+  readonly core: StreamCore;
+
+  /** @internal Made by `MuxwsPeer.open()`. */
+  constructor(core: StreamCore) {
+    this.core = core;
+  }
+
+  /** The stream id, known at once. */
+  get id(): number {
+    return this.core.id;
+  }
+
+  /** The answering side's first-frame headers (`:status` over fastapi-viewsets), or `{}` if none came. */
+  get replyHeaders(): Promise<Record<string, unknown>> {
+    return this.core.replyHeaders();
+  }
+
+  /** Settles once the stream is over, however it ended. */
+  get closed(): Promise<void> {
+    return this.core.closed();
+  }
+
+  /** The first payload (or the error the stream failed with). */
+  then<T1 = R, T2 = never>(onfulfilled?: ((value: R) => T1 | PromiseLike<T1>) | null, onrejected?: ((reason: unknown) => T2 | PromiseLike<T2>) | null): Promise<T1 | T2> {
+    return (this.core.result() as Promise<R>).then(onfulfilled, onrejected);
+  }
+
+  /** Sends a payload on a stream opened with `end: false`; `end: true` ends this side. */
+  send(payload: unknown, options: { end?: boolean } = {}): void {
+    this.core.send(payload, options.end === true);
+  }
+
+  /** Ends this side, with a last payload if given. */
+  end(payload?: unknown): void {
+    this.core.send(payload, true);
+  }
+
+  /** Cancels the stream: `reset(CANCELLED)`, closed at once. */
+  cancel(reason?: string): void {
+    this.core.cancel(reason);
+  }
+}
+
+/** A reply with its headers (`:status` among them over fastapi-viewsets). */
+export interface MuxwsReply<R = unknown> {
+  headers: Record<string, unknown>;
+  payload: R;
+}
+
+/** A muxws peer (dialer side). */
+export class MuxwsPeer {
+  /** The driver's peer behind this object; what a muxws proxy sends its calls through. */
+  readonly core: PeerCore;
+
+  /** @internal Made by `connectMuxws()`. */
+  constructor(core: PeerCore) {
+    this.core = core;
+  }
+
+  /** True while a connection is established. */
+  get isOpen(): boolean {
+    return this.core.isOpen;
+  }
+
+  /** True once the peer will never dial again. */
+  get isClosed(): boolean {
+    return this.core.isClosed;
+  }
+
+  /**
+   * Opens a stream, synchronously: throws `ConnectionLost` between sockets, `ConnectionGoingAway`
+   * after a goaway, `ConnectionClosed` once closed for good — nothing is sent then.
+   */
+  open<R = unknown>(payload?: unknown, options: MuxwsOpenOptions = {}): MuxwsStream<R> {
+    return new MuxwsStream<R>(this.core.open(payload, options));
+  }
+
+  /** A unary request; resolves with the reply's payload. */
+  request<R = unknown>(payload?: unknown, options: MuxwsRequestOptions = {}): Promise<R> {
+    return this.core.request(payload, options, false) as Promise<R>;
+  }
+
+  /** A unary request; resolves with the reply's headers and payload. */
+  requestWithHeaders<R = unknown>(payload?: unknown, options: MuxwsRequestOptions = {}): Promise<MuxwsReply<R>> {
+    return this.core.request(payload, options, true) as Promise<MuxwsReply<R>>;
+  }
+
+  /** Stops reconnecting, sends `goaway`, drains (at most `drainMs`, default 10000) and closes. */
+  close(options: { code?: number; reason?: string; drainMs?: number } = {}): Promise<void> {
+    return this.core.close(options);
+  }
+
+  /** Called once per socket loss; returns the function that removes the listener. */
+  onClose(listener: (reason: CloseReason) => void): () => void {
+    return this.core.onClose(listener as (reason: unknown) => unknown);
+  }
+
+  /** Called after each re-established connection (attempt 1, 2, …); returns its remover. */
+  onReconnect(listener: (attempt: number, peer: MuxwsPeer) => void): () => void {
+    return this.core.onReconnect(listener as (attempt: number, peer: object) => unknown);
+  }
+
+  /** Registers an open interceptor; returns its remover. */
+  interceptOpen(interceptor: OpenInterceptor): () => void {
+    return this.core.interceptOpen(interceptor);
+  }
+
+  /** Skips a pending reconnect backoff and dials now. */
+  reconnectNow(): void {
+    this.core.reconnectNow();
+  }
+}
+
+/**
+ * Connects to a muxws endpoint: `ws://…/ws`, `wss://…/ws`, or a path such as `/ws` on the page's
+ * origin (http → ws, https → wss). Resolves once the first connection is established; rejects if
+ * that first attempt fails (`ConnectionRefused` when the WebSocket never opened, `CodecMismatch`
+ * when the server selected another subprotocol, a hello error, …) — or, with `lazy: true`, resolves
+ * at once with a peer that keeps trying in the background.
+ */
+export async function connectMuxws(url: string, options: ConnectOptions = {}): Promise<MuxwsPeer> {
+  const driver = await import('./muxws-driver.js');
+  return driver.connect(url, options, (core) => new MuxwsPeer(core));
 }

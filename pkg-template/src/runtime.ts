@@ -622,9 +622,17 @@ function onTimer(): void {
   pump();
 }
 
+/** What other modules add to `stats()` (the muxws module, once loaded: its memory). */
+const moreStats: (() => Record<string, number | boolean>)[] = [];
+
+/** Adds `provider`'s figures to `stats()`. */
+export function addStats(provider: () => Record<string, number | boolean>): void {
+  moreStats.push(provider);
+}
+
 /** What the runtime holds right now: for leak checks and the memory figures of the benchmark. */
 export function stats(): Record<string, number | boolean> {
-  return {
+  const figures: Record<string, number | boolean> = {
     calls: calls.size,
     engineCalls: engine.live_calls(),
     listeners: listeners.size,
@@ -632,4 +640,6 @@ export function stats(): Record<string, number | boolean> {
     peers: livePeers,
     callsMemoryBytes: memoryBytes(),
   };
+  for (const provider of moreStats) Object.assign(figures, provider());
+  return figures;
 }

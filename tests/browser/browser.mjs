@@ -3,6 +3,7 @@
 // scenario runs in the page against the real backend (another origin, so CORS is exercised too).
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -17,8 +18,12 @@ export const CHROMIUM_ARGS = [
   '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic',
 ];
 
-/** Serves the package and the scenario files on a free 127.0.0.1 port. */
-export async function serveStatic() {
+/**
+ * Serves the package and the scenario files on a free 127.0.0.1 port. With `wsTarget` (a ws:// URL),
+ * a WebSocket upgrade of `/ws` is tunnelled to it, so that a page can reach the backend's muxws
+ * endpoint by a path on its own origin (`connectMuxws('/ws')`).
+ */
+export async function serveStatic(wsTarget) {
   const server = http.createServer((request, response) => {
     const url = new URL(request.url, 'http://x');
     const relative = decodeURIComponent(url.pathname).replace(/^\/+/, '');
@@ -30,13 +35,43 @@ export async function serveStatic() {
     response.writeHead(200, { 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' });
     fs.createReadStream(file).pipe(response);
   });
+  const tunnels = new Set();
+  server.on('upgrade', (request, socket, head) => {
+    const target = wsTarget && new URL(wsTarget);
+    if (!target || new URL(request.url, 'http://x').pathname !== '/ws') return socket.destroy();
+    const upstream = net.connect(Number(target.port), target.hostname, () => {
+      const lines = [`${request.method} ${target.pathname} HTTP/1.1`];
+      for (let i = 0; i < request.rawHeaders.length; i += 2) {
+        const name = request.rawHeaders[i];
+        lines.push(`${name}: ${name.toLowerCase() === 'host' ? target.host : request.rawHeaders[i + 1]}`);
+      }
+      upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
+      upstream.write(head);
+      socket.pipe(upstream).pipe(socket);
+    });
+    for (const end of [socket, upstream]) {
+      tunnels.add(end);
+      end.on('error', () => {});
+      end.on('close', () => {
+        tunnels.delete(end);
+        socket.destroy();
+        upstream.destroy();
+      });
+    }
+  });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((resolve) => server.close(resolve)) };
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    close: () => {
+      for (const end of tunnels) end.destroy();
+      return new Promise((resolve) => server.close(resolve));
+    },
+  };
 }
 
 /** Launches Chromium and opens the runner page, which loads `scenarioModules` (paths under tests/). */
 export async function openRunner(scenarioModules, env) {
-  const site = await serveStatic();
+  const site = await serveStatic(env.wsUrl);
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
   const page = await browser.newPage();
   const consoleLines = [];

@@ -10,6 +10,7 @@ import { boundaryScenarios } from '../e2e/boundary-scenarios.mjs';
 import { catalogMuxwsScenarios, catalogRestScenarios } from '../e2e/catalog-scenarios.mjs';
 import { compat06MuxwsScenarios, compat06Scenarios } from '../e2e/compat06-scenarios.mjs';
 import { hostileScenarios } from '../e2e/hostile-scenarios.mjs';
+import { muxwsBoundaryScenarios } from '../e2e/muxws-boundary-scenarios.mjs';
 import { muxwsLivenessScenarios } from '../e2e/muxws-liveness-scenarios.mjs';
 import { muxwsScenarios } from '../e2e/muxws-scenarios.mjs';
 import { restScenarios } from '../e2e/rest-scenarios.mjs';
@@ -24,7 +25,7 @@ before(async () => {
   hostile = await startHostileMuxws();
   const env = { baseUrl: stack.baseUrl, wsUrl: stack.wsUrl, hostileBase: hostile.base };
   // boundary last: its exception-source scenarios are last of all, so a runtime they wedge harms no other set
-  const modules = ['rest', 'muxws', 'hostile', 'activity', 'axios', 'muxws-liveness', 'catalog', 'compat06', 'boundary'].map(
+  const modules = ['rest', 'muxws', 'hostile', 'activity', 'axios', 'muxws-liveness', 'catalog', 'compat06', 'muxws-boundary', 'boundary'].map(
     (name) => `/tests/e2e/${name}-scenarios.mjs`,
   );
   runner = await openRunner(modules, env);
@@ -48,6 +49,7 @@ const scenarioSets = [
   catalogMuxwsScenarios,
   compat06Scenarios,
   compat06MuxwsScenarios,
+  muxwsBoundaryScenarios,
   boundaryScenarios,
 ];
 for (const name of scenarioSets.flatMap((scenarios) => Object.keys(scenarios))) {

@@ -25,12 +25,13 @@
 //! round-robin over lanes with work; a fragmented payload yields one fragment per turn and the next
 //! fragment is cut only when it is asked for (WSM-FRG-017/018/019, WSM-INV-004).
 
-use std::collections::VecDeque;
+use alloc::collections::VecDeque;
+use alloc::{borrow::ToOwned, boxed::Box, string::String, vec::Vec};
 
 use crate::error::{code, ConfigError, OpenError, SendError, StreamError};
 use crate::fragment::{
-    check_sendable, Assembler, AssemblyError, Split, Splitter, DEFAULT_MAX_PAYLOAD_BYTES,
-    MAX_FRAME_BYTES, MIN_FRAME_BYTES,
+    check_sendable, check_sendable_source, Assembler, AssemblyError, FragmentError, PayloadSource,
+    Split, Splitter, DEFAULT_MAX_PAYLOAD_BYTES, MAX_FRAME_BYTES, MIN_FRAME_BYTES,
 };
 use crate::frame::{
     decode_limited, encode, read_head, Frame, FrameType, Headers, Payload, RawJson,
@@ -91,6 +92,12 @@ pub struct ConnectionConfig {
     /// Whether an incoming-stream (push) handler is registered; without one every incoming `open`
     /// is answered `reset(REFUSED)` (WSM-STM-033).
     pub accept_incoming: bool,
+    /// Hand the fragments of a fragmented `data` payload to the driver one by one
+    /// ([`StreamEvent::Fragment`]) instead of reassembling them here: the driver joins and parses
+    /// them and reports the outcome with [`Connection::payload_checked`]. `max_payload_bytes` is
+    /// still enforced, by a byte count (WSM-FRG-030/032). Pushed `open` payloads are always
+    /// reassembled here.
+    pub deliver_fragments: bool,
 }
 
 impl Default for ConnectionConfig {
@@ -102,6 +109,7 @@ impl Default for ConnectionConfig {
             ping_interval_ms: DEFAULT_PING_INTERVAL_MS,
             ping_timeout_ms: DEFAULT_PING_TIMEOUT_MS,
             accept_incoming: false,
+            deliver_fragments: false,
         }
     }
 }
@@ -200,6 +208,15 @@ pub enum StreamEvent {
     ReplyHeaders(Headers),
     /// One reassembled payload; `null` is a payload (WSM-API-002/006, WSM-FRG-030).
     Payload(RawJson),
+    /// With [`ConnectionConfig::deliver_fragments`]: one fragment of a fragmented payload, in
+    /// order; `more` is false on the last one, after which the stream waits for
+    /// [`Connection::payload_checked`] (WSM-FRG-030).
+    Fragment {
+        /// The fragment's text: a slice of the payload's JSON text.
+        text: String,
+        /// More fragments of this payload follow.
+        more: bool,
+    },
     /// The remote sent `end`, with its trailers (WSM-FRM-012/013).
     End {
         /// Trailers of the ending frame.
@@ -392,6 +409,15 @@ struct Assembly {
     kind: FrameType,
     assembler: Assembler,
     headers: Option<Headers>,
+    /// Bytes handed out as [`StreamEvent::Fragment`]s so far (fragment delivery).
+    passed: usize,
+}
+
+/// The end of a payload whose fragments went to the driver, held until it says whether the
+/// joined text parsed (fragment delivery).
+struct AwaitingVerdict {
+    end: bool,
+    trailers: Option<Headers>,
 }
 
 struct StreamRec {
@@ -405,11 +431,49 @@ struct StreamRec {
     /// The application knows the stream (local streams always; incoming ones once surfaced).
     surfaced: bool,
     assembly: Option<Assembly>,
+    verdict: Option<AwaitingVerdict>,
+}
+
+/// A frame waiting in a lane: whole, or with a payload a [`PayloadSource`] gives.
+enum Queued {
+    Frame(Frame),
+    Pulled(Frame, Box<dyn PayloadSource>),
+}
+
+impl Queued {
+    fn kind(&self) -> &FrameType {
+        match self {
+            Queued::Frame(frame) | Queued::Pulled(frame, _) => &frame.kind,
+        }
+    }
+}
+
+/// An outbound payload as the application gave it.
+enum Body {
+    Whole(Payload),
+    Pulled(Box<dyn PayloadSource>),
+}
+
+impl Body {
+    /// `frame` (payload absent) with this payload, checked sendable under `cap` (WSM-FRG-021/034).
+    fn queue(self, mut frame: Frame, cap: usize) -> Result<Queued, FragmentError> {
+        match self {
+            Body::Whole(payload) => {
+                frame.payload = payload;
+                check_sendable(&frame, cap)?;
+                Ok(Queued::Frame(frame))
+            }
+            Body::Pulled(mut source) => {
+                check_sendable_source(&frame, source.as_mut(), cap)?;
+                Ok(Queued::Pulled(frame, source))
+            }
+        }
+    }
 }
 
 #[derive(Default)]
 struct Lane {
-    queue: VecDeque<Frame>,
+    queue: VecDeque<Queued>,
     split: Option<Splitter>,
 }
 
@@ -437,12 +501,20 @@ impl Writer {
     }
 
     fn push(&mut self, lane: StreamId, frame: Frame) {
-        let was_idle = !self.has_work(lane);
         if lane == 0 {
+            let was_idle = self.control.is_empty();
             self.control.push_back(frame);
+            if was_idle && !self.ring.contains(&0) {
+                self.ring.push_back(0);
+            }
         } else {
-            self.lanes.entry_or_default(lane).queue.push_back(frame);
+            self.push_queued(lane, Queued::Frame(frame));
         }
+    }
+
+    fn push_queued(&mut self, lane: StreamId, item: Queued) {
+        let was_idle = !self.has_work(lane);
+        self.lanes.entry_or_default(lane).queue.push_back(item);
         if was_idle && !self.ring.contains(&lane) {
             self.ring.push_back(lane);
         }
@@ -485,8 +557,11 @@ impl Writer {
                 }
                 continue;
             }
-            let frame = lane.queue.pop_front()?;
-            match Splitter::start(frame, cap) {
+            let started = match lane.queue.pop_front()? {
+                Queued::Frame(frame) => Splitter::start(frame, cap),
+                Queued::Pulled(frame, source) => Splitter::start_with_source(frame, source, cap),
+            };
+            match started {
                 Ok(Split::Whole(frame)) => return Some(encode(&frame)),
                 Ok(Split::Fragments(splitter)) => lane.split = Some(splitter),
                 Err(_) => {} // unsendable frames are refused at enqueue time
@@ -510,7 +585,7 @@ impl Writer {
             let keep = usize::from(
                 lane.queue
                     .front()
-                    .is_some_and(|f| f.kind == FrameType::Open),
+                    .is_some_and(|f| *f.kind() == FrameType::Open),
             );
             lane.queue.truncate(keep);
         }
@@ -577,6 +652,8 @@ pub struct Connection {
     termination: Option<Termination>,
     ignored_frames: u64,
     unknown_frames: u64,
+    /// Streams whose fragmented payload waits for [`Connection::payload_checked`].
+    verdicts_awaited: usize,
 }
 
 impl Connection {
@@ -602,6 +679,7 @@ impl Connection {
             termination: None,
             ignored_frames: 0,
             unknown_frames: 0,
+            verdicts_awaited: 0,
         })
     }
 
@@ -771,7 +849,7 @@ impl Connection {
     }
 
     fn lose_all(&mut self) {
-        let streams = std::mem::take(&mut self.streams);
+        let streams = core::mem::take(&mut self.streams);
         for (id, rec) in streams.0 {
             if rec.surfaced {
                 self.events.push_back(ConnEvent::Stream {
@@ -811,6 +889,29 @@ impl Connection {
         end: bool,
         now: u64,
     ) -> Result<StreamId, OpenError> {
+        self.open_body(headers, Body::Whole(payload), end, now)
+    }
+
+    /// [`Connection::open`] with a payload that `source` gives, a window at a time: it is never
+    /// held whole here, however long it is (WSM-FRG-018). A payload that fits the cap goes out
+    /// whole, as with [`Connection::open`]; the cut points are the same.
+    pub fn open_with_source(
+        &mut self,
+        headers: Option<Headers>,
+        source: Box<dyn PayloadSource>,
+        end: bool,
+        now: u64,
+    ) -> Result<StreamId, OpenError> {
+        self.open_body(headers, Body::Pulled(source), end, now)
+    }
+
+    fn open_body(
+        &mut self,
+        headers: Option<Headers>,
+        body: Body,
+        end: bool,
+        now: u64,
+    ) -> Result<StreamId, OpenError> {
         if !matches!(self.phase, Phase::Open) || self.goaway_received.is_some() {
             return Err(OpenError::GoingAway);
         }
@@ -820,11 +921,12 @@ impl Connection {
         }
         let frame = Frame {
             headers,
-            payload,
             end,
             ..Frame::on_stream(FrameType::Open, id)
         };
-        check_sendable(&frame, self.cfg.max_frame_bytes).map_err(OpenError::Unsendable)?;
+        let item = body
+            .queue(frame, self.cfg.max_frame_bytes)
+            .map_err(OpenError::Unsendable)?;
         self.next_local_id += 2;
         self.highest_local_open = id;
         self.streams.insert(
@@ -837,9 +939,10 @@ impl Connection {
                 we_spoke: true,
                 surfaced: true,
                 assembly: None,
+                verdict: None,
             },
         );
-        self.writer.push(id, frame);
+        self.writer.push_queued(id, item);
         if id == MAX_STREAM_ID {
             self.begin_drain(
                 code::NO_ERROR,
@@ -853,29 +956,56 @@ impl Connection {
 
     /// Send `data` on a live stream (WSM-FRM-011/012/013/016, WSM-ERR-009, WSM-API-024).
     pub fn send(&mut self, id: StreamId, out: Outbound) -> Result<(), SendError> {
+        let Outbound {
+            payload,
+            headers,
+            trailers,
+            end,
+        } = out;
+        self.send_body(id, Body::Whole(payload), headers, trailers, end)
+    }
+
+    /// `data` (with `end` when `end` is true) whose payload `source` gives, a window at a time
+    /// (WSM-FRG-018); errors as [`Connection::send`].
+    pub fn send_with_source(
+        &mut self,
+        id: StreamId,
+        source: Box<dyn PayloadSource>,
+        end: bool,
+    ) -> Result<(), SendError> {
+        self.send_body(id, Body::Pulled(source), None, None, end)
+    }
+
+    fn send_body(
+        &mut self,
+        id: StreamId,
+        body: Body,
+        headers: Option<Headers>,
+        trailers: Option<Headers>,
+        end: bool,
+    ) -> Result<(), SendError> {
         let cap = self.cfg.max_frame_bytes;
         let rec = self.streams.get_mut(&id).ok_or(SendError::NotLive)?;
         if rec.local_ended {
             return Err(SendError::AlreadyEnded);
         }
-        if out.headers.is_some() && rec.we_spoke {
+        if headers.is_some() && rec.we_spoke {
             return Err(SendError::HeadersAlreadySent);
         }
-        if out.trailers.is_some() && !out.end {
+        if trailers.is_some() && !end {
             return Err(SendError::TrailersWithoutEnd);
         }
         let frame = Frame {
-            payload: out.payload,
-            headers: out.headers,
-            trailers: out.trailers,
-            end: out.end,
+            headers,
+            trailers,
+            end,
             ..Frame::on_stream(FrameType::Data, id)
         };
-        check_sendable(&frame, cap).map_err(SendError::Unsendable)?;
+        let item = body.queue(frame, cap).map_err(SendError::Unsendable)?;
         rec.we_spoke = true;
-        rec.local_ended = out.end;
+        rec.local_ended = end;
         let closed = rec.local_ended && rec.remote_ended;
-        self.writer.push(id, frame);
+        self.writer.push_queued(id, item);
         if closed {
             self.close_normally(id);
         }
@@ -1033,6 +1163,7 @@ impl Connection {
         if self.is_done() {
             return;
         }
+        self.settle_verdicts();
         self.arrived(now);
         let cap = self.cfg.max_frame_bytes;
         let outcome = if text.len() > cap {
@@ -1063,6 +1194,7 @@ impl Connection {
         if self.is_done() {
             return;
         }
+        self.settle_verdicts();
         self.arrived(now);
         let outcome = self.on_over_cap(prefix(head, self.cfg.max_frame_bytes));
         self.finish_input(outcome);
@@ -1361,6 +1493,7 @@ impl Connection {
                 we_spoke: false,
                 surfaced: false,
                 assembly: None,
+                verdict: None,
             },
         );
         match frame.fragment {
@@ -1370,9 +1503,10 @@ impl Connection {
                         kind: FrameType::Open,
                         assembler: Assembler::new(),
                         headers: frame.headers,
+                        passed: 0,
                     });
                 }
-                self.feed(id, &fragment, frame.more, frame.end, frame.trailers);
+                self.feed(id, fragment, frame.more, frame.end, frame.trailers);
             }
             None => self.deliver(
                 id,
@@ -1395,7 +1529,7 @@ impl Connection {
             return;
         }
         if let Some(fragment) = frame.fragment {
-            self.feed(id, &fragment, frame.more, frame.end, frame.trailers);
+            self.feed(id, fragment, frame.more, frame.end, frame.trailers);
         }
     }
 
@@ -1446,9 +1580,10 @@ impl Connection {
                         kind: FrameType::Data,
                         assembler: Assembler::new(),
                         headers: None,
+                        passed: 0,
                     });
                 }
-                self.feed(id, &fragment, frame.more, frame.end, frame.trailers);
+                self.feed(id, fragment, frame.more, frame.end, frame.trailers);
             }
             None => self.deliver(
                 id,
@@ -1464,7 +1599,7 @@ impl Connection {
     fn feed(
         &mut self,
         id: StreamId,
-        fragment: &str,
+        fragment: String,
         more: bool,
         end: bool,
         trailers: Option<Headers>,
@@ -1478,6 +1613,7 @@ impl Connection {
             return;
         }
         let limit = self.cfg.max_payload_bytes;
+        let handed_out = self.cfg.deliver_fragments;
         let Some(assembly) = self
             .streams
             .get_mut(&id)
@@ -1485,7 +1621,29 @@ impl Connection {
         else {
             return;
         };
-        match assembly.assembler.feed(fragment, more, limit) {
+        if handed_out && assembly.kind == FrameType::Data {
+            if assembly.passed + fragment.len() > limit {
+                self.payload_too_large(id);
+                return;
+            }
+            assembly.passed += fragment.len();
+            self.events.push_back(ConnEvent::Stream {
+                id,
+                event: StreamEvent::Fragment {
+                    text: fragment,
+                    more,
+                },
+            });
+            if !more {
+                if let Some(rec) = self.streams.get_mut(&id) {
+                    rec.assembly = None;
+                    rec.verdict = Some(AwaitingVerdict { end, trailers });
+                    self.verdicts_awaited += 1;
+                }
+            }
+            return;
+        }
+        match assembly.assembler.feed(&fragment, more, limit) {
             Ok(None) => {}
             Ok(Some(payload)) => {
                 let (kind, headers) =
@@ -1502,6 +1660,52 @@ impl Connection {
                 cat3("reassembled payload is not JSON (at ", &e.0, ")"),
             ),
         }
+    }
+
+    /// With [`ConnectionConfig::deliver_fragments`]: the driver joined the fragments of the
+    /// stream's payload and `valid` says whether the text parsed as JSON. Parsed: the frame that
+    /// carried the last fragment takes effect (its `end`, its trailers). Not parsed: the stream is
+    /// reset with `PROTOCOL_ERROR` and fails (WSM-FRG-030). Ignored when no verdict is awaited.
+    pub fn payload_checked(&mut self, id: StreamId, valid: bool) {
+        let Some(awaited) = self.streams.get_mut(&id).and_then(|rec| rec.verdict.take()) else {
+            return;
+        };
+        self.verdicts_awaited = self.verdicts_awaited.saturating_sub(1);
+        if valid {
+            self.deliver(
+                id,
+                FrameType::Data,
+                None,
+                Payload::Absent,
+                awaited.end,
+                awaited.trailers,
+            );
+        } else {
+            self.stream_error(
+                id,
+                code::PROTOCOL_ERROR,
+                "reassembled payload is not JSON (WSM-FRG-030)".to_owned(),
+            );
+        }
+        self.check_drained();
+    }
+
+    /// Input arrived while payloads still wait for the driver's verdict: they count as parsed,
+    /// so that a driver that never reports cannot stall its streams.
+    fn settle_verdicts(&mut self) {
+        if self.verdicts_awaited == 0 {
+            return;
+        }
+        let awaiting: Vec<StreamId> = self
+            .streams
+            .iter()
+            .filter(|(_, rec)| rec.verdict.is_some())
+            .map(|(id, _)| *id)
+            .collect();
+        for id in awaiting {
+            self.payload_checked(id, true);
+        }
+        self.verdicts_awaited = 0;
     }
 
     /// A complete frame's worth of content arrived on a live stream.

@@ -11,7 +11,8 @@
 //! └── StreamReset{code} → RemoteError(2) · StreamRefused(4) · StreamTimeout(6) · ConnectionLost(9)
 //! ```
 
-use std::fmt;
+use alloc::string::String;
+use core::fmt;
 
 use crate::fragment::FragmentError;
 use crate::frame::Payload;
@@ -134,7 +135,7 @@ impl fmt::Display for StreamError {
     }
 }
 
-impl std::error::Error for StreamError {}
+impl core::error::Error for StreamError {}
 
 /// Why `open()` threw synchronously (WSM-API-004).
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -175,7 +176,7 @@ impl fmt::Display for OpenError {
     }
 }
 
-impl std::error::Error for OpenError {}
+impl core::error::Error for OpenError {}
 
 /// Why a send-side stream call (`send`/`end`/`reset`) was refused at the call site (WSM-ERR-009,
 /// WSM-API-024).
@@ -231,20 +232,29 @@ impl fmt::Display for SendError {
     }
 }
 
-impl std::error::Error for SendError {}
+impl core::error::Error for SendError {}
 
 /// Why the **first** connection attempt failed; `connectMuxws()` rejects with it and the peer is
-/// finished (WSM-RCN-006, WSM-INV-018).
+/// finished (WSM-RCN-006, WSM-INV-018) — unless it retries its first connect
+/// ([`crate::PeerOptions::retry_first_connect`]).
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub enum ConnectError {
-    /// The handshake was refused, the socket never opened, or the server selected another
-    /// subprotocol. Composed by the dialer from the codec it offered (WSM-CDC-024/028).
+    /// The socket opened but the server selected another subprotocol than `muxws.v1.json`
+    /// (WSM-CDC-028): a real codec mismatch.
     CodecMismatch {
-        /// The full message, naming the offered codec, both environment variables and both
-        /// causes a browser cannot tell apart.
+        /// The message, naming what was offered and what was selected.
         message: String,
-        /// What the server selected, when the socket did open.
+        /// What the server selected (`""`: none).
         selected: Option<String>,
+    },
+    /// The socket never opened: the server refused the upgrade (an HTTP status instead of 101),
+    /// or could not be reached. A browser cannot tell these apart; `reason` is what the platform
+    /// said, if anything. JS: `ConnectionRefused`.
+    NotOpened {
+        /// The close code the platform reported (1006 when it said nothing).
+        code: u16,
+        /// What the platform said (an error event's message, a close reason); may be empty.
+        reason: String,
     },
     /// The hello was reset, timed out or lost its socket; the underlying error, unwrapped
     /// (WSM-RCN-026).
@@ -259,6 +269,7 @@ impl ConnectError {
     pub fn class_name(&self) -> &'static str {
         match self {
             ConnectError::CodecMismatch { .. } => "CodecMismatch",
+            ConnectError::NotOpened { .. } => "ConnectionRefused",
             ConnectError::Hello(e) => e.class_name(),
             ConnectError::Closed => "ConnectionClosed",
         }
@@ -269,6 +280,23 @@ impl fmt::Display for ConnectError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ConnectError::CodecMismatch { message, .. } => f.write_str(message),
+            ConnectError::NotOpened { code, reason } => {
+                f.write_str(
+                    "the WebSocket offering subprotocol \"muxws.v1.json\" did not open: \
+                     the server refused the upgrade or could not be reached",
+                )?;
+                if !reason.is_empty() {
+                    f.write_str(" (")?;
+                    f.write_str(reason)?;
+                    f.write_str(")")?;
+                }
+                if *code != 1006 && *code != 0 {
+                    f.write_str(" (close code ")?;
+                    f.write_str(&decimal(i64::from(*code)))?;
+                    f.write_str(")")?;
+                }
+                Ok(())
+            }
             ConnectError::Hello(e) => {
                 f.write_str("the hello failed: ")?;
                 fmt::Display::fmt(e, f)
@@ -278,7 +306,7 @@ impl fmt::Display for ConnectError {
     }
 }
 
-impl std::error::Error for ConnectError {}
+impl core::error::Error for ConnectError {}
 
 /// An invalid option, reported at construction (WSM-FRG-034, WSM-RCN reconnect validation).
 /// JS: a plain `Error` — a programming mistake, not a protocol failure.
@@ -291,4 +319,4 @@ impl fmt::Display for ConfigError {
     }
 }
 
-impl std::error::Error for ConfigError {}
+impl core::error::Error for ConfigError {}

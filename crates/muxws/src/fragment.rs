@@ -19,11 +19,19 @@
 //! [`Splitter`] produces fragments lazily, one at a time, so the writer can keep at most one unsent
 //! fragment per stream (WSM-FRG-018). [`split_frame`] is the same computation as a pure function
 //! (WSM-FRG-015).
+//!
+//! The splitter never needs the whole payload at once: it reads the payload's text through a
+//! [`PayloadSource`], one window of at most `cap + 1` bytes per fragment, and consumes only the
+//! fragment's share of it. A driver whose payloads live elsewhere (the wasm module's are
+//! JavaScript strings) hands in its own source, so a payload of any size costs the splitter one
+//! window of memory; [`TextSource`] is the source over a `String`, and a [`Payload`] given whole
+//! is split through one, so both paths cut in exactly the same places.
 
-use std::fmt;
+use alloc::{borrow::ToOwned, boxed::Box, string::String, vec, vec::Vec};
+use core::fmt;
 
 use crate::frame::{encode, escaped_width, Frame, FrameType, InvalidJson, Payload, RawJson};
-use crate::text::udecimal;
+use crate::text::{prefix, udecimal};
 
 /// The largest encoded message a sender may emit: a protocol constant, never negotiated, announced
 /// or configured (WSM-FRG-004).
@@ -84,7 +92,7 @@ impl fmt::Display for FragmentError {
     }
 }
 
-impl std::error::Error for FragmentError {}
+impl core::error::Error for FragmentError {}
 
 fn reservation(cap: usize) -> usize {
     (cap / 2).min(512)
@@ -155,6 +163,74 @@ pub fn check_sendable(frame: &Frame, cap: usize) -> Result<(), FragmentError> {
     Ok(())
 }
 
+/// [`check_sendable`] for a frame whose payload a [`PayloadSource`] gives (`frame.payload` is
+/// ignored). The source is only peeked at, and only when the envelope alone decides nothing.
+pub fn check_sendable_source(
+    frame: &Frame,
+    source: &mut dyn PayloadSource,
+    cap: usize,
+) -> Result<(), FragmentError> {
+    let bare = Frame {
+        payload: Payload::Absent,
+        ..frame.clone()
+    };
+    let middle = fragment_base(&bare, true, false) + 6 <= cap;
+    let closing = fragment_base(&bare, false, true) <= cap;
+    if middle && closing {
+        return Ok(());
+    }
+    let (window, all) = source.peek(cap.saturating_add(1));
+    if all && encode(&bare).len() + 11 + window.len() <= cap {
+        return Ok(());
+    }
+    Err(if middle {
+        FragmentError::ClosingFloor { cap }
+    } else {
+        FragmentError::Floor { cap }
+    })
+}
+
+/// Where the JSON text of an outbound payload comes from, a window at a time (WSM-FRG-018).
+///
+/// The splitter asks for a window of at most `max` bytes (`max` ≥ 4), cuts the next fragment from
+/// its start, and moves the read position past what that fragment took; the rest of the window
+/// is asked for again with the next fragment. The text must be the payload's JSON, in UTF-8.
+pub trait PayloadSource {
+    /// The longest run of whole code points from the read position on that fits in `max` bytes
+    /// (the splitter's cut points depend on the window being that full), and whether it is all
+    /// that is left.
+    fn peek(&mut self, max: usize) -> (&[u8], bool);
+    /// Moves the read position `bytes` bytes on: a prefix of the last [`peek`](Self::peek)'s
+    /// window that ends on a code point boundary.
+    fn advance(&mut self, bytes: usize);
+}
+
+/// A [`PayloadSource`] over text held whole (WSM-FRG-015).
+#[derive(Debug)]
+pub struct TextSource {
+    text: String,
+    position: usize,
+}
+
+impl TextSource {
+    /// The source of `text`, read from its start.
+    pub fn new(text: String) -> TextSource {
+        TextSource { text, position: 0 }
+    }
+}
+
+impl PayloadSource for TextSource {
+    fn peek(&mut self, max: usize) -> (&[u8], bool) {
+        let rest = self.text.get(self.position..).unwrap_or_default();
+        let window = prefix(rest, max);
+        (window.as_bytes(), window.len() == rest.len())
+    }
+
+    fn advance(&mut self, bytes: usize) {
+        self.position = self.position.saturating_add(bytes).min(self.text.len());
+    }
+}
+
 /// The result of starting to send a frame under a cap (WSM-FRG-010).
 #[derive(Debug)]
 pub enum Split {
@@ -165,14 +241,36 @@ pub enum Split {
 }
 
 /// Lazy fragment producer for one frame (WSM-FRG-011…021); see the module doc for the algorithm.
-#[derive(Debug)]
 pub struct Splitter {
+    /// The frame being cut, its payload absent: the text comes from `text`.
     source: Frame,
-    text: String,
-    position: usize,
+    text: Box<dyn PayloadSource>,
     emitted: usize,
     cap: usize,
     done: bool,
+}
+
+impl fmt::Debug for Splitter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Splitter")
+            .field("source", &self.source)
+            .field("emitted", &self.emitted)
+            .field("cap", &self.cap)
+            .field("done", &self.done)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The longest prefix of `bytes` that is UTF-8 (a window from a source is; a broken source's is
+/// cut where it stops being so, and the cut counts as "more follows").
+fn utf8_prefix(bytes: &[u8]) -> (&str, bool) {
+    match core::str::from_utf8(bytes) {
+        Ok(text) => (text, true),
+        Err(error) => (
+            core::str::from_utf8(&bytes[..error.valid_up_to()]).unwrap_or_default(),
+            false,
+        ),
+    }
 }
 
 impl Splitter {
@@ -182,18 +280,46 @@ impl Splitter {
             return Ok(Split::Whole(frame));
         }
         let mut source = frame;
-        let text = match std::mem::take(&mut source.payload) {
+        let text = match core::mem::take(&mut source.payload) {
             Payload::Absent => return Err(FragmentError::EnvelopeTooLarge { cap }),
             Payload::Json(raw) => raw.into_string(),
         };
-        Ok(Split::Fragments(Splitter {
+        Ok(Split::Fragments(Splitter::over(
+            source,
+            Box::new(TextSource::new(text)),
+            cap,
+        )))
+    }
+
+    /// [`Splitter::start`] for `frame` carrying the payload `text` gives (`frame.payload` is
+    /// ignored). A payload that fits whole is read once into the frame; a longer one is never held
+    /// whole: each fragment reads one window (WSM-FRG-018).
+    pub fn start_with_source(
+        mut frame: Frame,
+        mut text: Box<dyn PayloadSource>,
+        cap: usize,
+    ) -> Result<Split, FragmentError> {
+        frame.payload = Payload::Absent;
+        let (window, all) = text.peek(cap.saturating_add(1));
+        if all && encode(&frame).len() + 11 + window.len() <= cap {
+            // Text that is not JSON would break the envelope it is inserted into; sent as a
+            // fragment it reaches the remote as the undecodable payload it is.
+            if let Some(Ok(payload)) = core::str::from_utf8(window).ok().map(Payload::json) {
+                frame.payload = payload;
+                return Ok(Split::Whole(frame));
+            }
+        }
+        Ok(Split::Fragments(Splitter::over(frame, text, cap)))
+    }
+
+    fn over(source: Frame, text: Box<dyn PayloadSource>, cap: usize) -> Splitter {
+        Splitter {
             source,
             text,
-            position: 0,
             emitted: 0,
             cap,
             done: false,
-        }))
+        }
     }
 
     /// The frame type being fragmented (WSM-FRG-017).
@@ -213,17 +339,31 @@ impl Splitter {
         }
         let cap = self.cap;
         let first = self.emitted == 0;
-        let rest = &self.text[self.position..];
+        // A window of `cap + 1` bytes: if it does not hold the whole rest, the rest is longer
+        // than the cap, and it always holds a middle fragment's `budget` bytes plus one code
+        // point.
+        let (window, all) = self.text.peek(cap.saturating_add(1));
+        let (rest, whole) = utf8_prefix(window);
+        let all = all && whole;
 
         // Everything left, as the closing fragment? Escaping never shrinks text, so a remainder
         // longer than the cap cannot fit and need not be encoded to find that out.
-        if rest.len() <= cap && fragment_base(&self.source, first, true) + escaped_len(rest) <= cap
+        if all
+            && rest.len() <= cap
+            && fragment_base(&self.source, first, true) + escaped_len(rest) <= cap
         {
+            let frame = fragment_frame(&self.source, rest, first, true);
+            let taken = rest.len();
+            self.text.advance(taken);
             self.done = true;
-            return Ok(Some(fragment_frame(&self.source, rest, first, true)));
+            return Ok(Some(frame));
         }
         if rest.is_empty() {
-            return Err(FragmentError::ClosingFloor { cap });
+            return Err(if all {
+                FragmentError::ClosingFloor { cap }
+            } else {
+                FragmentError::Floor { cap }
+            });
         }
 
         // A middle fragment: at most `budget` raw bytes (at least one codepoint), shrunk to the
@@ -252,9 +392,8 @@ impl Splitter {
         if count == 0 {
             return Err(FragmentError::Floor { cap });
         }
-        let chunk = &rest[..raw];
-        let frame = fragment_frame(&self.source, chunk, first, false);
-        self.position += raw;
+        let frame = fragment_frame(&self.source, &rest[..raw], first, false);
+        self.text.advance(raw);
         self.emitted += 1;
         Ok(Some(frame))
     }
@@ -324,7 +463,7 @@ impl Assembler {
         if more {
             return Ok(None);
         }
-        let joined = std::mem::take(&mut self.buffer);
+        let joined = core::mem::take(&mut self.buffer);
         RawJson::parse(joined)
             .map(Some)
             .map_err(AssemblyError::Undecodable)

@@ -15,7 +15,8 @@
 //!   validated and kept as raw text; only keys, string fields and the envelope integers are
 //!   decoded. Values nest at most 128 levels.
 
-use std::fmt;
+use alloc::{borrow::ToOwned, string::String, vec::Vec};
+use core::fmt;
 
 use crate::json::{self, JsonError, Members};
 use crate::text::{prefix, push_i64, push_u64};
@@ -88,7 +89,7 @@ impl fmt::Display for InvalidJson {
     }
 }
 
-impl std::error::Error for InvalidJson {}
+impl core::error::Error for InvalidJson {}
 
 /// The `payload` field: absent is "no payload", which is a different frame from a `null` payload
 /// (`SPEC.md` §2.2, WSM-CDC-005).
@@ -480,7 +481,7 @@ impl fmt::Display for DecodeError {
     }
 }
 
-impl std::error::Error for DecodeError {}
+impl core::error::Error for DecodeError {}
 
 const FIELD_NAMES: [&str; 12] = [
     "type",

@@ -14,7 +14,8 @@
 //!   value); deeper input is an error, never a stack overflow. The scanner recurses once per level.
 //! - Nothing here panics on any input.
 
-use std::borrow::Cow;
+use alloc::borrow::Cow;
+use alloc::string::String;
 
 /// Deepest nesting of arrays/objects accepted inside one value (a payload, a header value).
 pub(crate) const MAX_DEPTH: usize = 128;

@@ -40,12 +40,18 @@
 //! // 4. Arm one timer for `peer.poll_timeout()`; when it fires call `peer.handle_timeout(now)`.
 //! ```
 //!
+//! `no_std` with `alloc`, so that the wasm module it is linked into needs none of std's panic and
+//! formatting machinery.
+//!
 //! After **every** call into the peer, drain [`Peer::poll_action`] and then [`Peer::poll_event`];
 //! re-arm the timer from [`Peer::poll_timeout`]. See `API.md` in the crate root for the full
 //! surface.
 
+#![cfg_attr(not(test), no_std)]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+
+extern crate alloc;
 
 /// One socket: ids, stream states, errors, goaway, heartbeat, writer (WSM-SID-*, WSM-STM-*, WSM-CON-*).
 pub mod connection;
@@ -74,8 +80,9 @@ pub use connection::{
 };
 pub use error::{code, ConfigError, ConnectError, OpenError, SendError, StreamError};
 pub use fragment::{
-    check_sendable, split_frame, Assembler, AssemblyError, FragmentError, Split, Splitter,
-    DEFAULT_MAX_PAYLOAD_BYTES, MAX_FRAME_BYTES, MIN_FRAME_BYTES,
+    check_sendable, check_sendable_source, split_frame, Assembler, AssemblyError, FragmentError,
+    PayloadSource, Split, Splitter, TextSource, DEFAULT_MAX_PAYLOAD_BYTES, MAX_FRAME_BYTES,
+    MIN_FRAME_BYTES,
 };
 pub use frame::{
     decode, encode, DecodeError, Frame, FrameType, Headers, InvalidJson, Payload, RawJson,

@@ -17,6 +17,7 @@ pub use supervisor::{
 };
 
 use crate::error::ConfigError;
+use alloc::borrow::ToOwned;
 
 /// The backoff options (`SPEC.md` §7; TS `ReconnectOptions`). Durations are milliseconds.
 #[derive(Clone, Debug, PartialEq)]
@@ -79,8 +80,23 @@ impl ReconnectOptions {
 
 /// `min(initial · factor^attempts, max)` — the delay before jitter (WSM-RCN-003).
 pub fn unjittered_delay_ms(attempts: u32, options: &ReconnectOptions) -> f64 {
-    let exponent = i32::try_from(attempts).unwrap_or(i32::MAX);
-    (options.initial_delay_ms * options.factor.powi(exponent)).min(options.max_delay_ms)
+    (options.initial_delay_ms * power(options.factor, attempts)).min(options.max_delay_ms)
+}
+
+/// `base^exponent` by squaring — the computation of `f64::powi` (compiler-rt's `__powidf2`), which
+/// `core` does not offer: the same bits, in at most 32 steps.
+fn power(mut base: f64, mut exponent: u32) -> f64 {
+    let mut result = 1.0;
+    loop {
+        if exponent & 1 == 1 {
+            result *= base;
+        }
+        exponent >>= 1;
+        if exponent == 0 {
+            return result;
+        }
+        base *= base;
+    }
 }
 
 /// The delay before retry number `attempts`, jittered by `draw ∈ [-1, 1]` (clamped; NaN counts as
@@ -93,4 +109,24 @@ pub fn delay_ms(attempts: u32, options: &ReconnectOptions, draw: f64) -> f64 {
         draw.clamp(-1.0, 1.0)
     };
     (unjittered_delay_ms(attempts, options) * (1.0 + options.jitter * draw)).max(0.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::power;
+
+    #[test]
+    fn power_has_the_bits_of_powi() {
+        for base in [0.0f64, 1.0, 1.5, 2.0, 1.1, 3.7, 10.0, 1e-3, 1.000_000_1] {
+            for exponent in (0..70).chain([1_000, 1 << 20, i32::MAX as u32]) {
+                let expected = base.powi(exponent as i32);
+                let got = power(base, exponent);
+                assert!(
+                    got.to_bits() == expected.to_bits() || (got.is_nan() && expected.is_nan()),
+                    "{base}^{exponent}: {got} vs {expected}"
+                );
+            }
+        }
+        assert_eq!(power(2.0, u32::MAX), f64::INFINITY);
+    }
 }

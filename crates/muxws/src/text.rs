@@ -1,6 +1,8 @@
 //! Message text without `core::fmt`: the few numbers that appear in messages are written with
 //! these helpers, so no format machinery or argument tables are generated per message.
 
+use alloc::string::String;
+
 /// Append `n` in decimal.
 pub(crate) fn push_u64(out: &mut String, mut n: u64) {
     let mut digits = [0u8; 20];
@@ -13,7 +15,7 @@ pub(crate) fn push_u64(out: &mut String, mut n: u64) {
             break;
         }
     }
-    out.push_str(std::str::from_utf8(&digits[start..]).unwrap_or_default());
+    out.push_str(core::str::from_utf8(&digits[start..]).unwrap_or_default());
 }
 
 /// Append `n` in decimal, with a leading `-` when negative.

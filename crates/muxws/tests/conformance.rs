@@ -538,6 +538,10 @@ impl Run {
                         StreamEvent::End { .. } => log.ended = true,
                         StreamEvent::Closed => log.closed = true,
                         StreamEvent::Failed(e) => log.failed = Some(e),
+                        // Only with `deliver_fragments`, which these connections leave off.
+                        StreamEvent::Fragment { .. } => {
+                            unreachable!("fragments are reassembled here")
+                        }
                     }
                 }
                 ConnEvent::Incoming {

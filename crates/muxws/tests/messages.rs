@@ -101,33 +101,64 @@ fn close_reasons() {
 }
 
 #[test]
-fn codec_mismatch_messages() {
-    let tail = ". This client offered the \"json\" codec (VITE_MUXWS_CODEC in the browser). \
-        Either the server is configured with a different codec (MUXWS_CODEC on the server) and refused the upgrade, \
-        or the server refused the connection for another reason (origin not allowed, wrong endpoint or path, \
-        nothing listening) - a browser cannot tell these apart.";
+fn connect_error_messages_name_only_what_happened() {
     let message = |h: &mut Harness| match h.take_events().as_slice() {
-        [Event::ConnectFailed(error)] => error.to_string(),
+        [Event::ConnectFailed(error)] => (error.class_name(), error.to_string()),
         other => panic!("{other:?}"),
     };
+    // A socket that never opened: refused upgrade or unreachable server, with the platform's words.
     let mut h = Harness::dialing(quiet_options());
     h.dial_fails();
     assert_eq!(
         message(&mut h),
-        format!("CodecMismatch: the WebSocket handshake offering \"muxws.v1.json\" did not complete{tail}")
+        (
+            "ConnectionRefused",
+            "the WebSocket offering subprotocol \"muxws.v1.json\" did not open: the server refused the upgrade or could not be reached".to_owned()
+        )
     );
+    let mut h = Harness::dialing(quiet_options());
+    let socket = h.last_dial().unwrap();
+    h.peer.socket_closed(
+        socket,
+        1006,
+        "Received network error or non-101 status code.",
+        false,
+        h.now,
+    );
+    h.flush();
+    assert_eq!(
+        message(&mut h).1,
+        "the WebSocket offering subprotocol \"muxws.v1.json\" did not open: the server refused the upgrade or could not be reached (Received network error or non-101 status code.)"
+    );
+    let mut h = Harness::dialing(quiet_options());
+    let socket = h.last_dial().unwrap();
+    h.peer.socket_closed(socket, 1015, "", false, h.now);
+    h.flush();
+    assert!(message(&mut h)
+        .1
+        .ends_with("could not be reached (close code 1015)"));
+    // A real codec mismatch: the socket opened with another subprotocol.
     let mut h = Harness::dialing(quiet_options());
     h.peer.socket_opened(1, "muxws.v1.msgpack", h.now);
     h.flush();
     assert_eq!(
         message(&mut h),
-        format!("CodecMismatch: the server accepted the WebSocket but selected subprotocol \"muxws.v1.msgpack\" instead of \"muxws.v1.json\"{tail}")
+        (
+            "CodecMismatch",
+            "the server selected subprotocol \"muxws.v1.msgpack\" instead of \"muxws.v1.json\", the only one this client speaks (muxws v1, the \"json\" codec)".to_owned()
+        )
     );
     assert!(h.wire.contains(&Wire::Close(
         1,
         4008,
         "expected subprotocol muxws.v1.json".into()
     )));
+    let mut h = Harness::dialing(quiet_options());
+    h.peer.socket_opened(1, "", h.now);
+    h.flush();
+    assert!(message(&mut h)
+        .1
+        .starts_with("the server selected no subprotocol instead of"));
 }
 
 #[test]

@@ -16,8 +16,9 @@
 //! of a socket that is being closed can never leak into the next one. Stream handles are
 //! [`StreamRef`]s — socket plus id — because ids restart at 1 on every socket (WSM-RCN-031).
 
-use std::collections::VecDeque;
-use std::fmt;
+use alloc::collections::VecDeque;
+use alloc::{borrow::ToOwned, boxed::Box, string::String, string::ToString, vec::Vec};
+use core::fmt;
 
 use super::{delay_ms, ReconnectOptions};
 use crate::connection::{
@@ -25,7 +26,7 @@ use crate::connection::{
     Termination, CLOSE_CODEC_MISMATCH, CLOSE_NORMAL, CLOSE_PROTOCOL_ERROR,
 };
 use crate::error::{ConfigError, ConnectError, OpenError, SendError, StreamError};
-use crate::fragment::check_sendable;
+use crate::fragment::{check_sendable, PayloadSource};
 use crate::frame::{Frame, FrameType, Headers, Payload, CODEC_NAME, SUBPROTOCOL};
 use crate::text::{around, cat3, udecimal};
 
@@ -79,6 +80,11 @@ pub struct PeerOptions {
     /// Per-socket settings: caps, limits, heartbeat, push acceptance (WSM-FRG-005/035,
     /// WSM-STM-036, WSM-RCN-010/011).
     pub connection: ConnectionConfig,
+    /// Treat a failed first connect like a failed reconnect — count it and dial again after the
+    /// backoff — instead of reporting [`Event::ConnectFailed`] and stopping: for a peer handed
+    /// to the application at once that keeps trying in the background (stricter WSM-RCN-006
+    /// when false, the default). [`Event::Established`] still marks the first connection.
+    pub retry_first_connect: bool,
 }
 
 impl Default for PeerOptions {
@@ -89,6 +95,7 @@ impl Default for PeerOptions {
             hello_timeout_ms: DEFAULT_HELLO_TIMEOUT_MS,
             reconnect: ReconnectOptions::default(),
             connection: ConnectionConfig::default(),
+            retry_first_connect: false,
         }
     }
 }
@@ -144,7 +151,8 @@ pub enum Event {
     /// `connectMuxws()` resolves (WSM-RCN-004/006).
     Established,
     /// The first connection attempt failed; `connectMuxws()` rejects and the peer is finished —
-    /// the first connect is never retried (WSM-RCN-006, WSM-INV-018).
+    /// the first connect is never retried (WSM-RCN-006, WSM-INV-018), unless
+    /// [`PeerOptions::retry_first_connect`] is set (then this is never reported).
     ConnectFailed(ConnectError),
     /// A connection was re-established after a loss; `attempt` is the 1-based count of
     /// re-establishments. Re-subscribe here (WSM-RCN-030).
@@ -229,35 +237,24 @@ fn close_reason_text(reason: &str) -> String {
     crate::text::prefix(reason, 123).to_owned()
 }
 
-/// WSM-CDC-024: composed by the dialer from the codec it offered, naming both environment
-/// variables and both causes a browser cannot tell apart.
-fn codec_mismatch(selected: Option<&str>) -> ConnectError {
-    let mut message = String::from("CodecMismatch: ");
-    match selected {
-        Some(selected) => {
-            message.push_str("the server accepted the WebSocket but selected subprotocol \"");
-            message.push_str(selected);
-            message.push_str("\" instead of \"");
-        }
-        None => message.push_str("the WebSocket handshake offering \""),
-    }
-    message.push_str(SUBPROTOCOL);
-    message.push_str(if selected.is_some() {
-        "\""
+/// WSM-CDC-028: the socket opened, but with another subprotocol than the one this client speaks.
+fn codec_mismatch(selected: &str) -> ConnectError {
+    let mut message = String::from("the server ");
+    if selected.is_empty() {
+        message.push_str("selected no subprotocol");
     } else {
-        "\" did not complete"
-    });
-    message.push_str(". This client offered the \"");
+        message.push_str("selected subprotocol \"");
+        message.push_str(selected);
+        message.push('"');
+    }
+    message.push_str(" instead of \"");
+    message.push_str(SUBPROTOCOL);
+    message.push_str("\", the only one this client speaks (muxws v1, the \"");
     message.push_str(CODEC_NAME);
-    message.push_str(
-        "\" codec (VITE_MUXWS_CODEC in the browser). \
-         Either the server is configured with a different codec (MUXWS_CODEC on the server) and refused the upgrade, \
-         or the server refused the connection for another reason (origin not allowed, wrong endpoint or path, \
-         nothing listening) - a browser cannot tell these apart.",
-    );
+    message.push_str("\" codec)");
     ConnectError::CodecMismatch {
         message,
-        selected: selected.map(str::to_owned),
+        selected: Some(selected.to_owned()),
     }
 }
 
@@ -433,7 +430,7 @@ impl Peer {
                 code: CLOSE_CODEC_MISMATCH,
                 reason: cat3("expected subprotocol ", SUBPROTOCOL, ""),
             });
-            self.dial_failed(codec_mismatch(Some(protocol)), now);
+            self.dial_failed(codec_mismatch(protocol), now);
             return;
         }
         let mut conn = match Connection::new(self.options.connection.clone(), now) {
@@ -523,7 +520,11 @@ impl Peer {
     ) {
         self.last_now = self.last_now.max(now);
         if matches!(self.phase, Phase::Dialing { socket: s } if s == socket) {
-            self.dial_failed(codec_mismatch(None), now);
+            let error = ConnectError::NotOpened {
+                code,
+                reason: reason.to_owned(),
+            };
+            self.dial_failed(error, now);
             return;
         }
         if let Some((s, conn)) = &mut self.live {
@@ -565,6 +566,54 @@ impl Peer {
         let id = conn.open(headers, payload, end, now)?;
         self.progress(now);
         Ok(StreamRef { socket, id })
+    }
+
+    /// [`Peer::open`] with a payload `source` gives, a window at a time, so it is never held
+    /// whole here (WSM-FRG-018); see [`Connection::open_with_source`].
+    pub fn open_with_source(
+        &mut self,
+        headers: Option<Headers>,
+        source: Box<dyn PayloadSource>,
+        end: bool,
+        now: u64,
+    ) -> Result<StreamRef, OpenError> {
+        match self.phase {
+            Phase::Established => {}
+            Phase::Closing => return Err(OpenError::GoingAway),
+            _ => return Err(OpenError::ConnectionLost),
+        }
+        let Some((socket, conn)) = &mut self.live else {
+            return Err(OpenError::ConnectionLost);
+        };
+        let socket = *socket;
+        let id = conn.open_with_source(headers, source, end, now)?;
+        self.progress(now);
+        Ok(StreamRef { socket, id })
+    }
+
+    /// `data` whose payload `source` gives, with `end` when `end` is true; errors as
+    /// [`Peer::send`] (WSM-FRG-018).
+    pub fn send_with_source(
+        &mut self,
+        stream: StreamRef,
+        source: Box<dyn PayloadSource>,
+        end: bool,
+    ) -> Result<(), SendError> {
+        let result = self
+            .conn_for_mut(stream)
+            .ok_or(SendError::NotLive)?
+            .send_with_source(stream.id, source, end);
+        self.settle();
+        result
+    }
+
+    /// With fragment delivery ([`ConnectionConfig::deliver_fragments`]): whether the joined
+    /// fragments of the stream's payload parsed; see [`Connection::payload_checked`].
+    pub fn payload_checked(&mut self, stream: StreamRef, valid: bool) {
+        if let Some(conn) = self.conn_for_mut(stream) {
+            conn.payload_checked(stream.id, valid);
+        }
+        self.settle();
     }
 
     /// `stream.send()/end()/reply()/sendHeaders()` (WSM-FRM-011/016, WSM-ERR-009, WSM-API-024).
@@ -704,8 +753,8 @@ impl Peer {
     fn backoff(&mut self, now: u64) {
         let draw = (self.jitter)();
         let delay = delay_ms(self.attempts, &self.options.reconnect, draw);
-        // `as` saturates for floats; the delay is finite and non-negative.
-        let until = now.saturating_add(delay.round() as u64);
+        // Rounded half up (the delay is finite and non-negative; `as` saturates).
+        let until = now.saturating_add((delay + 0.5) as u64);
         self.phase = Phase::Backoff { until };
     }
 
@@ -732,7 +781,7 @@ impl Peer {
 
     /// A dial that never produced an established socket: no `Closed` (WSM-RCN-040).
     fn dial_failed(&mut self, error: ConnectError, now: u64) {
-        if self.first {
+        if self.first_is_final() {
             self.connect_failed(error);
             return;
         }
@@ -747,8 +796,14 @@ impl Peer {
         self.events.push_back(Event::ConnectFailed(error));
     }
 
+    /// Whether a failure now ends the peer: the first connect fails for good unless the peer
+    /// retries it (WSM-RCN-006, [`PeerOptions::retry_first_connect`]).
+    fn first_is_final(&self) -> bool {
+        self.first && !self.options.retry_first_connect
+    }
+
     fn closed_by_application(&mut self, reason: String) {
-        if self.first {
+        if self.first_is_final() {
             self.connect_failed(ConnectError::Closed);
             return;
         }
@@ -794,7 +849,7 @@ impl Peer {
                 }
                 self.phase = Phase::Stopped;
             }
-            Phase::Hello { .. } if self.first => {
+            Phase::Hello { .. } if self.first_is_final() => {
                 self.connect_failed(ConnectError::Hello(StreamError::ConnectionLost));
             }
             _ => {
@@ -831,7 +886,7 @@ impl Peer {
                 reason: reason.clone(),
             });
         }
-        if self.first {
+        if self.first_is_final() {
             self.connect_failed(ConnectError::Hello(error));
             return;
         }
@@ -886,6 +941,8 @@ impl Peer {
                 ConnEvent::Stream { id, event } if Some(id) == hello_id => match event {
                     StreamEvent::Closed => hello = Some(Ok(())),
                     StreamEvent::Failed(error) => hello = Some(Err(error)),
+                    // The hello's answer is not looked at, so it needs no parsing either.
+                    StreamEvent::Fragment { more: false, .. } => conn.payload_checked(id, true),
                     _ => {}
                 },
                 ConnEvent::Stream { id, event } => events.push_back(Event::Stream {

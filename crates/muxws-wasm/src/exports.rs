@@ -1,0 +1,270 @@
+//! The exports: plain `extern "C"` functions of numbers, each forwarding to [`Module`] (one per
+//! module instance), called by the driver on the instance (no glue per export); wasm-bindgen only
+//! for `init` (the driver's reader, a JavaScript object) and `boundary_version`. The module's state
+//! is only ever borrowed for the length of one call. The driver's payload reader is the only
+//! JavaScript the module calls; it runs platform code alone and never throws (the driver catches),
+//! so no JavaScript can run while the module is borrowed. Should a call still arrive while it is
+//! (it cannot), it is ignored rather than panicking.
+
+use core::cell::{OnceCell, RefCell};
+
+use wasm_bindgen::prelude::*;
+
+use crate::module::{Module, PeerConfig};
+use crate::source::TextReader;
+
+#[wasm_bindgen]
+extern "C" {
+    /// The driver's payload reader: `read(source, from, pointer, length)` writes the UTF-8 of
+    /// string `source` from UTF-16 unit `from` on into `length` bytes of memory at `pointer`
+    /// (`TextEncoder.encodeInto`) and returns how many it wrote; 0 for an unknown source. It
+    /// never throws.
+    pub type Reader;
+
+    #[wasm_bindgen(method, structural)]
+    fn read(this: &Reader, source: u32, from: u32, pointer: u32, length: u32) -> u32;
+}
+
+/// A value of the module's one thread: without the `atomics` target feature a wasm module runs on
+/// exactly one, so a `static` cell is safe.
+struct OneThread<T>(T);
+
+// SAFETY: wasm32-unknown-unknown without the `atomics` feature has exactly one thread.
+#[allow(unsafe_code)]
+unsafe impl<T> Sync for OneThread<T> {}
+
+static READER: OneThread<OnceCell<Reader>> = OneThread(OnceCell::new());
+static MODULE: OneThread<RefCell<Option<Module<JsReader>>>> = OneThread(RefCell::new(None));
+
+#[global_allocator]
+// SAFETY: the module is single-threaded (see `OneThread`).
+#[allow(unsafe_code)]
+static ALLOCATOR: lol_alloc::AssumeSingleThreaded<lol_alloc::FreeListAllocator> =
+    unsafe { lol_alloc::AssumeSingleThreaded::new(lol_alloc::FreeListAllocator::new()) };
+
+/// No code path panics on any input; were one to, the module traps instead of pulling in std's
+/// panic and formatting machinery.
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    core::arch::wasm32::unreachable()
+}
+
+/// Reads payloads through the [`Reader`] given to [`init`].
+#[derive(Clone)]
+struct JsReader;
+
+impl TextReader for JsReader {
+    fn read(&self, source: u32, from: u32, window: &mut [u8]) -> usize {
+        READER.0.get().map_or(0, |reader| {
+            reader.read(
+                source,
+                from,
+                window.as_mut_ptr() as u32,
+                window.len() as u32,
+            ) as usize
+        })
+    }
+}
+
+fn with<T: Default>(f: impl FnOnce(&mut Module<JsReader>) -> T) -> T {
+    match MODULE.0.try_borrow_mut() {
+        Ok(mut module) => f(module.get_or_insert_with(|| Module::new(JsReader))),
+        Err(_) => T::default(),
+    }
+}
+
+/// The version of the exports and records the driver must speak; a driver of another version
+/// refuses the module (a stale cached `.wasm`).
+pub const BOUNDARY_VERSION: u32 = 1;
+
+/// [`BOUNDARY_VERSION`].
+#[wasm_bindgen]
+pub fn boundary_version() -> u32 {
+    BOUNDARY_VERSION
+}
+
+/// Gives the module the driver's payload reader (once; later calls are ignored).
+#[wasm_bindgen]
+pub fn init(reader: Reader) {
+    let _ = READER.0.set(reader);
+}
+
+/// The input window, at least `size` bytes: its address (valid until the next call).
+#[no_mangle]
+pub extern "C" fn input(size: u32) -> u32 {
+    with(|m| m.input(size as usize).as_mut_ptr() as u32)
+}
+
+/// The address of the output record: 8 `f64` (see `records.rs`); it does not move.
+#[no_mangle]
+pub extern "C" fn out() -> u32 {
+    with(|m| m.out.fields.as_ptr() as u32)
+}
+
+/// A new peer (see [`Module::peer_new`]); its handle, or 0 with the error in the record.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub extern "C" fn peer_new(
+    ping_interval_ms: f64,
+    ping_timeout_ms: f64,
+    hello_timeout_ms: f64,
+    max_frame_bytes: f64,
+    max_payload_bytes: f64,
+    initial_delay_ms: f64,
+    factor: f64,
+    max_delay_ms: f64,
+    jitter: f64,
+    max_attempts: f64,
+    call_concurrency: f64,
+    lazy: u32,
+    seed: f64,
+    protocols_len: i32,
+    hello_headers_len: i32,
+    hello_payload_len: i32,
+) -> u32 {
+    let config = PeerConfig {
+        ping_interval_ms,
+        ping_timeout_ms,
+        hello_timeout_ms,
+        max_frame_bytes,
+        max_payload_bytes,
+        initial_delay_ms,
+        factor,
+        max_delay_ms,
+        jitter,
+        max_attempts,
+        call_concurrency,
+        lazy: lazy != 0,
+        seed,
+    };
+    with(|m| m.peer_new(&config, protocols_len, hello_headers_len, hello_payload_len))
+}
+
+/// [`Module::peer_free`].
+#[no_mangle]
+pub extern "C" fn peer_free(peer: u32) {
+    with(|m| m.peer_free(peer))
+}
+
+/// [`Module::socket_opened`].
+#[no_mangle]
+pub extern "C" fn socket_opened(peer: u32, socket: f64, protocol_len: i32, now: f64) {
+    with(|m| m.socket_opened(peer, socket, protocol_len, now))
+}
+
+/// [`Module::socket_message`].
+#[no_mangle]
+pub extern "C" fn socket_message(peer: u32, socket: f64, len: i32, complete: u32, now: f64) {
+    with(|m| m.socket_message(peer, socket, len, complete != 0, now))
+}
+
+/// [`Module::socket_binary`].
+#[no_mangle]
+pub extern "C" fn socket_binary(peer: u32, socket: f64, now: f64) {
+    with(|m| m.socket_binary(peer, socket, now))
+}
+
+/// [`Module::socket_closed`].
+#[no_mangle]
+pub extern "C" fn socket_closed(
+    peer: u32,
+    socket: f64,
+    code: u32,
+    reason_len: i32,
+    clean: u32,
+    now: f64,
+) {
+    with(|m| m.socket_closed(peer, socket, code, reason_len, clean != 0, now))
+}
+
+/// [`Module::timer`].
+#[no_mangle]
+pub extern "C" fn timer(peer: u32, now: f64) {
+    with(|m| m.timer(peer, now))
+}
+
+/// [`Module::next_timeout`] (-1: none).
+#[no_mangle]
+pub extern "C" fn next_timeout(peer: u32) -> f64 {
+    with(|m| m.next_timeout(peer))
+}
+
+/// [`Module::open`]: the stream's tag, or 0 with the error in the record.
+#[no_mangle]
+pub extern "C" fn open(
+    peer: u32,
+    headers_len: i32,
+    source: u32,
+    units: u32,
+    end: u32,
+    call: u32,
+    now: f64,
+) -> u32 {
+    with(|m| m.open(peer, headers_len, source, units, end != 0, call != 0, now))
+}
+
+/// [`Module::send`]: 0, or the error class with the message in the record.
+#[no_mangle]
+pub extern "C" fn send(peer: u32, tag: u32, source: u32, units: u32, end: u32) -> u32 {
+    with(|m| m.send(peer, tag, source, units, end != 0))
+}
+
+/// [`Module::cancel`].
+#[no_mangle]
+pub extern "C" fn cancel(peer: u32, tag: u32, reason_len: i32) {
+    with(|m| m.cancel(peer, tag, reason_len))
+}
+
+/// [`Module::expire`].
+#[no_mangle]
+pub extern "C" fn expire(peer: u32, tag: u32) {
+    with(|m| m.expire(peer, tag))
+}
+
+/// [`Module::checked`].
+#[no_mangle]
+pub extern "C" fn checked(peer: u32, tag: u32, valid: u32) {
+    with(|m| m.checked(peer, tag, valid != 0))
+}
+
+/// [`Module::close`].
+#[no_mangle]
+pub extern "C" fn close(peer: u32, code: f64, reason_len: i32, drain_ms: f64, now: f64) {
+    with(|m| m.close(peer, code, reason_len, drain_ms, now))
+}
+
+/// [`Module::reconnect_now`].
+#[no_mangle]
+pub extern "C" fn reconnect_now(peer: u32, now: f64) -> u32 {
+    with(|m| u32::from(m.reconnect_now(peer, now)))
+}
+
+/// [`Module::is_open`].
+#[no_mangle]
+pub extern "C" fn is_open(peer: u32) -> u32 {
+    with(|m| u32::from(m.is_open(peer)))
+}
+
+/// [`Module::is_closed`].
+#[no_mangle]
+pub extern "C" fn is_closed(peer: u32) -> u32 {
+    with(|m| u32::from(m.is_closed(peer)))
+}
+
+/// [`Module::stream_id`].
+#[no_mangle]
+pub extern "C" fn stream_id(peer: u32, tag: u32) -> f64 {
+    with(|m| m.stream_id(peer, tag))
+}
+
+/// [`Module::stream_count`].
+#[no_mangle]
+pub extern "C" fn stream_count(peer: u32) -> u32 {
+    with(|m| m.stream_count(peer))
+}
+
+/// [`Module::poll`]: the next record's kind, 0 when there is none.
+#[no_mangle]
+pub extern "C" fn poll(peer: u32, now: f64, sends: u32) -> u32 {
+    with(|m| m.poll(peer, now, sends != 0))
+}

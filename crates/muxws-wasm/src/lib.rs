@@ -1,0 +1,33 @@
+//! The muxws module of `@dynamicforms/fastapi-viewsets`: `muxws_proto::Peer`s by handle behind an
+//! interface of numbers, short texts and byte windows (docs/boundary.md, "The muxws module"). Only
+//! `connectMuxws()` loads it, by dynamic import, so an app that uses REST alone never ships it.
+//!
+//! - [`module`] — the state and every entry point, as plain Rust (natively tested);
+//! - [`source`] — outbound payloads that stay driver-side strings, read a window at a time;
+//! - [`records`] — the numbers the module and its driver agree on;
+//! - `exports` — the wasm-bindgen exports (wasm32 only), each a one-line forward into [`module`].
+//!
+//! `no_std` in wasm (with `alloc`, a small free-list allocator and a panic handler that traps), so
+//! that none of std's panic and formatting machinery is linked.
+//!
+//! The module never runs user code: the only JavaScript it calls is the driver's payload reader
+//! (`TextEncoder.encodeInto`), which cannot call back into it. Inputs for unknown handles or tags
+//! are ignored, and nothing panics on any input.
+
+#![cfg_attr(target_arch = "wasm32", no_std)]
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
+extern crate alloc;
+
+pub mod module;
+pub mod records;
+pub mod source;
+
+#[cfg(target_arch = "wasm32")]
+#[allow(unsafe_code)]
+// `#[no_mangle]`: the exports are named for the driver, which calls them on the instance.
+mod exports;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,755 @@
+//! The module's state and every entry point, as plain Rust (the wasm-bindgen exports in
+//! `exports.rs` only forward to these): `muxws_proto::Peer`s by handle, the application's streams
+//! by tag, the ViewSet calls waiting for a free stream (`callConcurrency`), and the output record
+//! the driver reads after each `poll`.
+//!
+//! Everything comes in as numbers and as text the driver wrote into the module's input window;
+//! everything goes out as one record of numbers plus one text. Unknown handles and tags are
+//! ignored, and nothing here panics on any input.
+
+use alloc::borrow::ToOwned;
+use alloc::boxed::Box;
+use alloc::collections::VecDeque;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+use muxws_proto::{
+    Action, Event, Headers, Hello, Outbound, Payload, PayloadSource, Peer, PeerOptions,
+    ReconnectOptions, StreamError, StreamEvent, StreamRef,
+};
+
+use crate::records::{class, kind, OUT_FIELDS};
+use crate::source::{next_released, PulledText, Released, TextReader};
+
+/// A new peer's options, as the driver checked them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PeerConfig {
+    /// Heartbeat idle interval (0: off).
+    pub ping_interval_ms: f64,
+    /// Heartbeat pong deadline.
+    pub ping_timeout_ms: f64,
+    /// How long the hello may go unacknowledged.
+    pub hello_timeout_ms: f64,
+    /// The frame cap (65 536 except in tests).
+    pub max_frame_bytes: f64,
+    /// The largest inbound payload.
+    pub max_payload_bytes: f64,
+    /// Backoff: first delay.
+    pub initial_delay_ms: f64,
+    /// Backoff: factor per failed attempt.
+    pub factor: f64,
+    /// Backoff: largest delay.
+    pub max_delay_ms: f64,
+    /// Backoff: jitter fraction.
+    pub jitter: f64,
+    /// Failed attempts before giving up; negative or infinite: never.
+    pub max_attempts: f64,
+    /// ViewSet calls with a stream open at once; later ones wait here, unsent.
+    pub call_concurrency: f64,
+    /// Hand the peer out at once and keep trying to connect in the background.
+    pub lazy: bool,
+    /// Seed of the backoff jitter's generator (an ordinary PRNG, WSM-RCN-005).
+    pub seed: f64,
+}
+
+impl Default for PeerConfig {
+    fn default() -> Self {
+        let connection = muxws_proto::ConnectionConfig::default();
+        let reconnect = ReconnectOptions::default();
+        PeerConfig {
+            ping_interval_ms: connection.ping_interval_ms as f64,
+            ping_timeout_ms: connection.ping_timeout_ms as f64,
+            hello_timeout_ms: muxws_proto::DEFAULT_HELLO_TIMEOUT_MS as f64,
+            max_frame_bytes: connection.max_frame_bytes as f64,
+            max_payload_bytes: connection.max_payload_bytes as f64,
+            initial_delay_ms: reconnect.initial_delay_ms,
+            factor: reconnect.factor,
+            max_delay_ms: reconnect.max_delay_ms,
+            jitter: reconnect.jitter,
+            max_attempts: -1.0,
+            call_concurrency: 100.0,
+            lazy: false,
+            seed: 1.0,
+        }
+    }
+}
+
+/// A stream the application knows: its wire handle and the tag the driver knows it by.
+struct Live {
+    stream: StreamRef,
+    tag: u32,
+    /// The attempt of a ViewSet call (counts towards `callConcurrency`).
+    call: bool,
+}
+
+/// A ViewSet call's stream waiting for a free one: its final headers and its payload.
+struct Waiting {
+    tag: u32,
+    headers: Option<Headers>,
+    source: Option<Box<dyn PayloadSource>>,
+}
+
+/// A record the module makes itself (not the peer).
+struct OpenFailed {
+    tag: u32,
+    class: u32,
+    message: String,
+}
+
+struct Slot {
+    peer: Peer,
+    call_concurrency: usize,
+    /// Sorted by stream (ids only grow on a socket, and sockets only grow).
+    live: Vec<Live>,
+    calls: usize,
+    waiting: VecDeque<Waiting>,
+    failed: VecDeque<OpenFailed>,
+}
+
+/// The output record and its text.
+#[derive(Default)]
+pub struct Out {
+    /// `[kind, a, b, c, d, e, text pointer, text length]`.
+    pub fields: [f64; OUT_FIELDS],
+    /// The record's text.
+    pub text: String,
+}
+
+impl Out {
+    fn clear(&mut self) {
+        self.fields = [0.0; OUT_FIELDS];
+        self.text.clear();
+    }
+
+    fn set(&mut self, kind: u32, values: &[f64]) -> u32 {
+        self.fields[0] = f64::from(kind);
+        for (field, value) in self.fields[1..6].iter_mut().zip(values) {
+            *field = *value;
+        }
+        self.fields[6] = self.text.as_ptr() as usize as f64;
+        self.fields[7] = self.text.len() as f64;
+        kind
+    }
+
+    fn error(&mut self, class: u32, message: &str) -> u32 {
+        self.text.clear();
+        self.text.push_str(message);
+        self.set(0, &[f64::from(class)]);
+        0
+    }
+}
+
+/// The whole module: peers by handle (never reused, so a late event of a freed peer's socket
+/// cannot reach another), the input window, the output record.
+pub struct Module<R: TextReader + Clone + 'static> {
+    slots: Vec<Option<Slot>>,
+    reader: R,
+    released: Released,
+    next_tag: u32,
+    /// The output record of the last call.
+    pub out: Out,
+    input: Vec<u8>,
+}
+
+/// `len` bytes of the input window as text (`""` when they are not UTF-8: the message is then
+/// undecodable, the headers not JSON).
+fn text_of(input: &[u8], len: i32) -> Option<&str> {
+    let len = usize::try_from(len).ok()?;
+    let bytes = input.get(..len)?;
+    Some(core::str::from_utf8(bytes).unwrap_or_default())
+}
+
+/// Milliseconds as the protocol layer counts them.
+fn ms(value: f64) -> u64 {
+    if value.is_nan() || value < 0.0 {
+        0
+    } else {
+        value as u64
+    }
+}
+
+fn slot_of(slots: &mut [Option<Slot>], peer: u32) -> Option<&mut Slot> {
+    let index = usize::try_from(peer).ok()?.checked_sub(1)?;
+    slots.get_mut(index)?.as_mut()
+}
+
+fn stream_of(slot: &Slot, tag: u32) -> Option<StreamRef> {
+    slot.live.iter().find(|l| l.tag == tag).map(|l| l.stream)
+}
+
+fn add_live(slot: &mut Slot, stream: StreamRef, tag: u32, call: bool) {
+    let at = slot.live.partition_point(|l| l.stream < stream);
+    slot.live.insert(at, Live { stream, tag, call });
+    slot.calls += usize::from(call);
+}
+
+fn open_now(
+    slot: &mut Slot,
+    headers: Option<Headers>,
+    source: Option<Box<dyn PayloadSource>>,
+    end: bool,
+    now: u64,
+) -> Result<StreamRef, (u32, String)> {
+    if slot.peer.is_closed() {
+        return Err(closed_for_good());
+    }
+    let opened = match source {
+        Some(source) => slot.peer.open_with_source(headers, source, end, now),
+        None => slot.peer.open(headers, Payload::null(), end, now),
+    };
+    opened.map_err(|e| (class::of(e.class_name()), e.to_string()))
+}
+
+fn closed_for_good() -> (u32, String) {
+    (
+        class::CONNECTION_CLOSED,
+        "the muxws peer is closed for good".to_owned(),
+    )
+}
+
+/// Opens waiting calls while the connection is up and streams are free.
+fn drain_waiting(slot: &mut Slot, now: u64) {
+    while slot.peer.is_open() && slot.calls < slot.call_concurrency {
+        let Some(waiting) = slot.waiting.pop_front() else {
+            return;
+        };
+        match open_now(slot, waiting.headers, waiting.source, true, now) {
+            Ok(stream) => add_live(slot, stream, waiting.tag, true),
+            Err((class, message)) => slot.failed.push_back(OpenFailed {
+                tag: waiting.tag,
+                class,
+                message,
+            }),
+        }
+    }
+}
+
+/// The peer is closed for good: the calls still waiting fail as their open would.
+fn fail_waiting(slot: &mut Slot) {
+    while let Some(waiting) = slot.waiting.pop_front() {
+        let (class, message) = closed_for_good();
+        slot.failed.push_back(OpenFailed {
+            tag: waiting.tag,
+            class,
+            message,
+        });
+    }
+}
+
+/// A small xorshift generator for the backoff jitter, in `[-1, 1]`.
+fn jitter(seed: f64) -> Box<dyn FnMut() -> f64> {
+    let mut state = (seed.abs() * 4_294_967_296.0) as u32 | 1;
+    Box::new(move || {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        f64::from(state) / f64::from(u32::MAX) * 2.0 - 1.0
+    })
+}
+
+impl<R: TextReader + Clone + 'static> Module<R> {
+    /// An empty module reading payloads through `reader`.
+    pub fn new(reader: R) -> Module<R> {
+        Module {
+            slots: Vec::new(),
+            reader,
+            released: Released::default(),
+            next_tag: 0,
+            out: Out::default(),
+            input: Vec::new(),
+        }
+    }
+
+    /// The input window, grown to at least `size` bytes: the driver writes text here
+    /// (`encodeInto`) before the call that reads it.
+    pub fn input(&mut self, size: usize) -> &mut [u8] {
+        if self.input.len() < size {
+            self.input.resize(size, 0);
+        }
+        &mut self.input
+    }
+
+    fn source(&self, handle: u32, units: u32) -> Option<Box<dyn PayloadSource>> {
+        (handle != 0).then(|| {
+            Box::new(PulledText::new(
+                self.reader.clone(),
+                handle,
+                units,
+                self.released.clone(),
+            )) as Box<dyn PayloadSource>
+        })
+    }
+
+    fn tag(&mut self) -> u32 {
+        self.next_tag = self.next_tag.wrapping_add(1).max(1);
+        self.next_tag
+    }
+
+    // ------------------------------------------------------------------------------ peers
+
+    /// A new peer, dialling at once. The input window holds the subprotocols (`,`-separated,
+    /// `protocols_len` bytes), then the hello's headers JSON (`hello_headers_len` bytes, -1: none)
+    /// and the hello's payload JSON (`hello_payload_len`, -1: none). Returns its handle, or 0 with
+    /// the error in the output record.
+    pub fn peer_new(
+        &mut self,
+        config: &PeerConfig,
+        protocols_len: i32,
+        hello_headers_len: i32,
+        hello_payload_len: i32,
+    ) -> u32 {
+        self.out.clear();
+        let mut options = PeerOptions::default();
+        let connection = &mut options.connection;
+        connection.ping_interval_ms = ms(config.ping_interval_ms);
+        connection.ping_timeout_ms = ms(config.ping_timeout_ms);
+        connection.max_frame_bytes = ms(config.max_frame_bytes) as usize;
+        connection.max_payload_bytes = ms(config.max_payload_bytes) as usize;
+        connection.deliver_fragments = true;
+        options.hello_timeout_ms = ms(config.hello_timeout_ms);
+        options.retry_first_connect = config.lazy;
+        options.reconnect = ReconnectOptions {
+            initial_delay_ms: config.initial_delay_ms,
+            factor: config.factor,
+            max_delay_ms: config.max_delay_ms,
+            jitter: config.jitter,
+            max_attempts: (config.max_attempts >= 0.0 && config.max_attempts.is_finite())
+                .then_some(config.max_attempts as u32),
+        };
+        let input = &self.input;
+        let protocols = text_of(input, protocols_len).unwrap_or_default();
+        options.subprotocols = protocols
+            .split(',')
+            .filter(|p| !p.is_empty())
+            .map(str::to_owned)
+            .collect();
+        let mut at = protocols.len();
+        let mut next = |len: i32| {
+            let text = text_of(input.get(at..).unwrap_or_default(), len);
+            at += text.map_or(0, str::len);
+            text
+        };
+        let (hello_headers, hello_payload) = (next(hello_headers_len), next(hello_payload_len));
+        if hello_headers.is_some() || hello_payload.is_some() {
+            let headers = match hello_headers.map(Headers::from_json).transpose() {
+                Ok(headers) => headers,
+                Err(e) => return self.out.error(class::CONFIG, &e.to_string()),
+            };
+            let payload = match hello_payload.map(Payload::json).transpose() {
+                Ok(payload) => payload.unwrap_or_else(Payload::null),
+                Err(e) => return self.out.error(class::CONFIG, &e.to_string()),
+            };
+            options.hello = Some(Hello { headers, payload });
+        }
+        let peer = match Peer::new(options, jitter(config.seed)) {
+            Ok(peer) => peer,
+            Err(e) => return self.out.error(class::CONFIG, &e.0),
+        };
+        self.slots.push(Some(Slot {
+            peer,
+            call_concurrency: (ms(config.call_concurrency) as usize).max(1),
+            live: Vec::new(),
+            calls: 0,
+            waiting: VecDeque::new(),
+            failed: VecDeque::new(),
+        }));
+        self.slots.len() as u32
+    }
+
+    /// Forgets a peer (after it closed for good and its last records were read).
+    pub fn peer_free(&mut self, peer: u32) {
+        if let Some(index) = (peer as usize).checked_sub(1) {
+            if let Some(slot) = self.slots.get_mut(index) {
+                *slot = None;
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------ socket events
+
+    /// The socket opened with subprotocol `ws.protocol` (input window, `protocol_len` bytes).
+    pub fn socket_opened(&mut self, peer: u32, socket: f64, protocol_len: i32, now: f64) {
+        let protocol = text_of(&self.input, protocol_len).unwrap_or_default();
+        if let Some(slot) = slot_of(&mut self.slots, peer) {
+            slot.peer.socket_opened(socket as u64, protocol, ms(now));
+        }
+    }
+
+    /// A text message: its first `len` bytes are in the input window; `complete` is false when
+    /// the message did not fit the window (the frame cap + 1 bytes), which refuses it unparsed.
+    pub fn socket_message(&mut self, peer: u32, socket: f64, len: i32, complete: bool, now: f64) {
+        let text = text_of(&self.input, len).unwrap_or_default();
+        if let Some(slot) = slot_of(&mut self.slots, peer) {
+            if complete {
+                slot.peer.socket_message(socket as u64, text, ms(now));
+            } else {
+                slot.peer
+                    .socket_message_over_cap(socket as u64, text, ms(now));
+            }
+        }
+    }
+
+    /// A binary message (a protocol error under the JSON codec).
+    pub fn socket_binary(&mut self, peer: u32, socket: f64, now: f64) {
+        if let Some(slot) = slot_of(&mut self.slots, peer) {
+            slot.peer.socket_binary_message(socket as u64, ms(now));
+        }
+    }
+
+    /// The socket closed, or failed before it opened; `reason_len` bytes of what the platform
+    /// said are in the input window.
+    pub fn socket_closed(
+        &mut self,
+        peer: u32,
+        socket: f64,
+        code: u32,
+        reason_len: i32,
+        clean: bool,
+        now: f64,
+    ) {
+        let reason = text_of(&self.input, reason_len).unwrap_or_default();
+        if let Some(slot) = slot_of(&mut self.slots, peer) {
+            let code = u16::try_from(code).unwrap_or(1006);
+            slot.peer
+                .socket_closed(socket as u64, code, reason, clean, ms(now));
+        }
+    }
+
+    /// The peer's timer fired.
+    pub fn timer(&mut self, peer: u32, now: f64) {
+        if let Some(slot) = slot_of(&mut self.slots, peer) {
+            slot.peer.handle_timeout(ms(now));
+        }
+    }
+
+    /// When the peer's timer should fire next; -1 for never.
+    pub fn next_timeout(&mut self, peer: u32) -> f64 {
+        slot_of(&mut self.slots, peer)
+            .and_then(|slot| slot.peer.poll_timeout())
+            .map_or(-1.0, |at| at as f64)
+    }
+
+    // ------------------------------------------------------------------------------ application calls
+
+    /// Opens a stream. Headers: `headers_len` bytes of JSON in the input window (-1: none).
+    /// Payload: the driver's string `source` (`units` UTF-16 units long; 0: `null`). A ViewSet
+    /// call's stream (`call`) waits here, unsent, while `callConcurrency` calls have a stream.
+    /// Returns the stream's tag, or 0 with the error in the output record: the class
+    /// (`ConnectionLost` between sockets, `ConnectionGoingAway`, `ConnectionClosed` once closed
+    /// for good, `ProtocolError` for headers over the frame cap) and the message.
+    #[allow(clippy::too_many_arguments)]
+    pub fn open(
+        &mut self,
+        peer: u32,
+        headers_len: i32,
+        source: u32,
+        units: u32,
+        end: bool,
+        call: bool,
+        now: f64,
+    ) -> u32 {
+        self.out.clear();
+        let source = self.source(source, units);
+        let headers = match text_of(&self.input, headers_len).map(Headers::from_json) {
+            None => None,
+            Some(Ok(headers)) => Some(headers),
+            Some(Err(e)) => {
+                let mut message = String::from("the stream's headers are not a JSON object: ");
+                message.push_str(&e.to_string());
+                return self.out.error(class::PROTOCOL_ERROR, &message);
+            }
+        };
+        let tag = self.tag();
+        let Some(slot) = slot_of(&mut self.slots, peer) else {
+            let (class, message) = closed_for_good();
+            return self.out.error(class, &message);
+        };
+        let busy = slot.calls >= slot.call_concurrency || !slot.waiting.is_empty();
+        if call && busy && slot.peer.is_open() {
+            slot.waiting.push_back(Waiting {
+                tag,
+                headers,
+                source,
+            });
+            return tag;
+        }
+        match open_now(slot, headers, source, end, ms(now)) {
+            Ok(stream) => {
+                add_live(slot, stream, tag, call);
+                tag
+            }
+            Err((class, message)) => self.out.error(class, &message),
+        }
+    }
+
+    /// Sends a payload (`source`, 0: none) on stream `tag`, ending this side when `end`.
+    /// Returns 0, or the error class with the message in the output record (`StreamClosed` when
+    /// the stream is no longer live or this side ended).
+    pub fn send(&mut self, peer: u32, tag: u32, source: u32, units: u32, end: bool) -> u32 {
+        self.out.clear();
+        let source = self.source(source, units);
+        let Some(slot) = slot_of(&mut self.slots, peer) else {
+            return self
+                .out
+                .error(class::STREAM_CLOSED, "the stream is no longer open");
+        };
+        let Some(stream) = stream_of(slot, tag) else {
+            return self
+                .out
+                .error(class::STREAM_CLOSED, "the stream is no longer open");
+        };
+        let sent = match source {
+            Some(source) => slot.peer.send_with_source(stream, source, end),
+            None if end => slot.peer.send(stream, Outbound::end(Payload::Absent)),
+            None => slot.peer.send(stream, Outbound::data(Payload::Absent)),
+        };
+        match sent {
+            Ok(()) => 0,
+            Err(e) => {
+                let class = class::of(e.class_name());
+                self.out.error(class, &e.to_string());
+                class
+            }
+        }
+    }
+
+    /// Cancels stream `tag` (`reset(CANCELLED)`, `reason_len` bytes of reason in the input
+    /// window, -1: none); a waiting call is dropped unsent.
+    pub fn cancel(&mut self, peer: u32, tag: u32, reason_len: i32) {
+        let reason = text_of(&self.input, reason_len).map(str::to_owned);
+        if let Some(slot) = slot_of(&mut self.slots, peer) {
+            slot.waiting.retain(|w| w.tag != tag);
+            if let Some(stream) = stream_of(slot, tag) {
+                slot.peer.cancel(stream, reason);
+            }
+        }
+    }
+
+    /// Stream `tag`'s deadline passed: `reset(TIMEOUT)`, then `StreamTimeout`; a waiting call is
+    /// dropped unsent.
+    pub fn expire(&mut self, peer: u32, tag: u32) {
+        if let Some(slot) = slot_of(&mut self.slots, peer) {
+            slot.waiting.retain(|w| w.tag != tag);
+            if let Some(stream) = stream_of(slot, tag) {
+                slot.peer.timeout(stream);
+            }
+        }
+    }
+
+    /// The driver joined stream `tag`'s fragments: `valid` says whether they parsed as JSON.
+    pub fn checked(&mut self, peer: u32, tag: u32, valid: bool) {
+        if let Some(slot) = slot_of(&mut self.slots, peer) {
+            if let Some(stream) = stream_of(slot, tag) {
+                slot.peer.payload_checked(stream, valid);
+            }
+        }
+    }
+
+    /// `close({code, reason, drainMs})`; `reason_len` bytes of reason in the input window.
+    pub fn close(&mut self, peer: u32, code: f64, reason_len: i32, drain_ms: f64, now: f64) {
+        let reason = text_of(&self.input, reason_len).map(str::to_owned);
+        if let Some(slot) = slot_of(&mut self.slots, peer) {
+            slot.peer.close(code as i64, reason, ms(drain_ms), ms(now));
+        }
+    }
+
+    /// Skips a pending backoff: dials now. False when none was pending.
+    pub fn reconnect_now(&mut self, peer: u32, now: f64) -> bool {
+        slot_of(&mut self.slots, peer).is_some_and(|slot| slot.peer.reconnect_now(ms(now)))
+    }
+
+    /// True while a connection is established.
+    pub fn is_open(&mut self, peer: u32) -> bool {
+        slot_of(&mut self.slots, peer).is_some_and(|slot| slot.peer.is_open())
+    }
+
+    /// True once the peer will never dial again (an unknown handle is closed).
+    pub fn is_closed(&mut self, peer: u32) -> bool {
+        slot_of(&mut self.slots, peer).is_none_or(|slot| slot.peer.is_closed())
+    }
+
+    /// The wire id of stream `tag` on its socket (`stream.id`); 0 while it waits for a free
+    /// stream, or once it is over.
+    pub fn stream_id(&mut self, peer: u32, tag: u32) -> f64 {
+        slot_of(&mut self.slots, peer)
+            .and_then(|slot| stream_of(slot, tag))
+            .map_or(0.0, |stream| stream.id as f64)
+    }
+
+    /// Streams the application waits on, waiting calls included.
+    pub fn stream_count(&mut self, peer: u32) -> u32 {
+        slot_of(&mut self.slots, peer)
+            .map_or(0, |slot| (slot.live.len() + slot.waiting.len()) as u32)
+    }
+
+    // ------------------------------------------------------------------------------ outputs
+
+    /// The next output record of `peer` (its kind; 0 when there is nothing more): released
+    /// sources first, then the module's own records, then — when `sends` — the peer's socket
+    /// actions, then its events. With `sends` false the socket actions wait for a later poll.
+    pub fn poll(&mut self, peer: u32, now: f64, sends: bool) -> u32 {
+        self.out.clear();
+        if let Some(handle) = next_released(&self.released) {
+            return self.out.set(kind::RELEASE, &[f64::from(handle)]);
+        }
+        let now = ms(now);
+        let Module { slots, out, .. } = self;
+        let Some(slot) = slot_of(slots, peer) else {
+            return 0;
+        };
+        if let Some(failed) = slot.failed.pop_front() {
+            out.text.push_str(&failed.message);
+            return out.set(
+                kind::OPEN_FAILED,
+                &[f64::from(failed.tag), f64::from(failed.class)],
+            );
+        }
+        if sends {
+            if let Some(action) = slot.peer.poll_action(now) {
+                return action_record(out, action);
+            }
+        }
+        while let Some(event) = slot.peer.poll_event() {
+            let kind = event_record(slot, out, event, now);
+            if kind != 0 {
+                return kind;
+            }
+        }
+        0
+    }
+}
+
+fn action_record(out: &mut Out, action: Action) -> u32 {
+    match action {
+        Action::Dial { socket, protocols } => {
+            for (i, protocol) in protocols.iter().enumerate() {
+                if i > 0 {
+                    out.text.push(',');
+                }
+                out.text.push_str(protocol);
+            }
+            out.set(kind::DIAL, &[socket as f64])
+        }
+        Action::Send { socket, text } => {
+            out.text = text;
+            out.set(kind::SEND, &[socket as f64])
+        }
+        Action::Close {
+            socket,
+            code,
+            reason,
+        } => {
+            out.text = reason;
+            out.set(kind::CLOSE, &[socket as f64, f64::from(code)])
+        }
+    }
+}
+
+/// The record of one peer event (0: none for the driver, e.g. an event of a stream it does not
+/// know), after the module's own bookkeeping.
+fn event_record(slot: &mut Slot, out: &mut Out, event: Event, now: u64) -> u32 {
+    match event {
+        Event::Established => {
+            drain_waiting(slot, now);
+            out.set(kind::ESTABLISHED, &[])
+        }
+        Event::Reconnected { attempt } => {
+            drain_waiting(slot, now);
+            out.set(kind::RECONNECTED, &[f64::from(attempt)])
+        }
+        Event::ConnectFailed(error) => {
+            fail_waiting(slot);
+            out.text = error.to_string();
+            out.set(
+                kind::CONNECT_FAILED,
+                &[f64::from(class::of(error.class_name()))],
+            )
+        }
+        Event::Closed(reason) => {
+            if !reason.will_retry {
+                fail_waiting(slot);
+            }
+            out.text = reason.reason;
+            out.set(
+                kind::CLOSED,
+                &[
+                    f64::from(reason.code),
+                    f64::from(u8::from(reason.was_clean)),
+                    f64::from(u8::from(reason.will_retry)),
+                ],
+            )
+        }
+        Event::GoAway {
+            code,
+            reason,
+            last_stream,
+        } => {
+            out.text = reason.unwrap_or_default();
+            out.set(kind::GOAWAY, &[code as f64, last_stream as f64])
+        }
+        // This driver registers no push handler: the protocol layer refuses pushes.
+        Event::Incoming { .. } => 0,
+        Event::Stream { stream, event } => {
+            let Ok(at) = slot.live.binary_search_by(|l| l.stream.cmp(&stream)) else {
+                return 0;
+            };
+            let tag = f64::from(slot.live[at].tag);
+            let over = matches!(event, StreamEvent::Closed | StreamEvent::Failed(_));
+            let kind = stream_record(out, tag, event);
+            if over {
+                let gone = slot.live.remove(at);
+                if gone.call {
+                    slot.calls -= 1;
+                    drain_waiting(slot, now);
+                }
+            }
+            kind
+        }
+    }
+}
+
+fn stream_record(out: &mut Out, tag: f64, event: StreamEvent) -> u32 {
+    match event {
+        StreamEvent::ReplyHeaders(headers) => {
+            out.text = headers.to_json();
+            out.set(kind::REPLY_HEADERS, &[tag])
+        }
+        StreamEvent::Payload(raw) => {
+            out.text = raw.into_string();
+            out.set(kind::PAYLOAD, &[tag])
+        }
+        StreamEvent::Fragment { text, more } => {
+            out.text = text;
+            out.set(kind::FRAGMENT, &[tag, f64::from(u8::from(more))])
+        }
+        StreamEvent::End { .. } => out.set(kind::END, &[tag]),
+        StreamEvent::Closed => out.set(kind::STREAM_CLOSED, &[tag]),
+        StreamEvent::Failed(error) => {
+            out.text = error.to_string();
+            let mut reason_at = -1.0;
+            if let Some(reason) = error.reason() {
+                reason_at = out.text.len() as f64;
+                out.text.push_str(reason);
+            }
+            let mut payload_at = -1.0;
+            if let StreamError::RemoteReset {
+                payload: Payload::Json(raw),
+                ..
+            } = &error
+            {
+                payload_at = out.text.len() as f64;
+                out.text.push_str(raw.as_str());
+            }
+            out.set(
+                kind::STREAM_FAILED,
+                &[
+                    tag,
+                    f64::from(class::of(error.class_name())),
+                    error.code() as f64,
+                    reason_at,
+                    payload_at,
+                ],
+            )
+        }
+    }
+}

@@ -1,0 +1,652 @@
+//! The module driven as its driver drives it: text written into the input window, numbers in,
+//! records out; the server's side played by hand.
+
+use proptest::prelude::*;
+use serde_json::{json, Value};
+
+use crate::module::{Module, PeerConfig};
+use crate::records::{class, kind};
+use crate::source::tests::FakeStrings;
+
+/// One output record, read as the driver reads it.
+#[derive(Debug, Clone, PartialEq)]
+struct Record {
+    kind: u32,
+    fields: [f64; 5],
+    text: String,
+}
+
+struct Driver {
+    module: Module<FakeStrings>,
+    strings: FakeStrings,
+    next_source: u32,
+    now: f64,
+}
+
+impl Driver {
+    fn new() -> Driver {
+        let strings = FakeStrings::default();
+        Driver {
+            module: Module::new(strings.clone()),
+            strings,
+            next_source: 0,
+            now: 1_000.0,
+        }
+    }
+
+    /// Writes `parts` one after another into the input window; their byte lengths.
+    fn write(&mut self, parts: &[&str]) -> Vec<i32> {
+        let total: usize = parts.iter().map(|p| p.len()).sum();
+        let window = self.module.input(total);
+        let mut at = 0;
+        parts
+            .iter()
+            .map(|p| {
+                window[at..at + p.len()].copy_from_slice(p.as_bytes());
+                at += p.len();
+                p.len() as i32
+            })
+            .collect()
+    }
+
+    fn source(&mut self, text: &str) -> (u32, u32) {
+        self.next_source += 1;
+        let units = self.strings.put(self.next_source, text);
+        (self.next_source, units)
+    }
+
+    fn peer(&mut self, config: PeerConfig) -> u32 {
+        let lens = self.write(&["token.a"]);
+        let peer = self.module.peer_new(&config, lens[0], -1, -1);
+        assert!(peer > 0, "{}", self.module.out.text);
+        peer
+    }
+
+    fn record(&self, kind: u32) -> Record {
+        let f = &self.module.out.fields;
+        Record {
+            kind,
+            fields: [f[1], f[2], f[3], f[4], f[5]],
+            text: self.module.out.text.clone(),
+        }
+    }
+
+    /// Every record until there is none, performing RELEASEs as the driver does.
+    fn poll(&mut self, peer: u32, sends: bool) -> Vec<Record> {
+        let mut out = Vec::new();
+        loop {
+            let kind = self.module.poll(peer, self.now, sends);
+            if kind == 0 {
+                return out;
+            }
+            let record = self.record(kind);
+            if kind == kind::RELEASE {
+                self.strings.forget(record.fields[0] as u32);
+            }
+            out.push(record);
+        }
+    }
+
+    fn connected(&mut self, config: PeerConfig) -> u32 {
+        let peer = self.peer(config);
+        let dial = self.poll(peer, true);
+        assert_eq!(dial[0].kind, kind::DIAL);
+        assert_eq!(dial[0].text, "muxws.v1.json,token.a");
+        let lens = self.write(&["muxws.v1.json"]);
+        self.module
+            .socket_opened(peer, dial[0].fields[0], lens[0], self.now);
+        assert_eq!(kinds(&self.poll(peer, true)), [kind::ESTABLISHED]);
+        peer
+    }
+
+    fn receive(&mut self, peer: u32, frame: Value) {
+        let text = frame.to_string();
+        let lens = self.write(&[&text]);
+        self.module
+            .socket_message(peer, 1.0, lens[0], true, self.now);
+    }
+
+    fn open_call(&mut self, peer: u32, headers: &Value, body: &str) -> u32 {
+        let text = headers.to_string();
+        let lens = self.write(&[&text]);
+        let (source, units) = self.source(body);
+        let tag = self
+            .module
+            .open(peer, lens[0], source, units, true, true, self.now);
+        assert!(tag > 0, "{}", self.module.out.text);
+        tag
+    }
+}
+
+fn kinds(records: &[Record]) -> Vec<u32> {
+    records.iter().map(|r| r.kind).collect()
+}
+
+fn sent(records: &[Record]) -> Vec<Value> {
+    records
+        .iter()
+        .filter(|r| r.kind == kind::SEND)
+        .map(|r| serde_json::from_str(&r.text).unwrap())
+        .collect()
+}
+
+fn quiet() -> PeerConfig {
+    PeerConfig {
+        ping_interval_ms: 0.0,
+        ..PeerConfig::default()
+    }
+}
+
+#[test]
+fn a_viewset_call_goes_out_and_its_answer_comes_back_as_records() {
+    let mut d = Driver::new();
+    let peer = d.connected(quiet());
+    let tag = d.open_call(
+        peer,
+        &json!({":method": "POST", ":path": "/items/echo", "idempotency-key": "\"k\""}),
+        r#"{"note":"é"}"#,
+    );
+    assert_eq!(d.module.stream_count(peer), 1);
+    // Nothing reaches the socket until the driver flushes (once per turn).
+    let events_only = d.poll(peer, false);
+    assert!(sent(&events_only).is_empty());
+    let records = d.poll(peer, true);
+    assert_eq!(
+        sent(&records),
+        [json!({"type": "open", "stream": 1, "end": true,
+            "headers": {":method": "POST", ":path": "/items/echo", "idempotency-key": "\"k\""},
+            "payload": {"note": "é"}})]
+    );
+    assert!(
+        records.iter().any(|r| r.kind == kind::RELEASE),
+        "the small body was read once"
+    );
+    d.receive(
+        peer,
+        json!({"type": "data", "stream": 1, "end": true, "headers": {":status": 201}, "payload": {"ok": 1}}),
+    );
+    let records = d.poll(peer, true);
+    assert_eq!(
+        kinds(&records),
+        [
+            kind::REPLY_HEADERS,
+            kind::PAYLOAD,
+            kind::END,
+            kind::STREAM_CLOSED
+        ]
+    );
+    assert!(records.iter().all(|r| r.fields[0] == f64::from(tag)));
+    assert_eq!(records[0].text, r#"{":status":201}"#);
+    assert_eq!(records[1].text, r#"{"ok":1}"#);
+    assert_eq!(d.module.stream_count(peer), 0);
+    assert_eq!(d.strings.count(), 0, "every source released");
+}
+
+#[test]
+fn calls_beyond_call_concurrency_wait_unsent_and_go_out_in_order() {
+    let mut d = Driver::new();
+    let peer = d.connected(PeerConfig {
+        call_concurrency: 2.0,
+        ..quiet()
+    });
+    let tags: Vec<u32> = (0..4)
+        .map(|i| d.open_call(peer, &json!({":path": "/p"}), &i.to_string()))
+        .collect();
+    assert_eq!(d.module.stream_count(peer), 4);
+    assert_eq!(d.module.stream_id(peer, tags[1]), 3.0);
+    assert_eq!(d.module.stream_id(peer, tags[2]), 0.0, "waiting: no id yet");
+    let first = sent(&d.poll(peer, true));
+    assert_eq!(first.len(), 2);
+    // A direct stream is not a call: never held back.
+    let lens = d.write(&[]);
+    let _ = lens;
+    let (source, units) = d.source("null");
+    let direct = d.module.open(peer, -1, source, units, true, false, d.now);
+    assert!(direct > 0);
+    assert_eq!(sent(&d.poll(peer, true)).len(), 1);
+    d.receive(
+        peer,
+        json!({"type": "data", "stream": 1, "end": true, "payload": 0}),
+    );
+    let records = d.poll(peer, true);
+    let opened = sent(&records);
+    assert_eq!(opened.len(), 1);
+    assert_eq!(opened[0]["payload"], json!(2), "the third call, in order");
+    assert_eq!(opened[0]["stream"], json!(7));
+    assert_eq!(d.module.stream_count(peer), 4);
+    // A waiting call that is abandoned is dropped unsent.
+    d.module.cancel(peer, tags[3], -1);
+    d.receive(
+        peer,
+        json!({"type": "data", "stream": 3, "end": true, "payload": 0}),
+    );
+    assert!(sent(&d.poll(peer, true)).is_empty());
+    assert_eq!(d.module.stream_count(peer), 2);
+}
+
+#[test]
+fn waiting_calls_fail_with_connection_closed_when_the_peer_closes_for_good() {
+    let mut d = Driver::new();
+    let peer = d.connected(PeerConfig {
+        call_concurrency: 1.0,
+        ..quiet()
+    });
+    d.open_call(peer, &json!({}), "1");
+    let waiting = d.open_call(peer, &json!({}), "2");
+    d.poll(peer, true);
+    let lens = d.write(&["bye"]);
+    d.module.close(peer, 0.0, lens[0], 0.0, d.now);
+    d.poll(peer, true);
+    d.module.timer(peer, d.now); // the drain deadline
+    let records = d.poll(peer, true);
+    let failed: Vec<&Record> = records
+        .iter()
+        .filter(|r| r.kind == kind::OPEN_FAILED)
+        .collect();
+    assert_eq!(failed.len(), 1);
+    assert_eq!(failed[0].fields[0], f64::from(waiting));
+    assert_eq!(failed[0].fields[1], f64::from(class::CONNECTION_CLOSED));
+    let closed = records.iter().find(|r| r.kind == kind::CLOSED).unwrap();
+    assert_eq!((closed.fields[2], closed.text.as_str()), (0.0, "bye"));
+    assert!(d.module.is_closed(peer));
+    // Opening now: ConnectionClosed, nothing sent.
+    let (source, units) = d.source("1");
+    assert_eq!(d.module.open(peer, -1, source, units, true, true, d.now), 0);
+    assert_eq!(d.module.out.fields[1], f64::from(class::CONNECTION_CLOSED));
+    d.poll(peer, true);
+    d.module.peer_free(peer);
+    assert!(d.module.is_closed(peer));
+    assert_eq!(d.strings.count(), 0);
+}
+
+#[test]
+fn ten_megabytes_each_way_pass_a_window_and_a_fragment_at_a_time() {
+    let mut d = Driver::new();
+    let peer = d.connected(quiet());
+    let body = serde_json::to_string(&"é🌍x".repeat(1_200_000)).unwrap(); // ~10 MB
+    let tag = d.open_call(peer, &json!({":path": "/echo"}), &body);
+    let mut joined = String::new();
+    let mut largest = 0;
+    loop {
+        let kind = d.module.poll(peer, d.now, true);
+        if kind == 0 {
+            break;
+        }
+        if kind == kind::SEND {
+            let text = &d.module.out.text;
+            largest = largest.max(text.len());
+            let frame: Value = serde_json::from_str(text).unwrap();
+            joined.push_str(frame["fragment"].as_str().unwrap());
+        }
+    }
+    assert_eq!(joined, body);
+    assert!(largest <= 65_536);
+    assert!(
+        d.module.input(0).len() <= 65_537,
+        "the input window never grew past the frame cap"
+    );
+    // The answer, in fragments: handed out one by one, never joined here.
+    let cap_text = "x".repeat(60_000);
+    let parts = 170;
+    for i in 0..parts {
+        let mut frame = json!({"type": "data", "stream": 1, "fragment": cap_text});
+        if i == 0 {
+            frame["headers"] = json!({":status": 200});
+        }
+        if i + 1 < parts {
+            frame["more"] = json!(true);
+        } else {
+            frame["end"] = json!(true);
+        }
+        d.receive(peer, frame);
+    }
+    let records = d.poll(peer, true);
+    let fragments: Vec<&Record> = records
+        .iter()
+        .filter(|r| r.kind == kind::FRAGMENT)
+        .collect();
+    assert_eq!(fragments.len(), parts);
+    assert_eq!(fragments.last().unwrap().fields[1], 0.0);
+    assert!(fragments[..parts - 1].iter().all(|r| r.fields[1] == 1.0));
+    d.module.checked(peer, tag, true);
+    assert_eq!(kinds(&d.poll(peer, true)), [kind::END, kind::STREAM_CLOSED]);
+}
+
+#[test]
+fn a_payload_the_driver_could_not_parse_fails_its_stream_with_a_reset() {
+    let mut d = Driver::new();
+    let peer = d.connected(quiet());
+    let tag = d.open_call(peer, &json!({}), "1");
+    d.poll(peer, true);
+    d.receive(
+        peer,
+        json!({"type": "data", "stream": 1, "fragment": "{", "more": true}),
+    );
+    d.receive(
+        peer,
+        json!({"type": "data", "stream": 1, "fragment": "!", "end": true}),
+    );
+    d.poll(peer, true);
+    d.module.checked(peer, tag, false);
+    let records = d.poll(peer, true);
+    assert_eq!(sent(&records)[0]["code"], json!(3));
+    let failed = records
+        .iter()
+        .find(|r| r.kind == kind::STREAM_FAILED)
+        .unwrap();
+    assert_eq!(failed.fields[1], f64::from(class::STREAM_RESET));
+    assert_eq!(failed.fields[2], 3.0);
+}
+
+#[test]
+fn a_message_over_the_cap_is_refused_from_its_head() {
+    let mut d = Driver::new();
+    let peer = d.connected(PeerConfig {
+        max_frame_bytes: 1_000.0,
+        ..quiet()
+    });
+    d.open_call(peer, &json!({}), "1");
+    d.poll(peer, true);
+    let head = format!(
+        r#"{{"type":"data","stream":1,"payload":"{}"#,
+        "x".repeat(1_000)
+    );
+    let lens = d.write(&[&head[..1_001]]);
+    d.module.socket_message(peer, 1.0, lens[0], false, d.now);
+    let records = d.poll(peer, true);
+    assert_eq!(sent(&records)[0]["code"], json!(7));
+    let failed = records
+        .iter()
+        .find(|r| r.kind == kind::STREAM_FAILED)
+        .unwrap();
+    assert_eq!(failed.fields[2], 7.0);
+    assert!(d.module.is_open(peer));
+}
+
+#[test]
+fn stream_failures_carry_message_reason_and_payload_as_offsets_into_one_text() {
+    let mut d = Driver::new();
+    let peer = d.connected(quiet());
+    let tag = d.open_call(peer, &json!({}), "1");
+    d.poll(peer, true);
+    d.receive(
+        peer,
+        json!({"type": "reset", "stream": 1, "code": 2, "reason": "boom", "payload": {"type": "E"}}),
+    );
+    let records = d.poll(peer, true);
+    let failed = records
+        .iter()
+        .find(|r| r.kind == kind::STREAM_FAILED)
+        .unwrap();
+    assert_eq!(failed.fields[0], f64::from(tag));
+    assert_eq!(failed.fields[1], f64::from(class::REMOTE_ERROR));
+    let (reason_at, payload_at) = (failed.fields[3] as usize, failed.fields[4] as usize);
+    assert_eq!(
+        &failed.text[..reason_at],
+        "stream reset by the remote with code 2: boom"
+    );
+    assert_eq!(&failed.text[reason_at..payload_at], "boom");
+    assert_eq!(&failed.text[payload_at..], r#"{"type":"E"}"#);
+}
+
+#[test]
+fn a_lazy_peer_refuses_opens_until_its_first_connection_and_retries_failed_dials() {
+    let mut d = Driver::new();
+    let peer = d.peer(PeerConfig {
+        lazy: true,
+        jitter: 0.0,
+        ..quiet()
+    });
+    let dial = d.poll(peer, true);
+    let (source, units) = d.source("1");
+    assert_eq!(d.module.open(peer, -1, source, units, true, true, d.now), 0);
+    assert_eq!(d.module.out.fields[1], f64::from(class::CONNECTION_LOST));
+    let lens = d.write(&["Received network error or non-101 status code."]);
+    d.module
+        .socket_closed(peer, dial[0].fields[0], 1006, lens[0], false, d.now);
+    let records = d.poll(peer, true);
+    assert!(
+        records.iter().all(|r| r.kind != kind::CONNECT_FAILED),
+        "{records:?}"
+    );
+    let at = d.module.next_timeout(peer);
+    assert!(at > d.now);
+    d.now = at;
+    d.module.timer(peer, d.now);
+    let redial = d.poll(peer, true);
+    assert_eq!(redial[0].kind, kind::DIAL);
+    let lens = d.write(&["muxws.v1.json"]);
+    d.module
+        .socket_opened(peer, redial[0].fields[0], lens[0], d.now);
+    assert_eq!(kinds(&d.poll(peer, true)), [kind::ESTABLISHED]);
+}
+
+#[test]
+fn a_refused_first_connect_is_connection_refused_and_a_wrong_subprotocol_codec_mismatch() {
+    let mut d = Driver::new();
+    let peer = d.peer(quiet());
+    let dial = d.poll(peer, true);
+    let lens = d.write(&[""]);
+    d.module
+        .socket_closed(peer, dial[0].fields[0], 1006, lens[0], false, d.now);
+    let failed = d.poll(peer, true);
+    assert_eq!(failed[0].kind, kind::CONNECT_FAILED);
+    assert_eq!(failed[0].fields[0], f64::from(class::CONNECTION_REFUSED));
+    assert!(!failed[0].text.contains("CodecMismatch"));
+
+    let peer = d.peer(quiet());
+    let dial = d.poll(peer, true);
+    let lens = d.write(&["token.a"]);
+    d.module
+        .socket_opened(peer, dial[0].fields[0], lens[0], d.now);
+    let records = d.poll(peer, true);
+    let failed = records
+        .iter()
+        .find(|r| r.kind == kind::CONNECT_FAILED)
+        .unwrap();
+    assert_eq!(failed.fields[0], f64::from(class::CODEC_MISMATCH));
+    assert!(failed.text.contains("token.a") && failed.text.contains("muxws.v1.json"));
+}
+
+#[test]
+fn bad_options_and_bad_headers_are_errors_not_panics() {
+    let mut d = Driver::new();
+    let lens = d.write(&[""]);
+    let config = PeerConfig {
+        max_frame_bytes: 10.0,
+        ..quiet()
+    };
+    assert_eq!(d.module.peer_new(&config, lens[0], -1, -1), 0);
+    assert_eq!(d.module.out.fields[1], f64::from(class::CONFIG));
+    let lens = d.write(&["", "{not json", "1"]);
+    assert_eq!(d.module.peer_new(&quiet(), lens[0], lens[1], lens[2]), 0);
+    let peer = d.connected(quiet());
+    let lens = d.write(&["[1]"]);
+    let (source, units) = d.source("1");
+    assert_eq!(
+        d.module
+            .open(peer, lens[0], source, units, true, false, d.now),
+        0
+    );
+    assert_eq!(d.module.out.fields[1], f64::from(class::PROTOCOL_ERROR));
+    // Headers over the frame cap: a ProtocolError, nothing sent.
+    let big = json!({"x": "y".repeat(70_000)}).to_string();
+    let lens = d.write(&[&big]);
+    let (source, units) = d.source("1");
+    assert_eq!(
+        d.module
+            .open(peer, lens[0], source, units, true, true, d.now),
+        0
+    );
+    assert_eq!(d.module.out.fields[1], f64::from(class::PROTOCOL_ERROR));
+    let records = d.poll(peer, true);
+    assert!(sent(&records).is_empty());
+    assert_eq!(d.strings.count(), 0, "the refused bodies were released");
+}
+
+#[test]
+fn a_hello_is_given_as_texts_in_the_input_window() {
+    let mut d = Driver::new();
+    let lens = d.write(&["", r#"{":path":"/hello"}"#, r#"{"tab":"é"}"#]);
+    let peer = d.module.peer_new(&quiet(), lens[0], lens[1], lens[2]);
+    assert!(peer > 0);
+    let dial = d.poll(peer, true);
+    assert_eq!(dial[0].text, "muxws.v1.json");
+    let lens = d.write(&["muxws.v1.json"]);
+    d.module
+        .socket_opened(peer, dial[0].fields[0], lens[0], d.now);
+    let hello = sent(&d.poll(peer, true));
+    assert_eq!(
+        hello,
+        [
+            json!({"type": "open", "stream": 1, "end": true, "headers": {":path": "/hello"}, "payload": {"tab": "é"}})
+        ]
+    );
+}
+
+#[derive(Debug, Clone)]
+enum Op {
+    Message(String, bool),
+    Opened(String),
+    Closed(u32),
+    Binary,
+    Timer(u64),
+    Open(Option<String>, String, bool, bool),
+    Send(u32, Option<String>, bool),
+    Cancel(u32),
+    Expire(u32),
+    Checked(u32, bool),
+    Close,
+    Reconnect,
+    Poll(bool),
+    Free,
+    Peer(u32),
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    let frame = prop_oneof![
+        Just(r#"{"type":"data","stream":1,"end":true,"payload":1}"#.to_owned()),
+        Just(
+            r#"{"type":"data","stream":3,"fragment":"[1","more":true,"headers":{":status":200}}"#
+                .to_owned()
+        ),
+        Just(r#"{"type":"data","stream":3,"fragment":"]","end":true}"#.to_owned()),
+        Just(r#"{"type":"reset","stream":1,"code":4}"#.to_owned()),
+        Just(r#"{"type":"goaway","last_stream":1}"#.to_owned()),
+        Just(r#"{"type":"ping","nonce":"a"}"#.to_owned()),
+        Just(r#"{"type":"open","stream":2,"end":true,"payload":null}"#.to_owned()),
+        ".{0,40}",
+    ];
+    prop_oneof![
+        (frame, any::<bool>()).prop_map(|(f, c)| Op::Message(f, c)),
+        prop_oneof![Just("muxws.v1.json".to_owned()), ".{0,8}"].prop_map(Op::Opened),
+        (0u32..5000).prop_map(Op::Closed),
+        Just(Op::Binary),
+        (0u64..40_000).prop_map(Op::Timer),
+        (
+            prop::option::of(prop_oneof![Just(r#"{":path":"/x"}"#.to_owned()), ".{0,12}"]),
+            prop_oneof![
+                Just("null".to_owned()),
+                Just("\"é🌍\"".repeat(300)),
+                ".{0,12}"
+            ],
+            any::<bool>(),
+            any::<bool>()
+        )
+            .prop_map(|(h, b, e, c)| Op::Open(h, b, e, c)),
+        (
+            0u32..6,
+            prop::option::of(Just("[1,2]".to_owned())),
+            any::<bool>()
+        )
+            .prop_map(|(t, s, e)| Op::Send(t, s, e)),
+        (0u32..6).prop_map(Op::Cancel),
+        (0u32..6).prop_map(Op::Expire),
+        (0u32..6, any::<bool>()).prop_map(|(t, v)| Op::Checked(t, v)),
+        Just(Op::Close),
+        Just(Op::Reconnect),
+        any::<bool>().prop_map(Op::Poll),
+        Just(Op::Free),
+        (0u32..4).prop_map(Op::Peer),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    /// Any sequence of inputs, sensible or not, with any handles: no panic, every record well
+    /// formed, and once everything is polled no source is left unreleased by a freed peer.
+    #[test]
+    fn no_input_sequence_panics(ops in prop::collection::vec(op(), 1..60), lazy in any::<bool>(), cap in prop_oneof![Just(65_536.0), Just(64.0), Just(100.0)]) {
+        let mut d = Driver::new();
+        let config = PeerConfig { lazy, max_frame_bytes: cap, call_concurrency: 2.0, ..PeerConfig::default() };
+        let lens = d.write(&[""]);
+        let mut peer = d.module.peer_new(&config, lens[0], -1, -1);
+        prop_assert!(peer > 0);
+        let mut socket = 1.0;
+        for op in ops {
+            d.now += 7.0;
+            match op {
+                Op::Message(text, complete) => {
+                    let lens = d.write(&[&text]);
+                    d.module.socket_message(peer, socket, lens[0], complete, d.now);
+                }
+                Op::Opened(protocol) => {
+                    let lens = d.write(&[&protocol]);
+                    d.module.socket_opened(peer, socket, lens[0], d.now);
+                }
+                Op::Closed(code) => {
+                    let lens = d.write(&["gone"]);
+                    d.module.socket_closed(peer, socket, code, lens[0], false, d.now);
+                }
+                Op::Binary => d.module.socket_binary(peer, socket, d.now),
+                Op::Timer(ms) => {
+                    d.now += ms as f64;
+                    d.module.timer(peer, d.now);
+                }
+                Op::Open(headers, body, end, call) => {
+                    let lens = match &headers {
+                        Some(h) => d.write(&[h]),
+                        None => vec![-1],
+                    };
+                    let (source, units) = d.source(&body);
+                    d.module.open(peer, lens[0], source, units, end, call, d.now);
+                }
+                Op::Send(tag, body, end) => {
+                    let (source, units) = match body {
+                        Some(b) => d.source(&b),
+                        None => (0, 0),
+                    };
+                    d.module.send(peer, tag, source, units, end);
+                }
+                Op::Cancel(tag) => d.module.cancel(peer, tag, -1),
+                Op::Expire(tag) => d.module.expire(peer, tag),
+                Op::Checked(tag, valid) => d.module.checked(peer, tag, valid),
+                Op::Close => {
+                    let lens = d.write(&["x"]);
+                    d.module.close(peer, 0.0, lens[0], 50.0, d.now);
+                }
+                Op::Reconnect => {
+                    d.module.reconnect_now(peer, d.now);
+                }
+                Op::Poll(sends) => {
+                    for record in d.poll(peer, sends) {
+                        if record.kind == kind::DIAL {
+                            socket = record.fields[0];
+                        }
+                        prop_assert!(record.kind <= kind::OPEN_FAILED);
+                    }
+                }
+                Op::Free => d.module.peer_free(peer),
+                Op::Peer(handle) => peer = handle,
+            }
+            let _ = d.module.next_timeout(peer);
+            let _ = d.module.stream_count(peer);
+        }
+        for handle in 0..4 {
+            d.module.peer_free(handle);
+        }
+        d.poll(0, true);
+        prop_assert_eq!(d.strings.count(), 0, "every source released once its peer is gone");
+    }
+}
