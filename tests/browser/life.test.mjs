@@ -245,7 +245,7 @@ describe('offline (BrowserContext.setOffline)', { timeout: 120_000 }, () => {
       await step(page, 'setup', {});
       const muxws = await step(page, 'setupMuxws', { options: { repeat: { delayMs: 1000 } } });
       if (!muxws.available) {
-        const reason = `the muxws driver has not landed on main: connectMuxws() rejects in this build (${muxws.why})`;
+        const reason = `this build has no muxws driver: connectMuxws() rejects (${muxws.why})`;
         console.log(`# SKIPPED muxws offline case: ${reason}`);
         t.skip(reason);
         return;
