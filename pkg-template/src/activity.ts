@@ -18,6 +18,8 @@ interface ActivityBase {
   background: boolean;
   /** When the event happened (ms since the epoch). */
   at: number;
+  /** `true` for a call `resumeCalls()` sent again after a reload; absent otherwise. */
+  resumed?: true;
 }
 
 /** A call was issued. */
@@ -85,6 +87,8 @@ export interface PendingCall {
    * `'reconnect'` (its muxws peer), `'offline'` (the platform; it goes at once when back online).
    */
   waitingFor: WaitReason;
+  /** Sent again by `resumeCalls()` after a reload (`issuedAt` is then its first issue time). */
+  resumed: boolean;
 }
 
 /** Calls `listener` with every activity event; returns the function that stops it. A listener that throws is reported on the console and harms nothing. */

@@ -59,7 +59,9 @@ export function records(pointer: number, count: number, fields: number): Float64
  * point, `-1` when there is none: the module decides what to make of it.
  */
 export function putText(text: string): { length: number; badIndex: number; badCode: number } {
-  const bytes = new Uint8Array(instance.memory.buffer, engine.scratch(text.length), text.length);
+  // The window first: growing it may grow the memory, which detaches a buffer read before.
+  const pointer = engine.scratch(text.length);
+  const bytes = new Uint8Array(instance.memory.buffer, pointer, text.length);
   let index = 0;
   for (const ch of text) {
     const code = ch.codePointAt(0)!;
@@ -71,7 +73,8 @@ export function putText(text: string): { length: number; badIndex: number; badCo
 
 /** The first `length` bytes of the module's text window (ASCII), as a string. */
 export function takeText(length: number): string {
-  return String.fromCharCode(...new Uint8Array(instance.memory.buffer, engine.scratch(0), length));
+  const pointer = engine.scratch(0);
+  return String.fromCharCode(...new Uint8Array(instance.memory.buffer, pointer, length));
 }
 
 /** The size of the module's linear memory in bytes (it never shrinks: its high-water mark). */

@@ -37,10 +37,14 @@ export interface ProxyCore {
   readonly persistExclude: readonly string[];
 }
 
-/** The proxies by `basePath` (the latest made for a path): what a resumed call is sent through. */
+/**
+ * The proxies that persist calls (REST through fetch), by `basePath` (the latest made for a path):
+ * what a resumed call is sent through. A muxws or axios proxy made for the same path never takes
+ * over a stored call, whose bytes are fetch's.
+ */
 const proxies = new Map<string, ProxyCore>();
 
-/** The proxy made last for `basePath`, if any. */
+/** The persisting proxy made last for `basePath`, if any. */
 export function proxyFor(basePath: string): ProxyCore | undefined {
   return proxies.get(basePath);
 }
@@ -130,7 +134,7 @@ export function proxyCore(options: unknown, peerTransport?: (peer: unknown) => T
     persist: Boolean(get(options, 'persist')),
     persistExclude: persistExclude.map((name: string) => name.toLowerCase()),
   };
-  proxies.set(basePath, core);
+  if (transport.stored) proxies.set(basePath, core);
   return core;
 }
 

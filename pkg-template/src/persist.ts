@@ -106,7 +106,10 @@ function unlock(key: string): void {
 }
 
 async function store(call: CallRecord): Promise<void> {
-  if (!call.transport.stored) return;
+  // A resumed call is stored already, with its first issue time and whole window, and
+  // resumeCalls() holds its lock: storing it again would shorten its window and lock it twice.
+  if (!call.transport.stored || call.resumed) return;
+  const issuedAt = Date.now();
   void lock(call.key, false);
   const { headers, body } = await call.transport.stored(call);
   const excluded = new Set([...CREDENTIALS, ...call.persistExclude]);
@@ -118,7 +121,7 @@ async function store(call: CallRecord): Promise<void> {
     query: call.query,
     headers: headers.filter(([name]) => !excluded.has(name.toLowerCase())),
     body,
-    issuedAt: call.resumed?.issuedAt ?? Date.now(),
+    issuedAt,
     withinMs: call.withinMs,
     delayMs: call.delayMs,
     jitter: call.jitter,
@@ -127,6 +130,8 @@ async function store(call: CallRecord): Promise<void> {
 }
 
 let storing = false;
+/** The writes of calls being stored, by key: a call that settles first is removed after its write. */
+const writes = new Map<string, Promise<void>>();
 
 /** From now on, calls with `persist` are stored until they settle. */
 function startStoring(): void {
@@ -134,10 +139,13 @@ function startStoring(): void {
   storing = true;
   useCallStore({
     issued(call) {
-      store(call).catch((error) => warn('a call could not be stored', error));
+      writes.set(call.key, store(call).catch((error) => warn('a call could not be stored', error)));
     },
     settled(call) {
-      withCalls('readwrite', (calls) => calls.delete(call.key))
+      const written = writes.get(call.key) ?? Promise.resolve();
+      writes.delete(call.key);
+      written
+        .then(() => withCalls('readwrite', (calls) => calls.delete(call.key)))
         .catch((error) => warn('a settled call could not be removed from the store', error))
         .finally(() => unlock(call.key));
     },
@@ -153,7 +161,6 @@ function startStoring(): void {
 export async function resumeCalls(options: ResumeOptions = {}): Promise<ResumedCall[]> {
   startStoring();
   const stored = await withCalls<StoredCall[]>('readonly', (calls) => calls.getAll());
-  const now = Date.now();
   const resumed: ResumedCall[] = [];
   for (const record of stored) {
     const path = joinPath('', record.basePath, record.path);
@@ -168,11 +175,18 @@ export async function resumeCalls(options: ResumeOptions = {}): Promise<ResumedC
       entry.skipped = 'other-tab';
       continue;
     }
-    const left = record.issuedAt + record.withinMs - now;
+    // Another tab may have sent it and seen it settle since the records were read.
+    if (!(await withCalls('readonly', (calls) => calls.count(record.key)))) {
+      unlock(record.key);
+      entry.skipped = 'other-tab';
+      continue;
+    }
+    const left = record.issuedAt + record.withinMs - Date.now();
     if (left <= 0) {
       entry.skipped = 'expired';
-      unlock(record.key);
+      // Removed before the lock is released, so that no other tab finds it and reports it again.
       await withCalls('readwrite', (calls) => calls.delete(record.key)).catch(() => {});
+      unlock(record.key);
       const error = new CallExpired(`${record.method} ${path} was not sent again: its withinMs ran out`, { key: record.key, attempts: 0 });
       report(options, entry, { ok: false, error });
       continue;

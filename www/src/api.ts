@@ -28,7 +28,7 @@ export interface SlowResult {
 }
 
 /** How the demo's calls are repeated: the delay is long enough to watch the countdown. */
-export const REPEAT: Required<RepeatOptions> = { withinMs: 120_000, delayMs: 2_000 };
+export const REPEAT: Required<Omit<RepeatOptions, 'jitter'>> = { withinMs: 120_000, delayMs: 2_000 };
 /** The timeout of one attempt (REST `attemptTimeoutMs`, muxws `timeoutMs`). */
 export const ATTEMPT_TIMEOUT_MS = 5_000;
 
@@ -41,16 +41,22 @@ export interface ItemsApi {
   slow(sleep: number, note: string): ViewSetActionCall<SlowResult>;
 }
 
+/**
+ * The options of the page's writes: stored until they settle (`persist`), so that a reload while one
+ * waits for its repeat sends it again (`resumeCalls()` in main.ts). Over muxws nothing is stored.
+ */
+export const WRITE: RequestOptions = { persist: true };
+
 class RestItems extends restViewSet<Item>()('id', [ViewSetMixin]) implements ItemsApi {
   /** The custom action: its promise carries the key of the request it issues. */
   slow(sleep: number, note: string) {
-    return this.request<SlowResult>('POST', '/slow', { query: { sleep }, body: { note } });
+    return this.request<SlowResult>('POST', '/slow', { ...WRITE, query: { sleep }, body: { note } });
   }
 }
 
 class MuxwsItems extends muxwsViewSet<Item>()('id', [ViewSetMixin]) implements ItemsApi {
   slow(sleep: number, note: string) {
-    return this.request<SlowResult>('POST', '/slow', { query: { sleep }, body: { note } });
+    return this.request<SlowResult>('POST', '/slow', { ...WRITE, query: { sleep }, body: { note } });
   }
 }
 

@@ -1,21 +1,27 @@
 // The demo page: an items app whose every call carries an Idempotency-Key and is repeated when its
 // answer is lost. The busy indicator, the connectivity notice and the activity log are built on the
-// package's call activity (onCallActivity, pendingCalls, pendingCallCount, retryNow).
+// package's call activity (onCallActivity, pendingCalls, pendingCallCount, retryNow). Its writes are
+// persisted: a reload while one waits for its repeat sends it again (resumeCalls), and the page asks
+// before unloading while one is pending (guardUnload).
 import './style.css';
 
 import {
   HttpError,
+  guardUnload,
   onCallActivity,
   pendingCallCount,
   pendingCalls,
+  resumeCalls,
   retryNow,
   type CallActivityEvent,
   type PendingCall,
+  type ResumedCall,
 } from '@dynamicforms/fastapi-viewsets';
 
 import {
   ATTEMPT_TIMEOUT_MS,
   REPEAT,
+  WRITE,
   muxwsAvailable,
   muxwsItems,
   restItems,
@@ -61,6 +67,16 @@ const ENDED_TEXT: Record<string, string> = {
   'going-away': 'the server is going away',
 };
 const endedText = (ended: string) => ENDED_TEXT[ended] ?? ended;
+
+/** What a `wait` event's reason means, for the activity log. */
+const WAIT_TEXT: Record<string, string> = {
+  offline: 'offline: waits for the network',
+  'in-flight': 'online again: sent',
+  reconnect: 'online again: waits for the WebSocket',
+  delay: 'waits for its delay',
+};
+/** The busy indicator and the notice while the platform is offline. */
+const OFFLINE_TEXT = 'offline — will retry when the network is back';
 
 // ------------------------------------------------------------------ state
 interface CallInfo {
@@ -133,8 +149,9 @@ function logEvent(event: CallActivityEvent): void {
   const log = byId('log');
   const ok = event.type !== 'settle' || event.ok;
   const badge = event.type === 'settle' ? (event.ok ? 'settle' : 'settle ✕') : event.type;
-  const attempt = event.type === 'retry' ? event.attempt : event.type === 'settle' ? event.attempts : 1;
-  const ended = event.type === 'start' ? '' : event.ended;
+  const attempt = event.type === 'retry' ? event.attempt : event.type === 'settle' ? event.attempts : event.type === 'start' ? 1 : '';
+  // a wait event says why the call waits now: for the network, or (again) for its attempt's answer
+  const ended = event.type === 'start' ? '' : event.type === 'wait' ? WAIT_TEXT[event.reason] : event.ended;
   const delay = event.type === 'retry' ? (event.delayMs === 0 ? 'at once' : duration(event.delayMs)) : '';
   const row = h(
     'tr',
@@ -144,6 +161,8 @@ function logEvent(event: CallActivityEvent): void {
       'data-key': event.key,
       'data-call': `${event.method} ${event.path}`,
       'data-transport': event.transport,
+      'data-reason': event.type === 'wait' ? event.reason : null,
+      'data-resumed': event.resumed ? 'true' : null,
     },
     h('td', { class: 'mono muted' }, clock(event.at)),
     h('td', {}, h('span', { class: `tag tag-${event.type}${ok ? '' : ' tag-failed'}` }, badge)),
@@ -153,6 +172,7 @@ function logEvent(event: CallActivityEvent): void {
       `${event.method} ${event.path}`,
       event.transport === 'muxws' ? h('span', { class: 'mini' }, 'ws') : null,
       event.background ? h('span', { class: 'mini' }, 'background') : null,
+      event.resumed ? h('span', { class: 'mini mini-resumed', title: 'sent again by resumeCalls() after a reload' }, 'resumed') : null,
     ),
     h('td', { class: 'mono', title: event.key }, event.key.slice(0, 8)),
     h('td', { class: 'num' }, attempt),
@@ -168,20 +188,36 @@ function logEvent(event: CallActivityEvent): void {
 function renderActivity(): void {
   const pending = pendingCalls();
   const count = pendingCallCount();
-  const repeating = pending.filter((call) => !call.background && (call.unansweredAttempts > 0 || call.waitingForReconnect));
+  // the platform's own word (the package follows the same online/offline events)
+  const offline = !navigator.onLine;
+  const repeating = pending.filter(
+    (call) => !call.background && (call.unansweredAttempts > 0 || call.waitingForReconnect || call.waitingFor === 'offline'),
+  );
+  const waitingForNetwork = repeating.filter((call) => call.waitingFor === 'offline').length;
 
   const busy = byId('busy');
   busy.dataset.count = String(count);
+  busy.dataset.offline = String(offline);
   busy.classList.toggle('busy-active', count > 0);
-  busy.classList.toggle('busy-warn', repeating.length > 0);
-  byId('busy-text').textContent = count === 0 ? 'Idle' : `${plural(count, 'call')} pending`;
+  busy.classList.toggle('busy-warn', repeating.length > 0 && !offline);
+  busy.classList.toggle('busy-offline', offline);
+  byId('busy-text').textContent = offline
+    ? count === 0
+      ? 'Offline'
+      : `${plural(count, 'call')} pending, ${OFFLINE_TEXT}`
+    : count === 0
+      ? 'Idle'
+      : `${plural(count, 'call')} pending`;
 
   const notice = byId('notice');
   notice.hidden = repeating.length === 0;
+  notice.classList.toggle('notice-offline', waitingForNetwork > 0);
   if (repeating.length === 0) return;
+  const calls = repeating.length === 1 ? '1 call is' : `${repeating.length} calls are`;
   byId('notice-title').textContent =
-    `Connection trouble: ${repeating.length === 1 ? '1 call is' : `${repeating.length} calls are`} ` +
-    'being repeated with the same Idempotency-Key';
+    waitingForNetwork === repeating.length
+      ? `You are offline: ${calls} waiting for the network, to be repeated with the same Idempotency-Key when it is back`
+      : `Connection trouble: ${calls} being repeated with the same Idempotency-Key`;
   const list = byId('notice-calls');
   const rows = new Map<string, HTMLElement>();
   for (const row of Array.from(list.children) as HTMLElement[]) rows.set(row.dataset.key ?? '', row);
@@ -215,6 +251,7 @@ function renderActivity(): void {
 }
 
 function countdown(call: PendingCall, now: number): string {
+  if (call.waitingFor === 'offline') return OFFLINE_TEXT;
   if (call.nextAttemptAt !== null) {
     const seconds = Math.max(0, Math.ceil((call.nextAttemptAt - now) / 1000));
     return seconds > 0 ? `retrying in ${seconds} s` : 'retrying now';
@@ -469,7 +506,7 @@ async function createItem(event: SubmitEvent): Promise<void> {
   const submit = byId<HTMLButtonElement>('create-submit');
   submit.disabled = true;
   try {
-    const item = await api().create({ name, qty });
+    const item = await api().create({ name, qty }, WRITE);
     state.items = [...state.items.filter((other) => other.id !== item.id), item];
     nameInput.value = '';
     showError(null);
@@ -491,7 +528,7 @@ async function rename(item: Item, value: string): Promise<void> {
   state.busyRows.add(item.id);
   renderItems();
   try {
-    const updated = await api().partialUpdate(item.id, { name });
+    const updated = await api().partialUpdate(item.id, { name }, WRITE);
     state.items = state.items.map((other) => (other.id === item.id ? updated : other));
     showError(null);
   } catch (error) {
@@ -506,7 +543,7 @@ async function remove(item: Item): Promise<void> {
   state.busyRows.add(item.id);
   renderItems();
   try {
-    await api().destroy(item.id);
+    await api().destroy(item.id, WRITE);
     state.items = state.items.filter((other) => other.id !== item.id);
     showError(null);
   } catch (error) {
@@ -583,6 +620,75 @@ async function runSlow(event: SubmitEvent): Promise<void> {
   }
 }
 
+// ------------------------------------------------------------------ writes resumed after a reload
+/** Why a stored write was not sent again. */
+const SKIPPED_TEXT: Record<string, string> = {
+  expired: 'not sent again: its repeat window ran out',
+  'other-tab': 'left to another tab of this page, which sends it',
+  'no-proxy': 'not sent again: no proxy for its path',
+};
+
+/** A call's answer in a few words. */
+function resultText(value: unknown): string {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const record = value as Record<string, unknown>;
+    if (record.action === 'slow') return `note "${String(record.note)}", executions ${String(record.executions)}`;
+    if ('id' in record && 'name' in record) return `item #${String(record.id)} "${String(record.name)}"`;
+    const keys = Object.keys(record);
+    if (keys.length === 1 && record[keys[0]] === null) return `item #${keys[0]} deleted`;
+  }
+  return JSON.stringify(value) ?? 'no content';
+}
+
+/** Shows what became of a write a previous page stored; `onlyNew`: leave a row already shown alone. */
+function showResumed(entry: ResumedCall, rowState: string, text: string, onlyNew = false): void {
+  const list = byId('resumed-calls');
+  let row = (Array.from(list.children) as HTMLElement[]).find((child) => child.dataset.key === entry.key);
+  if (row && onlyNew) return;
+  if (!row) {
+    row = h(
+      'li',
+      { 'data-key': entry.key },
+      h('span', { class: 'resumed-call mono' }, `${entry.method} ${entry.path}`),
+      h('span', { class: 'resumed-key mono', title: `Idempotency-Key ${entry.key}` }, `key ${entry.key.slice(0, 8)}`),
+      h('span', { class: 'muted' }, `first sent ${clock(entry.issuedAt)}`),
+      h('span', { class: 'resumed-state' }),
+    );
+    list.append(row);
+  }
+  row.dataset.state = rowState;
+  row.lastElementChild!.textContent = text;
+  byId('resumed').hidden = false;
+}
+
+/**
+ * Sends again the writes a previous page stored and did not see settle (the REST proxy exists by
+ * now), and notes each one's fate. A browser without IndexedDB just has nothing to resume.
+ */
+async function resumeStored(): Promise<void> {
+  let entries: ResumedCall[];
+  try {
+    entries = await resumeCalls({
+      onSettle(entry, outcome) {
+        if (entry.skipped === 'expired') showResumed(entry, 'expired', SKIPPED_TEXT.expired);
+        else if (!outcome.ok) showResumed(entry, 'failed', `failed after the reload: ${errorText(outcome.error)}`);
+        else {
+          showResumed(entry, 'done', `completed after the reload, with its original key — ${resultText(outcome.value)}`);
+          void loadItems();
+          void refreshCounters();
+        }
+      },
+    });
+  } catch (error) {
+    console.warn('the stored writes could not be resumed', error);
+    return;
+  }
+  for (const entry of entries) {
+    if (entry.call) showResumed(entry, 'sending', 'sent again with its Idempotency-Key and the same bytes…', true);
+    else if (entry.skipped && entry.skipped !== 'expired') showResumed(entry, 'skipped', SKIPPED_TEXT[entry.skipped], true);
+  }
+}
+
 // ------------------------------------------------------------------ transport
 function renderTransport(): void {
   byId('transport-rest').setAttribute('aria-pressed', String(state.transport === 'rest'));
@@ -650,6 +756,13 @@ function renderPolicy(): void {
     ['Attempt timeout', duration(ATTEMPT_TIMEOUT_MS)],
     ['First repeat delay', `${duration(REPEAT.delayMs)}, doubled after each, at most 30 s`],
     ['Repeats stop after', duration(REPEAT.withinMs).replace('120 s', '2 min')],
+    ['Offline', 'repeats wait for the network without spending attempts, then go at once'],
+    [
+      'Reload',
+      state.transport === 'rest'
+        ? 'writes are stored until they settle and sent again after a reload; the page asks before closing while one is pending'
+        : 'calls over muxws are not stored; the page asks before closing while one is pending',
+    ],
   ];
   replaceChildren(byId('policy'), ...rows.flatMap(([term, value]) => [h('dt', {}, term), h('dd', {}, value)]));
 }
@@ -697,6 +810,13 @@ function wire(): void {
     await refreshFaults();
   });
   byId('demo-reset').addEventListener('click', () => void resetDemo());
+  byId('resumed-dismiss').addEventListener('click', () => {
+    byId('resumed').hidden = true;
+    byId('resumed-calls').replaceChildren();
+  });
+  // the busy indicator follows the platform's online state at once, not only on the next tick
+  window.addEventListener('online', renderActivity);
+  window.addEventListener('offline', renderActivity);
   byId('transport-rest').addEventListener('click', () => void switchTransport('rest'));
   byId('transport-muxws').addEventListener('click', () => void switchTransport('muxws'));
 
@@ -731,9 +851,12 @@ async function start(): Promise<void> {
   state.api = restItems(config.baseUrl);
   byId('backend-info').textContent = `Backend ${config.baseUrl} and ${config.wsUrl}, both through the fault proxy`;
   onCallActivity(onActivity);
+  // closing or reloading the tab asks first while a call that is not background is pending
+  guardUnload();
   renderTransport();
   renderCounters();
   await refreshCounters(); // the baseline, before this page's first call
+  await resumeStored(); // after the REST proxy for /items is made: it sends the stored writes
   await Promise.all([loadItems(), refreshFaults()]);
   setInterval(renderActivity, 250);
   setInterval(() => {
