@@ -3,6 +3,7 @@
  * any proxy, REST or muxws, is reported.
  */
 import * as runtime from './runtime.js';
+import type { PendingCall, WaitReason } from './runtime.js';
 
 /** Fields every activity event carries. */
 interface ActivityBase {
@@ -51,8 +52,7 @@ export interface CallSettleEvent extends ActivityBase {
   ended: string;
 }
 
-/** Why a call waits: an attempt is out, a repeat's delay, its muxws peer's reconnect, or the platform being offline. */
-export type WaitReason = 'in-flight' | 'delay' | 'reconnect' | 'offline';
+export type { PendingCall, WaitReason } from './runtime.js';
 
 /**
  * A call's repeat started waiting for the platform to be online (`reason: 'offline'`), or that
@@ -66,30 +66,6 @@ export interface CallWaitEvent extends ActivityBase {
 
 /** What `onCallActivity` listeners receive. */
 export type CallActivityEvent = CallStartEvent | CallRetryEvent | CallSettleEvent | CallWaitEvent;
-
-/** A call that has not settled. */
-export interface PendingCall {
-  key: string;
-  method: string;
-  path: string;
-  transport: 'rest' | 'muxws';
-  /** When it was issued (ms since the epoch). */
-  issuedAt: number;
-  /** How many of its attempts went unanswered. */
-  unansweredAttempts: number;
-  background: boolean;
-  /** When its next attempt is due (ms since the epoch) while a repeat waits for its delay; `null` otherwise. */
-  nextAttemptAt: number | null;
-  /** Its repeat waits for its muxws peer to reconnect. */
-  waitingForReconnect: boolean;
-  /**
-   * Why it waits: `'in-flight'` (an attempt is out), `'delay'` (its repeat's delay: `nextAttemptAt`),
-   * `'reconnect'` (its muxws peer), `'offline'` (the platform; it goes at once when back online).
-   */
-  waitingFor: WaitReason;
-  /** Sent again by `resumeCalls()` after a reload (`issuedAt` is then its first issue time). */
-  resumed: boolean;
-}
 
 /** Calls `listener` with every activity event; returns the function that stops it. A listener that throws is reported on the console and harms nothing. */
 export function onCallActivity(listener: (event: CallActivityEvent) => void): () => void {

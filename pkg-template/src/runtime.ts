@@ -517,26 +517,38 @@ export function addListener(listener: (event: Record<string, unknown>) => void):
   };
 }
 
+/** Why a call waits: an attempt is out, a repeat's delay, its muxws peer's reconnect, or the platform being offline. */
+export type WaitReason = (typeof REASONS)[number];
+
 /** A call that has not settled, as `pendingCalls()` lists it. */
-export interface PendingCallRecord {
+export interface PendingCall {
   key: string;
   method: string;
   path: string;
   transport: 'rest' | 'muxws';
+  /** When it was issued (ms since the epoch). */
   issuedAt: number;
+  /** How many of its attempts went unanswered. */
   unansweredAttempts: number;
   background: boolean;
+  /** When its next attempt is due (ms since the epoch) while a repeat waits for its delay; `null` otherwise. */
   nextAttemptAt: number | null;
+  /** Its repeat waits for its muxws peer to reconnect. */
   waitingForReconnect: boolean;
-  waitingFor: (typeof REASONS)[number];
+  /**
+   * Why it waits: `'in-flight'` (an attempt is out), `'delay'` (its repeat's delay: `nextAttemptAt`),
+   * `'reconnect'` (its muxws peer), `'offline'` (the platform; it goes at once when back online).
+   */
+  waitingFor: WaitReason;
+  /** Sent again by `resumeCalls()` after a reload (`issuedAt` is then its first issue time). */
   resumed: boolean;
 }
 
 /** The calls that have not settled, oldest first. */
-export function pendingCalls(): PendingCallRecord[] {
+export function pendingCalls(): PendingCall[] {
   const count = engine.pending_fill();
   const list = records(engine.pending_records(), count, PENDING_FIELDS);
-  const out: PendingCallRecord[] = [];
+  const out: PendingCall[] = [];
   for (let at = 0; at < list.length; at += PENDING_FIELDS) {
     const call = calls.get(list[at]);
     if (!call) continue;
