@@ -9,7 +9,7 @@
  */
 import { restBody } from './body.js';
 import { engine, putText } from './calls.js';
-import { headersObject } from './headers.js';
+import { headerRecord } from './headers.js';
 import { hasDetail, intercept, retryAfterMs } from './rest.js';
 import { captureHeaders, End, report, type CallRecord, type Transport } from './runtime.js';
 
@@ -151,10 +151,10 @@ export function axiosTransport(instance: AxiosLike, timeoutMs: number): Transpor
     name: 'rest',
     prepare(parts): AxiosSend {
       const headers = intercept(parts);
-      headers.set('Idempotency-Key', parts.keyField);
+      headers.set('idempotency-key', ['Idempotency-Key', parts.keyField]);
       const body = restBody(parts.body, () => new Request(new URL(parts.url, 'http://body.invalid'), { method: parts.method, body: parts.body as BodyInit }));
-      if (body.contentType && !headers.has('content-type')) headers.set('content-type', body.contentType);
-      return { url: parts.url, headers: headersObject(headers), contentType: headers.get('content-type'), data: body.init ?? undefined, pending: body.pending };
+      if (body.contentType && !headers.has('content-type')) headers.set('content-type', ['Content-Type', body.contentType]);
+      return { url: parts.url, headers: headerRecord(headers), contentType: headers.get('content-type')?.[1] ?? null, data: body.init ?? undefined, pending: body.pending };
     },
     openAttempt(call, attempt, carried) {
       const controller = new AbortController();

@@ -33,7 +33,7 @@ export interface CallsExports {
 }
 
 /** The version of the exports and records this facade reads (`BOUNDARY_VERSION` in the crate). */
-const BOUNDARY_VERSION = 4;
+const BOUNDARY_VERSION = 5;
 
 const module = await compileWasm(new URL('./wasm/calls_bg.wasm', import.meta.url));
 /** The engine's exports. */
@@ -71,10 +71,12 @@ export function putText(text: string): { length: number; badIndex: number; badCo
   return { length: index, badIndex: -1, badCode: 0 };
 }
 
+const ascii = new TextDecoder('latin1');
+
 /** The first `length` bytes of the module's text window (ASCII), as a string. */
 export function takeText(length: number): string {
   const pointer = engine.scratch(0);
-  return String.fromCharCode(...new Uint8Array(instance.memory.buffer, pointer, length));
+  return ascii.decode(new Uint8Array(instance.memory.buffer, pointer, length));
 }
 
 /** The size of the module's linear memory in bytes (it never shrinks: its high-water mark). */

@@ -4,7 +4,7 @@
  * is a TypeError naming the option; nothing is sent then.
  */
 import { engine, putText, takeText } from './calls.js';
-import { applyHeaders, headersFrom } from './headers.js';
+import { applyHeaders, headersFrom, type HeaderList } from './headers.js';
 
 import { axiosTransport, type AxiosLike } from './axios.js';
 import { restTransport } from './rest.js';
@@ -24,7 +24,7 @@ export type { RequestDraft, RequestInterceptor } from './rest.js';
 export interface ProxyCore {
   readonly basePath: string;
   readonly baseUrl: string;
-  readonly headers: Headers;
+  readonly headers: HeaderList;
   readonly interceptors: readonly RequestInterceptor[];
   readonly attemptTimeoutMs: number;
   readonly withinMs: number;
@@ -178,9 +178,15 @@ function randomWord(): number {
   return randomPool[--randomLeft];
 }
 
+/** A new key and its Structured Field string (built by the calls module from pooled random bytes). */
+function generateKey(): { key: string; keyField: string } {
+  const keyField = takeText(engine.key_generate(randomWord(), randomWord(), randomWord(), randomWord()));
+  return { key: keyField.slice(1, -1), keyField };
+}
+
 /** A new version 4 UUID (built by the calls module from pooled `crypto.getRandomValues()` bytes). */
 export function newKey(): string {
-  return takeText(engine.key_generate(randomWord(), randomWord(), randomWord(), randomWord()));
+  return generateKey().key;
 }
 
 /** `key` as the value of the Idempotency-Key header (a Structured Field string); a TypeError when it is not acceptable. */
@@ -200,10 +206,7 @@ function keyField(key: string): string {
 
 /** The key of a call: the one given (checked), else a new one. */
 export function callKey(given: unknown): { key: string; keyField: string } {
-  if (given === undefined || given === null) {
-    const key = newKey();
-    return { key, keyField: keyField(key) };
-  }
+  if (given === undefined || given === null) return generateKey();
   if (typeof given !== 'string') throw new TypeError('options.key must be a string');
   return { key: given, keyField: keyField(given) };
 }
@@ -235,9 +238,9 @@ export function composeCall(
   if (signal !== null && !(typeof AbortSignal !== 'undefined' && signal instanceof AbortSignal)) {
     throw new TypeError('options.signal must be an AbortSignal');
   }
-  const headers = new Headers(core.headers);
+  const headers: HeaderList = new Map(core.headers);
   reading('options.headers', () => applyHeaders(headers, get(options, 'headers'), 'options.headers'));
-  headers.set('Idempotency-Key', key.keyField);
+  headers.set('idempotency-key', ['Idempotency-Key', key.keyField]);
   const url = joinPath(core.baseUrl, core.basePath, String(path)) + (query ? `?${query}` : '');
   const send = core.transport.prepare({
     method: upper,

@@ -1,8 +1,13 @@
 /**
  * Header sets as callers give them — a `Headers`, an iterable of `[name, value]` pairs, or an object
- * of names to values — read into one platform `Headers`. A name given again replaces the earlier
- * value in any letter case; a bad name or value is a TypeError naming where it came from.
+ * of names to values — read into one `HeaderList`. A name given again replaces the earlier value in
+ * any letter case; a bad name or value is a TypeError naming where it came from. (A plain `Map`
+ * rather than a platform `Headers`: each `Headers` operation crosses into the platform, and a call
+ * makes a dozen of them.)
  */
+
+/** Header fields by lower-case name: the name as last given, and the value. */
+export type HeaderList = Map<string, [name: string, value: string]>;
 
 /** Every form a header set may be given in (`HeadersInit`, and objects whose values are not all strings). */
 export type HeadersInput =
@@ -35,7 +40,7 @@ function checked(what: string, name: unknown, value: unknown): [string, string] 
  * Sets the headers of `input` on `into`. In an object, `undefined` and `null` values are left out;
  * in a list of pairs, a name repeated within the list adds a value.
  */
-export function applyHeaders(into: Headers, input: unknown, what: string): void {
+export function applyHeaders(into: HeaderList, input: unknown, what: string): void {
   if (input === undefined || input === null) return;
   if (typeof input !== 'object') throw notHeaders(what);
   const iterator = (input as { [Symbol.iterator]?: unknown })[Symbol.iterator];
@@ -45,26 +50,35 @@ export function applyHeaders(into: Headers, input: unknown, what: string): void 
       if (pair === null || typeof pair !== 'object' || (pair as unknown[]).length !== 2) throw notHeaders(what);
       const [name, value] = checked(what, (pair as unknown[])[0], (pair as unknown[])[1]);
       const lower = name.toLowerCase();
-      if (given.has(lower)) into.append(name, value);
-      else into.set(name, value);
+      const earlier = into.get(lower);
+      // A name repeated within one list adds a value, as `Headers.append` does.
+      into.set(lower, [name, given.has(lower) && earlier ? `${earlier[1]}, ${value}` : value]);
       given.add(lower);
     }
     return;
   }
   for (const [name, value] of Object.entries(input)) {
     if (value === undefined || value === null) continue;
-    into.set(...checked(what, name, value));
+    const field = checked(what, name, value);
+    into.set(field[0].toLowerCase(), field);
   }
 }
 
-/** A new `Headers` from `input` (see {@link applyHeaders}). */
-export function headersFrom(input: unknown, what: string): Headers {
-  const headers = new Headers();
+/** A new `HeaderList` from `input` (see {@link applyHeaders}). */
+export function headersFrom(input: unknown, what: string): HeaderList {
+  const headers: HeaderList = new Map();
   applyHeaders(headers, input, what);
   return headers;
 }
 
-/** `headers` as a plain object of lower-case names to values. */
+/** `list` as a plain object of names (as given) to values: what `fetch` and interceptors take. */
+export function headerRecord(list: HeaderList): Record<string, string> {
+  const record: Record<string, string> = {};
+  for (const [name, value] of list.values()) record[name] = value;
+  return record;
+}
+
+/** A platform `Headers` (an answer's) as a plain object of lower-case names to values. */
 export function headersObject(headers: Headers): Record<string, string> {
   const object: Record<string, string> = {};
   headers.forEach((value, name) => {

@@ -1056,9 +1056,7 @@ function prepareCall(parts: CallParts): MuxwsSend {
   const merged = intercept(parts);
   const headers: Record<string, string> = { ':method': parts.method, ':path': parts.path };
   if (parts.query) headers[':query'] = parts.query;
-  merged.forEach((value, name) => {
-    headers[name] = value;
-  });
+  for (const [name, [, value]] of merged) headers[name] = value;
   headers['idempotency-key'] = parts.keyField;
   return { headers, payload, value: parts.body };
 }

@@ -6,7 +6,7 @@
 import { restBody, type RestBody } from './body.js';
 import { describe, reading } from './caller.js';
 import { InvalidResponseError, NetworkError } from './errors.js';
-import { headersFrom, headersObject } from './headers.js';
+import { headerRecord, headersFrom, headersObject, type HeaderList } from './headers.js';
 import { End, report, type CallParts, type CallRecord, type Outcome, type Transport } from './runtime.js';
 
 /** The request a request interceptor sees and may change (its `headers`). */
@@ -14,7 +14,7 @@ export interface RequestDraft {
   method: string;
   url: string;
   path: string;
-  /** The call's headers (lower-case names), the Idempotency-Key among them: set or replace entries. */
+  /** The call's headers, the Idempotency-Key among them: set or replace entries. */
   headers: Record<string, string>;
   body: unknown;
 }
@@ -31,7 +31,9 @@ export type RequestInterceptor = (request: RequestDraft) => void | RequestDraft 
 export interface RestSend {
   url: string;
   /** The first attempt's headers; every attempt sends exactly these. */
-  headers: Headers;
+  headers: Record<string, string>;
+  /** The caller (or the body's kind) set a content type: a FormData's is not added. */
+  typed: boolean;
   body: RestBody;
 }
 
@@ -134,9 +136,9 @@ function send(call: CallRecord, attempt: number, rest: RestSend, init: BodyInit 
  * `{method, url, path, headers, body}` and may change `headers` in place or return a new request.
  * One returning a promise is refused.
  */
-export function intercept(parts: CallParts): Headers {
+export function intercept(parts: CallParts): HeaderList {
   if (parts.interceptors.length === 0) return parts.headers;
-  let draft: Record<string, unknown> = { method: parts.method, url: parts.url, path: parts.path, headers: headersObject(parts.headers), body: parts.body };
+  let draft: Record<string, unknown> = { method: parts.method, url: parts.url, path: parts.path, headers: headerRecord(parts.headers), body: parts.body };
   for (const interceptor of parts.interceptors as readonly RequestInterceptor[]) {
     const returned: unknown = interceptor(draft as unknown as RequestDraft);
     if (returned !== null && typeof returned === 'object') {
@@ -157,10 +159,10 @@ export const restTransport: Transport = {
   prepare(parts): RestSend {
     const headers = intercept(parts);
     // Interceptors see the call's key; whatever they do to it, the call's key is what goes out.
-    headers.set('Idempotency-Key', parts.keyField);
+    headers.set('idempotency-key', ['Idempotency-Key', parts.keyField]);
     const body = restBody(parts.body, () => new Request(parts.url, { method: parts.method, body: parts.body as BodyInit }));
-    if (body.contentType && !headers.has('content-type')) headers.set('content-type', body.contentType);
-    return { url: parts.url, headers, body };
+    if (body.contentType && !headers.has('content-type')) headers.set('content-type', ['Content-Type', body.contentType]);
+    return { url: parts.url, headers: headerRecord(headers), typed: headers.has('content-type'), body };
   },
   openAttempt(call, attempt) {
     const rest = call.send as RestSend;
@@ -171,7 +173,10 @@ export const restTransport: Transport = {
     else {
       body.pending.then(
         ({ init, contentType }) => {
-          if (!rest.headers.has('content-type')) rest.headers.set('content-type', contentType);
+          if (!rest.typed) {
+            rest.headers['content-type'] = contentType;
+            rest.typed = true;
+          }
           if (!controller.signal.aborted) send(call, attempt, rest, init, controller.signal);
         },
         (error) => report(call.id, attempt, End.Other, 0, { kind: 'failure', error }),
@@ -184,19 +189,19 @@ export const restTransport: Transport = {
   },
   reconnectNow() {},
   async stored(call) {
-    const { headers, body } = call.send as RestSend;
-    const kept = new Headers(headers);
+    const { headers, body, typed } = call.send as RestSend;
+    const kept = Object.entries(headers);
     let init = body.init;
     if (body.pending) {
       const bytes = await body.pending;
       init = bytes.init;
-      if (!kept.has('content-type')) kept.set('content-type', bytes.contentType);
+      if (!typed) kept.push(['content-type', bytes.contentType]);
     }
     if (init instanceof URLSearchParams) {
       // Stored as its text, with the content type fetch gives it.
-      if (!kept.has('content-type')) kept.set('content-type', 'application/x-www-form-urlencoded;charset=UTF-8');
+      if (!typed) kept.push(['content-type', 'application/x-www-form-urlencoded;charset=UTF-8']);
       init = init.toString();
     }
-    return { headers: [...kept], body: init as string | Blob | ArrayBuffer | ArrayBufferView | null };
+    return { headers: kept, body: init as string | Blob | ArrayBuffer | ArrayBufferView | null };
   },
 };

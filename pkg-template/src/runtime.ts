@@ -9,6 +9,7 @@
  */
 import { ACTION_FIELDS, engine, memoryBytes, PENDING_FIELDS, records } from './calls.js';
 import { describe } from './caller.js';
+import type { HeaderList } from './headers.js';
 import {
   AttemptTimeoutError,
   CallCancelled,
@@ -58,8 +59,8 @@ export interface CallParts {
   query: string;
   /** The REST URL, query included. */
   url: string;
-  /** The proxy's and the call's headers, the key set (a fresh object the transport may keep). */
-  headers: Headers;
+  /** The proxy's and the call's headers, the key set (a fresh list the transport may keep). */
+  headers: HeaderList;
   /** The call's key as the header's Structured Field string. */
   keyField: string;
   /** The body as the caller gave it. */

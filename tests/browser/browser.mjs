@@ -23,7 +23,10 @@ export const CHROMIUM_ARGS = [
  * a WebSocket upgrade of `/ws` is tunnelled to it, so that a page can reach the backend's muxws
  * endpoint by a path on its own origin (`connectMuxws('/ws')`).
  */
-export async function serveStatic(wsTarget) {
+export async function serveStatic(wsTarget, { isolated = false } = {}) {
+  // `isolated`: cross-origin isolation (COOP + COEP), which gives performance.now() a fine
+  // resolution (the benchmark's latencies); the backend's CORS answers are allowed under it.
+  const isolation = isolated ? { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' } : {};
   const server = http.createServer((request, response) => {
     const url = new URL(request.url, 'http://x');
     const relative = decodeURIComponent(url.pathname).replace(/^\/+/, '');
@@ -32,7 +35,7 @@ export async function serveStatic(wsTarget) {
       response.writeHead(404).end('not found');
       return;
     }
-    response.writeHead(200, { 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' });
+    response.writeHead(200, { 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store', ...isolation });
     fs.createReadStream(file).pipe(response);
   });
   const tunnels = new Set();

@@ -89,15 +89,19 @@ fn write_window(calls: &mut Calls, bytes: impl IntoIterator<Item = u8>) -> u32 {
     calls.text.len() as u32
 }
 
-/// A new version 4 UUID from 16 random bytes given as four little-endian `u32`s (JavaScript draws
-/// them from a pooled `crypto.getRandomValues()`), written to the text window; returns its length.
+/// A new key: the version 4 UUID of 16 random bytes given as four little-endian `u32`s (JavaScript
+/// draws them from a pooled `crypto.getRandomValues()`), written to the text window as its
+/// Structured Field string (the UUID in double quotes: the key is what is between them); returns
+/// its length. One crossing gives a call both forms of its key.
 #[no_mangle]
 pub extern "C" fn key_generate(a: u32, b: u32, c: u32, d: u32) -> u32 {
     let mut random = [0u8; 16];
     for (chunk, word) in random.chunks_exact_mut(4).zip([a, b, c, d]) {
         chunk.copy_from_slice(&word.to_le_bytes());
     }
-    with(|calls| write_window(calls, new_key_text(random)))
+    let mut field = Vec::with_capacity(38);
+    write_structured_field(new_key_text(random).iter().map(|&byte| char::from(byte)), |ch| field.push(ch as u8));
+    with(|calls| write_window(calls, field))
 }
 
 /// The key given by the caller as the value of the `Idempotency-Key` header (a Structured Field
@@ -277,4 +281,4 @@ pub fn boundary_version() -> u32 {
 }
 
 /// See [`boundary_version`]; the TS runtime holds the same number.
-pub const BOUNDARY_VERSION: u32 = 4;
+pub const BOUNDARY_VERSION: u32 = 5;
