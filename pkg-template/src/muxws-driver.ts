@@ -18,39 +18,9 @@
  *   value's `toString`) or from the platform (`new WebSocket`, `send`) ends at most the call or
  *   stream it belongs to; the pumping state is restored in `finally`.
  */
-import { muxwsBody } from './body.js';
-import { describe, get } from './caller.js';
-import {
-  CodecMismatch,
-  ConnectionClosed,
-  ConnectionGoingAway,
-  ConnectionLost,
-  ConnectionRefused,
-  ProtocolError,
-  RemoteError,
-  StreamClosed,
-  StreamRefused,
-  StreamReset,
-  StreamTimeout,
-  TransportUrlError,
-  type ErrorProps,
-} from './errors.js';
-import { hasDetail, intercept } from './rest.js';
-import {
-  addStats,
-  captureHeaders,
-  End,
-  peerState,
-  registerPeer,
-  report,
-  unregisterPeer,
-  warn,
-  type CallParts,
-  type CallRecord,
-  type Outcome,
-  type Transport,
-} from './runtime.js';
-import { compileWasm } from './wasm-loader.js';
+import type { ErrorProps } from './errors.js';
+import type { DriverKit } from './muxws-kit.js';
+import { End, type CallParts, type CallRecord, type Outcome, type Transport } from './runtime.js';
 import { boundary_version, init, initSync } from './wasm/muxws.js';
 
 /** The module's exports: plain functions of numbers (`crates/muxws-wasm/src/exports.rs`). */
@@ -100,11 +70,33 @@ interface MuxwsExports {
 /** The version of the exports and records this driver speaks (`BOUNDARY_VERSION` in the crate). */
 const BOUNDARY_VERSION = 1;
 
-const mw = initSync({ module: await compileWasm(new URL('./wasm/muxws_bg.wasm', import.meta.url)) }) as unknown as MuxwsExports;
-if (boundary_version() !== BOUNDARY_VERSION) {
-  throw new Error(`the muxws module speaks version ${boundary_version()} of the boundary, its driver ${BOUNDARY_VERSION}: a stale cached .wasm?`);
+/** What the rest of the package lends the driver (`muxws-kit.ts`), set by the first `connect`. */
+let kit!: DriverKit;
+/** The muxws module's exports, once instantiated. */
+let mw!: MuxwsExports;
+/** Where the module's output record lives in its memory. */
+let outPointer = 0;
+/** The module being loaded, or loaded; reset when loading fails, so a later `connect` tries again. */
+let loading: Promise<void> | null = null;
+
+/** Compiles and instantiates the muxws module once, with what the package lends the driver. */
+function load(given: DriverKit): Promise<void> {
+  loading ??= (async () => {
+    kit = given;
+    const exports = initSync({ module: await kit.compileWasm(new URL('./wasm/muxws_bg.wasm', import.meta.url)) }) as unknown as MuxwsExports;
+    if (boundary_version() !== BOUNDARY_VERSION) {
+      throw new Error(`the muxws module speaks version ${boundary_version()} of the boundary, its driver ${BOUNDARY_VERSION}: a stale cached .wasm?`);
+    }
+    init({ read });
+    mw = exports;
+    outPointer = mw.out();
+    kit.addStats(() => ({ muxwsMemoryBytes: mw.memory.buffer.byteLength, muxwsSources: sources.size }));
+  })().catch((error: unknown) => {
+    loading = null;
+    throw error;
+  });
+  return loading;
 }
-const wasm = mw;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -114,20 +106,18 @@ const sources = new Map<number, string>();
 let lastSource = 0;
 
 function bytes(pointer: number, length: number): Uint8Array {
-  return new Uint8Array(wasm.memory.buffer, pointer, length);
+  return new Uint8Array(mw.memory.buffer, pointer, length);
 }
 
-init({
-  /** Writes the UTF-8 of `source` from UTF-16 unit `from` on into `length` bytes at `pointer`; never throws. */
-  read(source: number, from: number, pointer: number, length: number): number {
-    try {
-      const text = sources.get(source);
-      return text === undefined ? 0 : encoder.encodeInto(text.substring(from, from + length), bytes(pointer, length)).written;
-    } catch {
-      return 0;
-    }
-  },
-});
+/** Writes the UTF-8 of `source` from UTF-16 unit `from` on into `length` bytes at `pointer`; never throws. */
+function read(source: number, from: number, pointer: number, length: number): number {
+  try {
+    const text = sources.get(source);
+    return text === undefined ? 0 : encoder.encodeInto(text.substring(from, from + length), bytes(pointer, length)).written;
+  } catch {
+    return 0;
+  }
+}
 
 /** A payload string for the module to read; its handle. */
 function source(text: string): number {
@@ -159,12 +149,11 @@ function putShort(text: string): number {
   return put([text], text.length * 3 + 1).lengths[0];
 }
 
-const outPointer = mw.out();
 let outView: Float64Array | null = null;
 
 /** The output record (kind, five fields, text pointer, text length). */
 function record(): Float64Array {
-  if (outView === null || outView.buffer !== wasm.memory.buffer) outView = new Float64Array(wasm.memory.buffer, outPointer, 8);
+  if (outView === null || outView.buffer !== mw.memory.buffer) outView = new Float64Array(mw.memory.buffer, outPointer, 8);
   return outView;
 }
 
@@ -172,8 +161,6 @@ function record(): Float64Array {
 function textOf(out: Float64Array, from = 0, to = out[7]): string {
   return to > from ? decoder.decode(bytes(out[6] + from, to - from)) : '';
 }
-
-addStats(() => ({ muxwsMemoryBytes: wasm.memory.buffer.byteLength, muxwsSources: sources.size }));
 
 /** Output record kinds (crates/muxws-wasm/src/records.rs). */
 const enum Kind {
@@ -195,31 +182,34 @@ const enum Kind {
   OpenFailed,
 }
 
-/** Error classes by the module's class code (records.rs). */
-const CLASSES = [
-  ProtocolError,
-  ProtocolError,
-  ConnectionClosed,
-  ConnectionGoingAway,
-  StreamClosed,
-  CodecMismatch,
-  ConnectionRefused,
-  StreamReset,
-  RemoteError,
-  StreamTimeout,
-  StreamRefused,
-  ConnectionLost,
-];
+/** The error class for the module's class code (records.rs). */
+function errorClass(cls: number) {
+  const byCode = [
+    kit.ProtocolError,
+    kit.ProtocolError,
+    kit.ConnectionClosed,
+    kit.ConnectionGoingAway,
+    kit.StreamClosed,
+    kit.CodecMismatch,
+    kit.ConnectionRefused,
+    kit.StreamReset,
+    kit.RemoteError,
+    kit.StreamTimeout,
+    kit.StreamRefused,
+    kit.ConnectionLost,
+  ];
+  return byCode[cls] ?? kit.ProtocolError;
+}
 const CONFIG = 12;
 
 function makeError(cls: number, message: string, props?: ErrorProps): Error {
   if (cls === CONFIG) return new TypeError(message);
-  return new (CLASSES[cls] ?? ProtocolError)(message, props);
+  return new (errorClass(cls))(message, props);
 }
 
 /** The error a peer closed for good answers every open with. */
-function closedForGood(): ConnectionClosed {
-  return new ConnectionClosed('the muxws peer is closed for good', { code: 1000, wasClean: true });
+function closedForGood(): Error {
+  return new kit.ConnectionClosed('the muxws peer is closed for good', { code: 1000, wasClean: true });
 }
 
 /** How an attempt whose stream failed (`opened`) or could not be opened ended, by error class. */
@@ -303,7 +293,7 @@ function callHeaders(object: Record<string, unknown>): string {
 
 /** `options[name]`: a non-negative whole number, or `fallback` when not given. */
 function whole(options: unknown, name: string, fallback: number): number {
-  const value = get(options, name);
+  const value = kit.get(options, name);
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw new TypeError(`${name} must be a non-negative whole number`);
   return value;
@@ -311,7 +301,7 @@ function whole(options: unknown, name: string, fallback: number): number {
 
 /** `options[name]`: a number (Infinity allowed), or `fallback`. */
 function number(options: unknown, name: string, fallback: number): number {
-  const value = get(options, name);
+  const value = kit.get(options, name);
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || Number.isNaN(value)) throw new TypeError(`reconnect.${name} must be a number`);
   return value;
@@ -319,7 +309,7 @@ function number(options: unknown, name: string, fallback: number): number {
 
 /** Listener options: a function or an array of functions. */
 function functions(options: unknown, name: string): ((...args: never[]) => unknown)[] {
-  const value = get(options, name);
+  const value = kit.get(options, name);
   if (value === undefined || value === null) return [];
   const list = Array.isArray(value) ? value : [value];
   if (!list.every((f) => typeof f === 'function')) throw new TypeError(`${name} must be a function or an array of functions`);
@@ -338,7 +328,7 @@ function socketUrl(url: unknown): string {
     resolved.protocol = resolved.protocol === 'https:' ? 'wss:' : 'ws:';
     return resolved.href;
   }
-  if (!/^wss?:\/\//i.test(url)) throw new TransportUrlError(`muxws dials ws:// or wss:// URLs (or a path on the page's origin), not ${url}`);
+  if (!/^wss?:\/\//i.test(url)) throw new kit.TransportUrlError(`muxws dials ws:// or wss:// URLs (or a path on the page's origin), not ${url}`);
   return url;
 }
 
@@ -407,7 +397,7 @@ export class StreamCore {
   over(error: unknown): void {
     if (!this.#settled) {
       this.#settled = true;
-      this.#result.reject(error ?? new ProtocolError('the stream closed without a payload'));
+      this.#result.reject(error ?? new kit.ProtocolError('the stream closed without a payload'));
     }
     if (error !== null) this.failure = error;
     this.#headers.resolve({});
@@ -443,11 +433,11 @@ export class PeerCore {
   /** @internal Made by `connect()`. */
   constructor(url: string, options: Options) {
     this.#url = url;
-    const subprotocols = get(options, 'subprotocols') ?? [];
+    const subprotocols = kit.get(options, 'subprotocols') ?? [];
     if (!Array.isArray(subprotocols) || subprotocols.some((p) => typeof p !== 'string' || p === '' || p.includes(','))) {
       throw new TypeError('subprotocols must be an array of subprotocol tokens');
     }
-    const reconnect = get(options, 'reconnect');
+    const reconnect = kit.get(options, 'reconnect');
     if (reconnect !== undefined && reconnect !== false && (reconnect === null || typeof reconnect !== 'object')) {
       throw new TypeError('reconnect must be false or an object { initialDelayMs, factor, maxDelayMs, jitter, maxAttempts }');
     }
@@ -466,10 +456,10 @@ export class PeerCore {
     if (maxPayload < 1) throw new TypeError('maxPayloadBytes must be at least 1');
     const concurrency = whole(options, 'callConcurrency', 100);
     if (concurrency < 1) throw new TypeError('callConcurrency must be at least 1');
-    const lazy = get(options, 'lazy');
+    const lazy = kit.get(options, 'lazy');
     if (lazy !== undefined && typeof lazy !== 'boolean') throw new TypeError('lazy must be a boolean');
-    const hello = get(options, 'hello');
-    const helloHeaders = get(options, 'helloHeaders');
+    const hello = kit.get(options, 'hello');
+    const helloHeaders = kit.get(options, 'helloHeaders');
     if (helloHeaders != null && typeof helloHeaders !== 'object') throw new TypeError('helloHeaders must be an object');
     for (const f of functions(options, 'onClose')) this.#onClose.add(f as (reason: unknown) => unknown);
     for (const f of functions(options, 'onReconnect')) this.#onReconnect.add(f as (attempt: number, peer: object) => unknown);
@@ -478,7 +468,7 @@ export class PeerCore {
     const texts = [
       subprotocols.join(','),
       helloHeaders != null ? JSON.stringify(helloHeaders) : null,
-      withHello ? muxwsBody(hello, 'hello') ?? 'null' : null,
+      withHello ? kit.muxwsBody(hello, 'hello') ?? 'null' : null,
     ];
     const room = texts.reduce((sum, text) => sum + (text?.length ?? 0) * 3, 1);
     const { lengths } = put(texts, room);
@@ -512,9 +502,9 @@ export class PeerCore {
    */
   start(facade: object): void {
     this.#facade = facade;
-    this.#peerId = registerPeer((peerId) => this.#makeTransport(peerId), facade, this).peerId;
+    this.#peerId = kit.registerPeer((peerId) => this.#makeTransport(peerId), facade, this).peerId;
     // Until the first connection the peer is not available: calls wait for it.
-    peerState(this.#peerId, 0);
+    kit.peerState(this.#peerId, 0);
     this.#pump();
   }
 
@@ -550,7 +540,7 @@ export class PeerCore {
         if (call.inflight?.attempt === attempt) call.inflight.abandon(why);
       },
       reconnectNow: () => this.reconnectNow(),
-      timeoutError: (message, props) => new StreamTimeout(message, props),
+      timeoutError: (message, props) => new kit.StreamTimeout(message, props),
     };
   }
 
@@ -561,7 +551,7 @@ export class PeerCore {
    */
   #openAttempt(call: CallRecord, attempt: number, carried: string | null): string | null {
     if (this.isClosed) {
-      report(call.id, attempt, End.OpenConnectionClosed | End.ClosedForGood, 0, { kind: 'failure', error: closedForGood() });
+      kit.report(call.id, attempt, End.OpenConnectionClosed | End.ClosedForGood, 0, { kind: 'failure', error: closedForGood() });
       return null;
     }
     const send = call.send as MuxwsSend;
@@ -571,13 +561,13 @@ export class PeerCore {
       this.#intercept(object, send.value);
       object['idempotency-key'] = call.keyField;
       headers = callHeaders(object);
-      captureHeaders(call.id, attempt, headers);
+      kit.captureHeaders(call.id, attempt, headers);
     }
     const tag = this.#open(headers, send.payload, true, true);
     if (tag <= 0) {
       const [cls, message] = lastError;
       const outcome: Outcome = { kind: 'failure', error: makeError(cls, message, { code: 9 }) };
-      report(call.id, attempt, endOf(cls, false, this.isClosed), 0, outcome);
+      kit.report(call.id, attempt, endOf(cls, false, this.isClosed), 0, outcome);
       return headers;
     }
     this.#pending.set(tag, { call, attempt, id: 0, headers: null, parts: [], payload: null, paid: false });
@@ -633,12 +623,12 @@ export class PeerCore {
   #direct(payload: unknown, options: unknown, end: boolean): number {
     if (this.isClosed) throw closedForGood();
     if (options !== undefined && (options === null || typeof options !== 'object')) throw new TypeError('options must be an object');
-    const given = get(options, 'headers');
+    const given = kit.get(options, 'headers');
     if (given != null && typeof given !== 'object') throw new TypeError('options.headers must be an object');
     const headers: Record<string, unknown> = { ...(given as object | undefined) };
     this.#intercept(headers, payload);
     const text = given != null || Object.keys(headers).length > 0 ? JSON.stringify(headers) : null;
-    const body = muxwsBody(payload, 'the payload') ?? 'null';
+    const body = kit.muxwsBody(payload, 'the payload') ?? 'null';
     const tag = this.#open(text, body, end, false);
     if (tag <= 0) throw makeError(lastError[0], lastError[1], { code: 9 });
     return tag;
@@ -646,7 +636,7 @@ export class PeerCore {
 
   /** `open(payload, {headers, end = true})`: a stream at once; throws `ConnectionLost`, `ConnectionGoingAway`, `ConnectionClosed`. */
   open(payload: unknown, options: unknown): StreamCore {
-    const tag = this.#direct(payload, options, get(options, 'end') !== false);
+    const tag = this.#direct(payload, options, kit.get(options, 'end') !== false);
     const stream = new StreamCore(this, tag, mw.stream_id(this.#handle, tag));
     this.#pending.set(tag, { stream, id: stream.id, headers: null, parts: [], payload: null, paid: false });
     return stream;
@@ -674,7 +664,7 @@ export class PeerCore {
 
   /** @internal `stream.send()`. */
   sendOn(stream: StreamCore, tag: number, payload: unknown, end: boolean): void {
-    const text = payload === undefined ? null : muxwsBody(payload, 'the payload');
+    const text = payload === undefined ? null : kit.muxwsBody(payload, 'the payload');
     const cls = mw.send(this.#handle, tag, text === null ? 0 : source(text), text?.length ?? 0, end ? 1 : 0);
     const message = cls === 0 ? '' : textOf(record());
     this.#pump();
@@ -695,8 +685,8 @@ export class PeerCore {
   /** `close({code, reason, drainMs})`; resolves once `onClose` reported `willRetry: false`. */
   close(options: unknown): Promise<void> {
     if (this.isClosed) return Promise.resolve();
-    const code = get(options, 'code') ?? 0;
-    const reason = get(options, 'reason');
+    const code = kit.get(options, 'code') ?? 0;
+    const reason = kit.get(options, 'reason');
     if (typeof code !== 'number') return Promise.reject(new TypeError('close(): code must be a number'));
     let drain: number;
     try {
@@ -807,7 +797,7 @@ export class PeerCore {
       try {
         this.#dispatch(kind, a, b, c, d, e, text, parts);
       } catch (error) {
-        warn('a muxws step failed; the other streams and calls go on', error);
+        kit.warn('a muxws step failed; the other streams and calls go on', error);
       }
     }
   }
@@ -821,7 +811,7 @@ export class PeerCore {
       case Kind.Close:
         return this.#closeSocket(a, b, text);
       case Kind.Established:
-        peerState(this.#peerId, 1);
+        kit.peerState(this.#peerId, 1);
         this.#connecting?.resolve(this.#facade);
         this.#connecting = null;
         return;
@@ -830,15 +820,15 @@ export class PeerCore {
         const error = makeError(a, text, { code: 1006 });
         this.#connecting?.reject(error);
         this.#connecting = null;
-        return peerState(this.#peerId, 2);
+        return kit.peerState(this.#peerId, 2);
       }
       case Kind.Reconnected:
-        peerState(this.#peerId, 1);
+        kit.peerState(this.#peerId, 1);
         for (const listener of [...this.#onReconnect]) {
           try {
             listener(a, this.#facade);
           } catch (error) {
-            warn('a muxws onReconnect listener threw; the peer and the other listeners go on', error);
+            kit.warn('a muxws onReconnect listener threw; the peer and the other listeners go on', error);
           }
         }
         return;
@@ -850,7 +840,7 @@ export class PeerCore {
           try {
             listener(reason);
           } catch (error) {
-            warn('a muxws onClose listener threw; the peer and the other listeners go on', error);
+            kit.warn('a muxws onClose listener threw; the peer and the other listeners go on', error);
           }
         }
         if (!willRetry) {
@@ -858,10 +848,10 @@ export class PeerCore {
           this.#connecting = null;
           for (const resolve of this.#closing.splice(0)) resolve();
         }
-        return peerState(this.#peerId, willRetry ? 0 : 2);
+        return kit.peerState(this.#peerId, willRetry ? 0 : 2);
       }
       case Kind.GoAway:
-        return peerState(this.#peerId, 0);
+        return kit.peerState(this.#peerId, 0);
       case Kind.Release:
         sources.delete(a);
         return;
@@ -936,10 +926,10 @@ export class PeerCore {
     const call = pending.call;
     if (!call) return;
     const attempt = pending.attempt ?? 0;
-    if (error) return report(call.id, attempt, endOf(cls, opened, this.isClosed), 0, { kind: 'failure', error });
+    if (error) return kit.report(call.id, attempt, endOf(cls, opened, this.isClosed), 0, { kind: 'failure', error });
     const status = typeof headers[':status'] === 'number' ? (headers[':status'] as number) : 200;
     const body = pending.paid ? pending.payload : null;
-    report(call.id, attempt, End.MuxwsReply | (hasDetail(body) ? End.JsonDetail : 0), status, { kind: 'answer', status, body, headers: () => headers });
+    kit.report(call.id, attempt, End.MuxwsReply | (kit.hasDetail(body) ? End.JsonDetail : 0), status, { kind: 'answer', status, body, headers: () => headers });
   }
 
   // --------------------------------------------------------------------------------- sockets
@@ -949,7 +939,7 @@ export class PeerCore {
     try {
       feed();
     } catch (error) {
-      warn('a muxws socket event could not be handled', error);
+      kit.warn('a muxws socket event could not be handled', error);
     }
     this.#pump();
   }
@@ -961,7 +951,7 @@ export class PeerCore {
       ws.binaryType = 'arraybuffer';
     } catch (error) {
       // The platform refused to make it: a socket that never opened, with what the platform said.
-      return this.#input(() => mw.socket_closed(this.#handle, socket, 1006, putShort(describe(error)), 0, Date.now()));
+      return this.#input(() => mw.socket_closed(this.#handle, socket, 1006, putShort(kit.describe(error)), 0, Date.now()));
     }
     this.#sockets.set(socket, ws);
     ws.onopen = () => this.#input(() => mw.socket_opened(this.#handle, socket, putShort(String(ws.protocol)), Date.now()));
@@ -973,7 +963,7 @@ export class PeerCore {
         mw.socket_message(this.#handle, socket, lengths[0], whole ? 1 : 0, Date.now());
       });
     // Node 20 reports a refused handshake with `error` alone; browsers send `error`, then `close`.
-    ws.onerror = (event) => this.#ended(socket, 1006, get(event, 'message'), false);
+    ws.onerror = (event) => this.#ended(socket, 1006, kit.get(event, 'message'), false);
     ws.onclose = (event) => this.#ended(socket, event.code, event.reason, event.wasClean);
   }
 
@@ -998,7 +988,7 @@ export class PeerCore {
       } catch {
         // already gone
       }
-      this.#ended(socket, 1006, `the socket could not send: ${describe(error)}`, false);
+      this.#ended(socket, 1006, `the socket could not send: ${kit.describe(error)}`, false);
     }
   }
 
@@ -1043,7 +1033,7 @@ export class PeerCore {
     this.#sockets.clear();
     if (this.#timer !== null) clearTimeout(this.#timer);
     this.#timer = null;
-    unregisterPeer();
+    kit.unregisterPeer();
   }
 }
 
@@ -1052,8 +1042,8 @@ let lastError: [number, string] = [1, ''];
 
 /** What every attempt of a ViewSet call over muxws sends, composed once when it is issued. */
 function prepareCall(parts: CallParts): MuxwsSend {
-  const payload = muxwsBody(parts.body, 'options.body') ?? 'null';
-  const merged = intercept(parts);
+  const payload = kit.muxwsBody(parts.body, 'options.body') ?? 'null';
+  const merged = kit.intercept(parts);
   const headers: Record<string, string> = { ':method': parts.method, ':path': parts.path };
   if (parts.query) headers[':query'] = parts.query;
   for (const [name, [, value]] of merged) headers[name] = value;
@@ -1065,7 +1055,8 @@ function prepareCall(parts: CallParts): MuxwsSend {
  * `connectMuxws(url, options)`: a peer, dialling at once. Resolves once the first connection is
  * established (rejecting if that attempt fails), or at once with `lazy: true`.
  */
-export async function connect<P extends object>(url: unknown, options: unknown, wrap: (core: PeerCore) => P): Promise<P> {
+export async function connect<P extends object>(url: unknown, options: unknown, wrap: (core: PeerCore) => P, given: DriverKit): Promise<P> {
+  await load(given);
   const target = socketUrl(url);
   if (typeof (globalThis as { WebSocket?: unknown }).WebSocket !== 'function') {
     throw new TypeError('WebSocket is not available here (Node 20 needs --experimental-websocket)');
@@ -1074,7 +1065,7 @@ export async function connect<P extends object>(url: unknown, options: unknown, 
   const core = new PeerCore(target, (options ?? {}) as Options);
   const peer = wrap(core);
   core.start(peer);
-  if (get(options, 'lazy') === true) return peer;
+  if (kit.get(options, 'lazy') === true) return peer;
   await core.connected;
   return peer;
 }

@@ -7,6 +7,7 @@
  * (a dynamic import), so an app that never calls it ships neither.
  */
 import type { PeerCore, StreamCore } from './muxws-driver.js';
+import { driverKit } from './muxws-kit.js';
 
 /** What `onClose` listeners receive, once per socket loss. */
 export interface CloseReason {
@@ -207,5 +208,5 @@ export class MuxwsPeer {
  */
 export async function connectMuxws(url: string, options: ConnectOptions = {}): Promise<MuxwsPeer> {
   const driver = await import('./muxws-driver.js');
-  return driver.connect(url, options, (core) => new MuxwsPeer(core));
+  return driver.connect(url, options, (core) => new MuxwsPeer(core), driverKit);
 }

@@ -1,0 +1,61 @@
+/**
+ * What the muxws driver uses of the rest of the package, handed to it by `connectMuxws()` instead
+ * of imported. The driver imports nothing but types and its own module's glue, so the bundler emits
+ * two files: `index.js` and the `muxws-driver.js` it loads on demand. Were the driver to import
+ * these modules, they would go into a third, shared file that `index.js` imports statically: one
+ * more round trip before an app's first call, for every app, muxws or not.
+ */
+import { muxwsBody } from './body.js';
+import { describe, get } from './caller.js';
+import {
+  CodecMismatch,
+  ConnectionClosed,
+  ConnectionGoingAway,
+  ConnectionLost,
+  ConnectionRefused,
+  ProtocolError,
+  RemoteError,
+  StreamClosed,
+  StreamRefused,
+  StreamReset,
+  StreamTimeout,
+  TransportUrlError,
+} from './errors.js';
+import { hasDetail, intercept } from './rest.js';
+import { addStats, captureHeaders, peerState, registerPeer, report, unregisterPeer, warn } from './runtime.js';
+import { compileWasm } from './wasm-loader.js';
+
+/**
+ * The functions and error classes the muxws driver is given (one object, made once; a plain literal,
+ * so an app that never calls `connectMuxws()` drops it and what only it names).
+ */
+export const driverKit = {
+  muxwsBody,
+  describe,
+  get,
+  CodecMismatch,
+  ConnectionClosed,
+  ConnectionGoingAway,
+  ConnectionLost,
+  ConnectionRefused,
+  ProtocolError,
+  RemoteError,
+  StreamClosed,
+  StreamRefused,
+  StreamReset,
+  StreamTimeout,
+  TransportUrlError,
+  hasDetail,
+  intercept,
+  addStats,
+  captureHeaders,
+  peerState,
+  registerPeer,
+  report,
+  unregisterPeer,
+  warn,
+  compileWasm,
+} as const;
+
+/** The type of {@link driverKit}. */
+export type DriverKit = typeof driverKit;
