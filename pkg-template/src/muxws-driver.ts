@@ -90,6 +90,7 @@ function load(given: DriverKit): Promise<void> {
     init({ read });
     mw = exports;
     outPointer = mw.out();
+    followOnline();
     kit.addStats(() => ({ muxwsMemoryBytes: mw.memory.buffer.byteLength, muxwsSources: sources.size }));
   })().catch((error: unknown) => {
     loading = null;
@@ -505,6 +506,7 @@ export class PeerCore {
     this.#peerId = kit.registerPeer((peerId) => this.#makeTransport(peerId), facade, this).peerId;
     // Until the first connection the peer is not available: calls wait for it.
     kit.peerState(this.#peerId, 0);
+    livePeers.add(this);
     this.#pump();
   }
 
@@ -1033,8 +1035,31 @@ export class PeerCore {
     this.#sockets.clear();
     if (this.#timer !== null) clearTimeout(this.#timer);
     this.#timer = null;
+    livePeers.delete(this);
     kit.unregisterPeer();
   }
+}
+
+/** The peers not yet freed, for the platform's `online` event. */
+const livePeers = new Set<PeerCore>();
+
+/**
+ * Where the platform says it is back online (browsers and workers: the `online` event), every peer
+ * waiting out a reconnect delay dials at once, whether or not a call waits for it; a connected or
+ * closed peer is left as it is. Elsewhere (Node) nothing changes.
+ */
+function followOnline(): void {
+  const scope = globalThis as { addEventListener?: (type: string, listener: () => void) => void };
+  if (typeof scope.addEventListener !== 'function') return;
+  scope.addEventListener('online', () => {
+    for (const peer of livePeers) {
+      try {
+        peer.reconnectNow();
+      } catch (error) {
+        kit.warn('a muxws peer could not redial on the online event', error);
+      }
+    }
+  });
 }
 
 /** The class and message of the last open the module refused. */

@@ -86,15 +86,20 @@ export const lifeSteps = {
   },
 
   /** Connects a muxws peer (fast reconnects) and a muxws items proxy over it; false when this build has no muxws. */
-  async setupMuxws({ pkg, wsUrl }, { options = {} } = {}) {
+  async setupMuxws({ pkg, wsUrl }, { options = {}, reconnect = { initialDelayMs: 200, maxDelayMs: 2000 } } = {}) {
     try {
-      life.peer = await pkg.connectMuxws(wsUrl, { reconnect: { initialDelayMs: 200, maxDelayMs: 2000 } });
+      life.peer = await pkg.connectMuxws(wsUrl, { reconnect });
     } catch (error) {
       return { available: false, why: `${error?.name}: ${error?.message}` };
     }
     const Items = itemsClass(pkg.muxwsViewSet()('id', [pkg.ViewSetMixin]));
     life.muxItems = new Items({ basePath: '/items', peer: life.peer, schemaCheck: false, ...options });
     return { available: true };
+  },
+
+  /** Whether the muxws peer is connected now. */
+  peerOpen() {
+    return life.peer.isOpen;
   },
 
   /** Issues `proxy.<method>(...args)` (`muxws`: through the muxws proxy) and returns its key at once. */

@@ -280,6 +280,38 @@ describe('offline (BrowserContext.setOffline)', { timeout: 120_000 }, () => {
   });
 });
 
+describe('an idle muxws peer and the online event', { timeout: 120_000 }, () => {
+  it('a peer with no call, its socket cut while offline and a reconnect delay of 8 s: it redials within 1 s of coming back online', async (t) => {
+    await stack.resetAll();
+    const context = await newContext();
+    try {
+      const page = await openPage(context);
+      await step(page, 'setup', {});
+      const muxws = await step(page, 'setupMuxws', { reconnect: { initialDelayMs: 8000, maxDelayMs: 8000 } });
+      if (!muxws.available) {
+        const reason = `this build has no muxws driver: connectMuxws() rejects (${muxws.why})`;
+        console.log(`# SKIPPED idle muxws peer case: ${reason}`);
+        t.skip(reason);
+        return;
+      }
+      await context.setOffline(true);
+      await stack.killWs();
+      await until(async () => (await step(page, 'peerOpen')) === false, 'the peer to lose its socket');
+      // the peer now waits out its 8 s delay (the first redial, if any, failed offline)
+      await sleep(1500);
+      const onAt = Date.now();
+      await context.setOffline(false);
+      await until(async () => (await step(page, 'peerOpen')) === true, 'the peer to reconnect', 5000);
+      const reconnect = (await proxyRequests('/ws')).find((entry) => entry.t >= onAt);
+      assert.ok(reconnect && reconnect.t - onAt < 1000, `the idle peer redialled ${reconnect && reconnect.t - onAt} ms after coming back online (< 1000)`);
+      assert.deepEqual(page.errors, []);
+    } finally {
+      await closeContext(context);
+      await stack.clearFaults();
+    }
+  });
+});
+
 describe('retryNow() while the network is down', { timeout: 120_000 }, () => {
   it('pressed 10 times while the backend is unreachable through the proxy: the automatic repeat stays due when it was', async () => {
     await stack.resetAll();
