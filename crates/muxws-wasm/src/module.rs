@@ -10,7 +10,7 @@
 use alloc::borrow::ToOwned;
 use alloc::boxed::Box;
 use alloc::collections::VecDeque;
-use alloc::string::{String, ToString};
+use alloc::string::String;
 use alloc::vec::Vec;
 
 use muxws_proto::{
@@ -179,8 +179,11 @@ fn stream_of(slot: &Slot, tag: u32) -> Option<StreamRef> {
 
 fn add_live(slot: &mut Slot, stream: StreamRef, tag: u32, call: bool) {
     let at = slot.live.partition_point(|l| l.stream < stream);
-    slot.live.insert(at, Live { stream, tag, call });
-    slot.calls += usize::from(call);
+    // `at` is at most the length (a partition point); spelled out, it spares `insert`'s panic.
+    if at <= slot.live.len() {
+        slot.live.insert(at, Live { stream, tag, call });
+        slot.calls += usize::from(call);
+    }
 }
 
 fn open_now(
@@ -197,7 +200,7 @@ fn open_now(
         Some(source) => slot.peer.open_with_source(headers, source, end, now),
         None => slot.peer.open(headers, Payload::null(), end, now),
     };
-    opened.map_err(|e| (class::of(e.class_name()), e.to_string()))
+    opened.map_err(|e| (class::of(e.class_name()), e.message()))
 }
 
 fn closed_for_good() -> (u32, String) {
@@ -221,6 +224,13 @@ fn drain_waiting(slot: &mut Slot, now: u64) {
                 message,
             }),
         }
+    }
+}
+
+/// Drops the waiting call `tag`, unsent (`VecDeque::retain` without its panicking checks).
+fn drop_waiting(slot: &mut Slot, tag: u32) {
+    while let Some(at) = slot.waiting.iter().position(|w| w.tag == tag) {
+        slot.waiting.remove(at);
     }
 }
 
@@ -333,11 +343,11 @@ impl<R: TextReader + Clone + 'static> Module<R> {
         if hello_headers.is_some() || hello_payload.is_some() {
             let headers = match hello_headers.map(Headers::from_json).transpose() {
                 Ok(headers) => headers,
-                Err(e) => return self.out.error(class::CONFIG, &e.to_string()),
+                Err(e) => return self.out.error(class::CONFIG, &e.message()),
             };
             let payload = match hello_payload.map(Payload::json).transpose() {
                 Ok(payload) => payload.unwrap_or_else(Payload::null),
-                Err(e) => return self.out.error(class::CONFIG, &e.to_string()),
+                Err(e) => return self.out.error(class::CONFIG, &e.message()),
             };
             options.hello = Some(Hello { headers, payload });
         }
@@ -455,7 +465,7 @@ impl<R: TextReader + Clone + 'static> Module<R> {
             Some(Ok(headers)) => Some(headers),
             Some(Err(e)) => {
                 let mut message = String::from("the stream's headers are not a JSON object: ");
-                message.push_str(&e.to_string());
+                message.push_str(&e.message());
                 return self.out.error(class::PROTOCOL_ERROR, &message);
             }
         };
@@ -507,7 +517,7 @@ impl<R: TextReader + Clone + 'static> Module<R> {
             Ok(()) => 0,
             Err(e) => {
                 let class = class::of(e.class_name());
-                self.out.error(class, &e.to_string());
+                self.out.error(class, &e.message());
                 class
             }
         }
@@ -518,7 +528,7 @@ impl<R: TextReader + Clone + 'static> Module<R> {
     pub fn cancel(&mut self, peer: u32, tag: u32, reason_len: i32) {
         let reason = text_of(&self.input, reason_len).map(str::to_owned);
         if let Some(slot) = slot_of(&mut self.slots, peer) {
-            slot.waiting.retain(|w| w.tag != tag);
+            drop_waiting(slot, tag);
             if let Some(stream) = stream_of(slot, tag) {
                 slot.peer.cancel(stream, reason);
             }
@@ -529,7 +539,7 @@ impl<R: TextReader + Clone + 'static> Module<R> {
     /// dropped unsent.
     pub fn expire(&mut self, peer: u32, tag: u32) {
         if let Some(slot) = slot_of(&mut self.slots, peer) {
-            slot.waiting.retain(|w| w.tag != tag);
+            drop_waiting(slot, tag);
             if let Some(stream) = stream_of(slot, tag) {
                 slot.peer.timeout(stream);
             }
@@ -659,7 +669,7 @@ fn event_record(slot: &mut Slot, out: &mut Out, event: Event, now: u64) -> u32 {
         }
         Event::ConnectFailed(error) => {
             fail_waiting(slot);
-            out.text = error.to_string();
+            out.text = error.message();
             out.set(
                 kind::CONNECT_FAILED,
                 &[f64::from(class::of(error.class_name()))],
@@ -693,10 +703,13 @@ fn event_record(slot: &mut Slot, out: &mut Out, event: Event, now: u64) -> u32 {
             let Ok(at) = slot.live.binary_search_by(|l| l.stream.cmp(&stream)) else {
                 return 0;
             };
-            let tag = f64::from(slot.live[at].tag);
+            let Some(live) = slot.live.get(at) else {
+                return 0;
+            };
+            let tag = f64::from(live.tag);
             let over = matches!(event, StreamEvent::Closed | StreamEvent::Failed(_));
             let kind = stream_record(out, tag, event);
-            if over {
+            if over && at < slot.live.len() {
                 let gone = slot.live.remove(at);
                 if gone.call {
                     slot.calls -= 1;
@@ -725,7 +738,7 @@ fn stream_record(out: &mut Out, tag: f64, event: StreamEvent) -> u32 {
         StreamEvent::End { .. } => out.set(kind::END, &[tag]),
         StreamEvent::Closed => out.set(kind::STREAM_CLOSED, &[tag]),
         StreamEvent::Failed(error) => {
-            out.text = error.to_string();
+            out.text = error.message();
             let mut reason_at = -1.0;
             if let Some(reason) = error.reason() {
                 reason_at = out.text.len() as f64;

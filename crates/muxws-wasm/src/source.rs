@@ -82,16 +82,17 @@ impl<R: TextReader> PayloadSource for PulledText<R> {
             .read(self.handle, self.position, &mut self.window)
             .min(size);
         self.filled = written;
-        let read = utf16_units(&self.window[..written]);
+        let window = self.window.get(..written).unwrap_or_default();
+        let read = utf16_units(window);
         let all = self.position.saturating_add(read) >= self.units;
-        (&self.window[..written], all)
+        (window, all)
     }
 
     fn advance(&mut self, bytes: usize) {
         let taken = bytes.min(self.filled);
         self.position = self
             .position
-            .saturating_add(utf16_units(&self.window[..taken]));
+            .saturating_add(utf16_units(self.window.get(..taken).unwrap_or_default()));
         self.window = Vec::new();
         self.filled = 0;
     }

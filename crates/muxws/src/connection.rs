@@ -333,38 +333,47 @@ impl<V> IdMap<V> {
         self.0.binary_search_by_key(&id, |(k, _)| *k)
     }
     fn get(&self, id: &StreamId) -> Option<&V> {
-        self.index(*id).ok().map(|i| &self.0[i].1)
+        let i = self.index(*id).ok()?;
+        self.0.get(i).map(|(_, v)| v)
     }
     fn get_mut(&mut self, id: &StreamId) -> Option<&mut V> {
-        match self.index(*id) {
-            Ok(i) => Some(&mut self.0[i].1),
-            Err(_) => None,
-        }
+        let i = self.index(*id).ok()?;
+        self.0.get_mut(i).map(|(_, v)| v)
     }
     fn contains_key(&self, id: &StreamId) -> bool {
         self.index(*id).is_ok()
     }
+    // The explicit bounds below hold by construction (a binary search's answer); spelled out,
+    // they let the compiler drop `Vec::insert`/`remove`'s panicking checks.
     fn insert(&mut self, id: StreamId, value: V) {
         match self.index(id) {
-            Ok(i) => self.0[i].1 = value,
-            Err(i) => self.0.insert(i, (id, value)),
+            Ok(i) => {
+                if let Some(entry) = self.0.get_mut(i) {
+                    entry.1 = value;
+                }
+            }
+            Err(i) if i <= self.0.len() => self.0.insert(i, (id, value)),
+            Err(_) => {}
         }
     }
     fn remove(&mut self, id: &StreamId) -> Option<V> {
-        self.index(*id).ok().map(|i| self.0.remove(i).1)
+        let i = self.index(*id).ok().filter(|i| *i < self.0.len())?;
+        Some(self.0.remove(i).1)
     }
-    fn entry_or_default(&mut self, id: StreamId) -> &mut V
+    fn entry_or_default(&mut self, id: StreamId) -> Option<&mut V>
     where
         V: Default,
     {
         let i = match self.index(id) {
             Ok(i) => i,
             Err(i) => {
-                self.0.insert(i, (id, V::default()));
+                if i <= self.0.len() {
+                    self.0.insert(i, (id, V::default()));
+                }
                 i
             }
         };
-        &mut self.0[i].1
+        self.0.get_mut(i).map(|(_, v)| v)
     }
     fn keys(&self) -> impl Iterator<Item = StreamId> + '_ {
         self.0.iter().map(|(k, _)| *k)
@@ -514,7 +523,9 @@ impl Writer {
 
     fn push_queued(&mut self, lane: StreamId, item: Queued) {
         let was_idle = !self.has_work(lane);
-        self.lanes.entry_or_default(lane).queue.push_back(item);
+        if let Some(entry) = self.lanes.entry_or_default(lane) {
+            entry.queue.push_back(item);
+        }
         if was_idle && !self.ring.contains(&lane) {
             self.ring.push_back(lane);
         }

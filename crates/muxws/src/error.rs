@@ -16,7 +16,7 @@ use core::fmt;
 
 use crate::fragment::FragmentError;
 use crate::frame::Payload;
-use crate::text::decimal;
+use crate::text::{cat3, push_i64, push_u64};
 
 /// Reset codes of `SPEC.md` §2.4; unknown codes stay plain integers everywhere (a closed enum in
 /// the read loop is the failure §2.4 warns about).
@@ -112,26 +112,31 @@ impl StreamError {
     }
 }
 
+impl StreamError {
+    /// The error's message (what `Display` writes), built without `core::fmt`.
+    pub fn message(&self) -> String {
+        let (by, code, reason) = match self {
+            StreamError::RemoteReset { code, reason, .. } => ("by the remote", code, reason),
+            StreamError::LocalReset { code, reason } => ("locally", code, reason),
+            StreamError::Refused => {
+                return "stream refused: above the last_stream of the remote's goaway, never processed"
+                    .into()
+            }
+            StreamError::ConnectionLost => return "connection lost".into(),
+        };
+        let mut out = cat3("stream reset ", by, " with code ");
+        push_i64(&mut out, *code);
+        if let Some(reason) = reason {
+            out.push_str(": ");
+            out.push_str(reason);
+        }
+        out
+    }
+}
+
 impl fmt::Display for StreamError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (by, code, reason) =
-            match self {
-                StreamError::RemoteReset { code, reason, .. } => ("by the remote", code, reason),
-                StreamError::LocalReset { code, reason } => ("locally", code, reason),
-                StreamError::Refused => return f.write_str(
-                    "stream refused: above the last_stream of the remote's goaway, never processed",
-                ),
-                StreamError::ConnectionLost => return f.write_str("connection lost"),
-            };
-        f.write_str("stream reset ")?;
-        f.write_str(by)?;
-        f.write_str(" with code ")?;
-        f.write_str(&decimal(*code))?;
-        if let Some(reason) = reason {
-            f.write_str(": ")?;
-            f.write_str(reason)?;
-        }
-        Ok(())
+        f.write_str(&self.message())
     }
 }
 
@@ -162,17 +167,22 @@ impl OpenError {
     }
 }
 
-impl fmt::Display for OpenError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl OpenError {
+    /// The error's message (what `Display` writes), built without `core::fmt`.
+    pub fn message(&self) -> String {
         match self {
             OpenError::GoingAway => {
-                f.write_str("the connection is going away; open on the next connection")
+                "the connection is going away; open on the next connection".into()
             }
-            OpenError::ConnectionLost => {
-                f.write_str("not connected (between sockets); nothing was sent")
-            }
-            OpenError::Unsendable(e) => fmt::Display::fmt(e, f),
+            OpenError::ConnectionLost => "not connected (between sockets); nothing was sent".into(),
+            OpenError::Unsendable(e) => e.message(),
         }
+    }
+}
+
+impl fmt::Display for OpenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message())
     }
 }
 
@@ -211,24 +221,32 @@ impl SendError {
     }
 }
 
-impl fmt::Display for SendError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl SendError {
+    /// The error's message (what `Display` writes), built without `core::fmt`.
+    pub fn message(&self) -> String {
         match self {
-            SendError::NotLive => f.write_str("the stream is no longer open"),
-            SendError::AlreadyEnded => f.write_str("this side of the stream already ended"),
-            SendError::HeadersAlreadySent => f.write_str(
-                "headers ride only this side's first frame on a stream; on a stream this peer opened that is the open (WSM-FRM-016)",
-            ),
+            SendError::NotLive => "the stream is no longer open".into(),
+            SendError::AlreadyEnded => "this side of the stream already ended".into(),
+            SendError::HeadersAlreadySent => {
+                "headers ride only this side's first frame on a stream; on a stream this peer opened that is the open (WSM-FRM-016)".into()
+            }
             SendError::TrailersWithoutEnd => {
-                f.write_str("trailers ride only the frame carrying end (WSM-FRM-013)")
+                "trailers ride only the frame carrying end (WSM-FRM-013)".into()
             }
             SendError::InvalidResetCode(c) => {
-                f.write_str("reset code ")?;
-                f.write_str(&decimal(*c))?;
-                f.write_str(" must never be sent (retired 5, local-only 9)")
+                let mut out = String::from("reset code ");
+                push_i64(&mut out, *c);
+                out.push_str(" must never be sent (retired 5, local-only 9)");
+                out
             }
-            SendError::Unsendable(e) => fmt::Display::fmt(e, f),
+            SendError::Unsendable(e) => e.message(),
         }
+    }
+}
+
+impl fmt::Display for SendError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message())
     }
 }
 
@@ -276,33 +294,37 @@ impl ConnectError {
     }
 }
 
-impl fmt::Display for ConnectError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl ConnectError {
+    /// The error's message (what `Display` writes), built without `core::fmt`.
+    pub fn message(&self) -> String {
         match self {
-            ConnectError::CodecMismatch { message, .. } => f.write_str(message),
+            ConnectError::CodecMismatch { message, .. } => message.clone(),
             ConnectError::NotOpened { code, reason } => {
-                f.write_str(
+                let mut out = String::from(
                     "the WebSocket offering subprotocol \"muxws.v1.json\" did not open: \
                      the server refused the upgrade or could not be reached",
-                )?;
+                );
                 if !reason.is_empty() {
-                    f.write_str(" (")?;
-                    f.write_str(reason)?;
-                    f.write_str(")")?;
+                    out.push_str(" (");
+                    out.push_str(reason);
+                    out.push(')');
                 }
                 if *code != 1006 && *code != 0 {
-                    f.write_str(" (close code ")?;
-                    f.write_str(&decimal(i64::from(*code)))?;
-                    f.write_str(")")?;
+                    out.push_str(" (close code ");
+                    push_u64(&mut out, u64::from(*code));
+                    out.push(')');
                 }
-                Ok(())
+                out
             }
-            ConnectError::Hello(e) => {
-                f.write_str("the hello failed: ")?;
-                fmt::Display::fmt(e, f)
-            }
-            ConnectError::Closed => f.write_str("closed before the connection was established"),
+            ConnectError::Hello(e) => cat3("the hello failed: ", &e.message(), ""),
+            ConnectError::Closed => "closed before the connection was established".into(),
         }
+    }
+}
+
+impl fmt::Display for ConnectError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message())
     }
 }
 

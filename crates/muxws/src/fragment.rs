@@ -31,7 +31,7 @@ use alloc::{borrow::ToOwned, boxed::Box, string::String, vec, vec::Vec};
 use core::fmt;
 
 use crate::frame::{encode, escaped_width, Frame, FrameType, InvalidJson, Payload, RawJson};
-use crate::text::{prefix, udecimal};
+use crate::text::{around, prefix};
 
 /// The largest encoded message a sender may emit: a protocol constant, never negotiated, announced
 /// or configured (WSM-FRG-004).
@@ -67,8 +67,9 @@ pub enum FragmentError {
     },
 }
 
-impl fmt::Display for FragmentError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl FragmentError {
+    /// The error's message (what `Display` writes), built without `core::fmt`.
+    pub fn message(&self) -> String {
         let (head, cap, tail) = match self {
             FragmentError::EnvelopeTooLarge { cap } => (
                 "frame exceeds the ",
@@ -86,9 +87,13 @@ impl fmt::Display for FragmentError {
                 " bytes cannot hold this frame's closing envelope; trailers are never fragmented (WSM-FRG-020/034)",
             ),
         };
-        f.write_str(head)?;
-        f.write_str(&udecimal(*cap as u64))?;
-        f.write_str(tail)
+        around(head, *cap as u64, tail)
+    }
+}
+
+impl fmt::Display for FragmentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message())
     }
 }
 
@@ -267,7 +272,8 @@ fn utf8_prefix(bytes: &[u8]) -> (&str, bool) {
     match core::str::from_utf8(bytes) {
         Ok(text) => (text, true),
         Err(error) => (
-            core::str::from_utf8(&bytes[..error.valid_up_to()]).unwrap_or_default(),
+            core::str::from_utf8(bytes.get(..error.valid_up_to()).unwrap_or_default())
+                .unwrap_or_default(),
             false,
         ),
     }
@@ -392,7 +398,12 @@ impl Splitter {
         if count == 0 {
             return Err(FragmentError::Floor { cap });
         }
-        let frame = fragment_frame(&self.source, &rest[..raw], first, false);
+        let frame = fragment_frame(
+            &self.source,
+            rest.get(..raw).unwrap_or_default(),
+            first,
+            false,
+        );
         self.text.advance(raw);
         self.emitted += 1;
         Ok(Some(frame))

@@ -19,7 +19,7 @@ use alloc::{borrow::ToOwned, string::String, vec::Vec};
 use core::fmt;
 
 use crate::json::{self, JsonError, Members};
-use crate::text::{prefix, push_i64, push_u64};
+use crate::text::{cat3, prefix, push_i64, push_u64};
 
 /// The only subprotocol this dialer offers and accepts: generation `v1`, codec `json`
 /// (WSM-CDC-020, WSM-CON-009, WSM-PKG-005).
@@ -81,11 +81,16 @@ impl InvalidJson {
     }
 }
 
+impl InvalidJson {
+    /// The error's message (what `Display` writes), built without `core::fmt`.
+    pub fn message(&self) -> String {
+        cat3("not a JSON value (at ", &self.0, ")")
+    }
+}
+
 impl fmt::Display for InvalidJson {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("not a JSON value (at ")?;
-        f.write_str(&self.0)?;
-        f.write_str(")")
+        f.write_str(&self.message())
     }
 }
 
@@ -704,7 +709,10 @@ pub(crate) fn read_head(head: &str) -> Head {
         // A number that runs to the end of the head may be cut short (`12` read as `1`): a value
         // counts only when its separator is inside the head too.
         let end = value.as_ptr() as usize - head.as_ptr() as usize + value.len();
-        let next = head.as_bytes()[end..]
+        let next = head
+            .as_bytes()
+            .get(end..)
+            .unwrap_or_default()
             .iter()
             .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
         if !matches!(next, Some(b',' | b'}')) {
@@ -804,7 +812,7 @@ pub(crate) fn push_json_string(out: &mut String, s: &str) {
             0x00..=0x1f => "",
             _ => continue,
         };
-        out.push_str(&s[start..i]);
+        out.push_str(s.get(start..i).unwrap_or_default());
         if short.is_empty() {
             out.push_str("\\u00");
             out.push(char::from(HEX[usize::from(b >> 4)]));
@@ -814,7 +822,7 @@ pub(crate) fn push_json_string(out: &mut String, s: &str) {
         }
         start = i + 1;
     }
-    out.push_str(&s[start..]);
+    out.push_str(s.get(start..).unwrap_or_default());
     out.push('"');
 }
 

@@ -17,7 +17,7 @@
 //! [`StreamRef`]s — socket plus id — because ids restart at 1 on every socket (WSM-RCN-031).
 
 use alloc::collections::VecDeque;
-use alloc::{borrow::ToOwned, boxed::Box, string::String, string::ToString, vec::Vec};
+use alloc::{borrow::ToOwned, boxed::Box, string::String, vec::Vec};
 use core::fmt;
 
 use super::{delay_ms, ReconnectOptions};
@@ -273,7 +273,7 @@ impl Peer {
                 ..Frame::on_stream(FrameType::Open, 1)
             };
             check_sendable(&frame, options.connection.max_frame_bytes)
-                .map_err(|e| ConfigError(cat3("the hello cannot be sent: ", &e.to_string(), "")))?;
+                .map_err(|e| ConfigError(cat3("the hello cannot be sent: ", &e.message(), "")))?;
         }
         let mut peer = Peer {
             options,
@@ -875,7 +875,7 @@ impl Peer {
     }
 
     fn hello_failed(&mut self, error: StreamError, now: u64) {
-        let reason = cat3("hello failed: ", &error.to_string(), "");
+        let reason = cat3("hello failed: ", &error.message(), "");
         if let Some((socket, mut conn)) = self.live.take() {
             conn.abandon();
             Self::pump_into(socket, &mut conn, &mut self.events, None);
