@@ -48,7 +48,8 @@ pub struct PeerConfig {
     pub call_concurrency: f64,
     /// Hand the peer out at once and keep trying to connect in the background.
     pub lazy: bool,
-    /// Seed of the backoff jitter's generator (an ordinary PRNG, WSM-RCN-005).
+    /// Seed of the backoff jitter's generator (an ordinary PRNG, WSM-RCN-005) and of the
+    /// connections' duplicate-key tables (`Math.random()`).
     pub seed: f64,
 }
 
@@ -316,6 +317,8 @@ impl<R: TextReader + Clone + 'static> Module<R> {
         connection.max_frame_bytes = ms(config.max_frame_bytes) as usize;
         connection.max_payload_bytes = ms(config.max_payload_bytes) as usize;
         connection.deliver_fragments = true;
+        // All 53 random bits of the seed (the jitter generator takes its top 32).
+        connection.key_hash_seed = (config.seed.abs() * 9_007_199_254_740_992.0) as u64;
         options.hello_timeout_ms = ms(config.hello_timeout_ms);
         options.retry_first_connect = config.lazy;
         options.reconnect = ReconnectOptions {

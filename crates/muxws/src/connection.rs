@@ -34,7 +34,7 @@ use crate::fragment::{
     Split, Splitter, DEFAULT_MAX_PAYLOAD_BYTES, MAX_FRAME_BYTES, MIN_FRAME_BYTES,
 };
 use crate::frame::{
-    decode_limited, encode, read_head, Frame, FrameType, Headers, Payload, RawJson,
+    decode_limited, encode, read_head, Frame, FrameType, Headers, MapRules, Payload, RawJson,
 };
 use crate::text::{around, cat3, prefix, push_u64};
 
@@ -98,6 +98,10 @@ pub struct ConnectionConfig {
     /// still enforced, by a byte count (WSM-FRG-030/032). Pushed `open` payloads are always
     /// reassembled here.
     pub deliver_fragments: bool,
+    /// Seeds the table that finds duplicate keys in inbound `headers`/`trailers`: give each
+    /// peer a random one (the wasm module derives it from its random seed), so that a server
+    /// cannot choose keys that collide in it. Any value is correct; the default is fixed.
+    pub key_hash_seed: u64,
 }
 
 impl Default for ConnectionConfig {
@@ -110,6 +114,7 @@ impl Default for ConnectionConfig {
             ping_timeout_ms: DEFAULT_PING_TIMEOUT_MS,
             accept_incoming: false,
             deliver_fragments: false,
+            key_hash_seed: crate::frame::DEFAULT_KEY_HASH_SEED,
         }
     }
 }
@@ -1180,7 +1185,11 @@ impl Connection {
         let outcome = if text.len() > cap {
             self.on_over_cap(prefix(text, cap))
         } else {
-            match decode_limited(text, MAX_HEADER_KEYS) {
+            let rules = MapRules {
+                max_keys: MAX_HEADER_KEYS,
+                seed: self.cfg.key_hash_seed,
+            };
+            match decode_limited(text, rules) {
                 Ok(decoded) => {
                     let refusal = decoded.too_many_header_keys.then_some(Refusal::HeaderKeys);
                     self.on_frame(decoded.frame, refusal, now)

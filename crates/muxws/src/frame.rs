@@ -146,17 +146,18 @@ impl Headers {
 
     /// Parse a JSON object; anything else is an error. Duplicate keys: the last one wins, in the
     /// position of the first, as `JSON.parse` does (WSM-FRM-001 strictness on known fields).
-    /// Linear in the text's size, whatever the keys (duplicates are found by one sort).
+    /// Linear in the text's size, whatever the keys (duplicates are found with a hash table).
     pub fn from_json(text: &str) -> Result<Headers, InvalidJson> {
-        match Headers::scan(text, usize::MAX) {
+        match Headers::scan(text, usize::MAX, DEFAULT_KEY_HASH_SEED) {
             Ok(headers) => Ok(headers.unwrap_or_default()),
             Err(error) => Err(InvalidJson::at(error)),
         }
     }
 
     /// The object `text` as headers; `Ok(None)` when it has more than `max_keys` members
-    /// (duplicates counted), found without reading past the member over the limit.
-    fn scan(text: &str, max_keys: usize) -> Result<Option<Headers>, JsonError> {
+    /// (duplicates counted), found without reading past the member over the limit. `seed`
+    /// seeds the duplicate-key table (see [`keep_last_of_duplicates`]).
+    fn scan(text: &str, max_keys: usize, seed: u64) -> Result<Option<Headers>, JsonError> {
         let mut members = Members::of(text)?;
         let mut entries = Vec::new();
         while let Some((key, value)) = members.next_member()? {
@@ -165,7 +166,7 @@ impl Headers {
             }
             entries.push((key.into_owned(), RawJson(value.to_owned())));
         }
-        keep_last_of_duplicates(&mut entries);
+        keep_last_of_duplicates(&mut entries, seed);
         Ok(Some(Headers(entries)))
     }
 
@@ -228,10 +229,15 @@ impl Headers {
     }
 }
 
-/// FNV-1a over the key's bytes, folded to 32 bits: a cheap sort key that makes equal keys
-/// adjacent.
-fn key_hash(key: &str) -> u32 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+/// The seed of the duplicate-key table when none is given: text this side made itself
+/// ([`Headers::from_json`], [`decode`]). Inbound frames use their connection's secret seed
+/// ([`crate::ConnectionConfig::key_hash_seed`]).
+pub(crate) const DEFAULT_KEY_HASH_SEED: u64 = 0;
+
+/// FNV-1a over the key's bytes from a seeded start, folded to 32 bits. Under a secret seed the
+/// table slots of given keys cannot be predicted, so collisions cannot be aimed at.
+fn key_hash(key: &str, seed: u64) -> u32 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325 ^ seed;
     for &b in key.as_bytes() {
         hash = (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
     }
@@ -240,112 +246,46 @@ fn key_hash(key: &str) -> u32 {
 }
 
 /// Of duplicate keys keep one entry, in the first one's position, with the last one's value —
-/// `JSON.parse`'s rule — in linear time for any keys but colliding ones, and O(n log n) even for
-/// those: the (hash, position) pairs are radix-sorted by hash (stable, four passes), so equal
-/// keys end up adjacent and in position order; a run of equal hashes that holds different keys
-/// (a collision, crafted or not) is heap-sorted by (key, position), never scanned pairwise.
-fn keep_last_of_duplicates(entries: &mut Vec<(String, RawJson)>) {
+/// `JSON.parse`'s rule. One pass over an open-addressing table of at least twice as many slots
+/// as entries, each slot holding a key's hash and its entry: a key is hashed once and compared
+/// in full only with keys of the same 32-bit hash, so the pass is linear in the keys' bytes
+/// (with a secret seed, also for keys chosen to collide; inbound maps hold at most
+/// `MAX_HEADER_KEYS` keys, which bounds even a full collision).
+fn keep_last_of_duplicates(entries: &mut Vec<(String, RawJson)>, seed: u64) {
     if entries.len() < 2 {
         return;
     }
-    let mut order: Vec<(u32, u32)> = entries
-        .iter()
-        .enumerate()
-        .map(|(i, (key, _))| (key_hash(key), i as u32))
-        .collect();
-    radix_sort(&mut order);
-    let key = |i: u32| entries[i as usize].0.as_str();
-    let mut dropped = Vec::new();
-    dropped.resize(entries.len(), false);
-    let mut moves: Vec<(u32, u32)> = Vec::new();
-    let mut start = 0;
-    while start < order.len() {
-        let mut end = start + 1;
-        while end < order.len() && order[end].0 == order[start].0 {
-            end += 1;
-        }
-        let run = &mut order[start..end];
-        json::tick(run.len() as u64);
-        if run.iter().any(|p| key(p.1) != key(run[0].1)) {
-            heapsort(run, |a, b| {
-                json::tick(1);
-                (key(a.1), a.1) < (key(b.1), b.1)
-            });
-        }
-        let mut first = 0;
-        for i in 1..=run.len() {
-            if i == run.len() || key(run[i].1) != key(run[first].1) {
-                if i - first > 1 {
-                    moves.push((run[first].1, run[i - 1].1));
-                    for p in &run[first + 1..i] {
-                        dropped[p.1 as usize] = true;
+    let mask = (entries.len() * 2).next_power_of_two() - 1;
+    // (hash, 1 + index in `kept`); 0: an empty slot.
+    let mut table: Vec<(u32, u32)> = Vec::new();
+    table.resize(mask + 1, (0, 0));
+    let mut kept: Vec<(String, RawJson)> = Vec::with_capacity(entries.len());
+    for (key, value) in entries.drain(..) {
+        let hash = key_hash(&key, seed);
+        let mut at = hash as usize;
+        loop {
+            json::tick(1);
+            at &= mask;
+            let Some(slot) = table.get_mut(at) else {
+                break;
+            };
+            if slot.1 == 0 {
+                *slot = (hash, kept.len() as u32 + 1);
+                kept.push((key, value));
+                break;
+            }
+            if slot.0 == hash {
+                if let Some(first) = kept.get_mut(slot.1 as usize - 1) {
+                    if first.0 == key {
+                        first.1 = value;
+                        break;
                     }
                 }
-                first = i;
             }
+            at += 1;
         }
-        start = end;
     }
-    if moves.is_empty() {
-        return;
-    }
-    for (first, last) in moves {
-        let value = core::mem::replace(&mut entries[last as usize].1, RawJson(String::new()));
-        entries[first as usize].1 = value;
-    }
-    let mut index = 0;
-    entries.retain(|_| {
-        index += 1;
-        !dropped[index - 1]
-    });
-}
-
-/// Stable LSD radix sort of (hash, position) pairs by hash: four passes of one byte.
-fn radix_sort(v: &mut Vec<(u32, u32)>) {
-    let mut spare = Vec::new();
-    spare.resize(v.len(), (0u32, 0u32));
-    for shift in [0u32, 8, 16, 24] {
-        let mut at = [0usize; 257];
-        for p in v.iter() {
-            at[((p.0 >> shift) & 0xff) as usize + 1] += 1;
-        }
-        for i in 1..257 {
-            at[i] += at[i - 1];
-        }
-        for &p in v.iter() {
-            let slot = &mut at[((p.0 >> shift) & 0xff) as usize];
-            spare[*slot] = p;
-            *slot += 1;
-        }
-        core::mem::swap(v, &mut spare);
-        json::tick(v.len() as u64 * 2 + 256);
-    }
-}
-
-/// In-place heapsort by `less`: O(n log n) comparisons in the worst case, in a few hundred bytes
-/// of wasm where the standard library's sorts take kilobytes.
-fn heapsort(v: &mut [(u32, u32)], less: impl Fn(&(u32, u32), &(u32, u32)) -> bool) {
-    let sift = |v: &mut [(u32, u32)], mut root: usize, end: usize| loop {
-        let mut child = 2 * root + 1;
-        if child >= end {
-            break;
-        }
-        if child + 1 < end && less(&v[child], &v[child + 1]) {
-            child += 1;
-        }
-        if !less(&v[root], &v[child]) {
-            break;
-        }
-        v.swap(root, child);
-        root = child;
-    };
-    for root in (0..v.len() / 2).rev() {
-        sift(v, root, v.len());
-    }
-    for end in (1..v.len()).rev() {
-        v.swap(0, end);
-        sift(v, 0, end);
-    }
+    *entries = kept;
 }
 
 /// The `type` field. Six types in v1 (`SPEC.md` §2.3); anything else is kept as `Unknown` so the
@@ -570,17 +510,26 @@ fn field_int(name: &str, raw: Option<&str>) -> Result<Option<i64>, DecodeError> 
     }
 }
 
-/// `headers`/`trailers`: an object of at most `max_keys` members; over that, `too_many` is set
-/// and the field reads as absent.
+/// How an inbound frame's `headers` and `trailers` are read.
+#[derive(Clone, Copy)]
+pub(crate) struct MapRules {
+    /// Most members a map may have (duplicates counted).
+    pub(crate) max_keys: usize,
+    /// The duplicate-key table's seed.
+    pub(crate) seed: u64,
+}
+
+/// `headers`/`trailers`: an object of at most `rules.max_keys` members; over that, `too_many`
+/// is set and the field reads as absent.
 fn field_map(
     name: &str,
     raw: Option<&str>,
-    max_keys: usize,
+    rules: MapRules,
     too_many: &mut bool,
 ) -> Result<Option<Headers>, DecodeError> {
     match present(raw) {
         None => Ok(None),
-        Some(raw) => match Headers::scan(raw, max_keys) {
+        Some(raw) => match Headers::scan(raw, rules.max_keys, rules.seed) {
             Ok(Some(headers)) => Ok(Some(headers)),
             Ok(None) => {
                 *too_many = true;
@@ -603,7 +552,11 @@ fn field_map(
 /// nesting, escapes, long numbers); this function applies no size limit of its own — the
 /// connection refuses an over-cap message before decoding it (WSM-FRG-031).
 pub fn decode(text: &str) -> Result<Frame, DecodeError> {
-    decode_limited(text, usize::MAX).map(|decoded| decoded.frame)
+    let rules = MapRules {
+        max_keys: usize::MAX,
+        seed: DEFAULT_KEY_HASH_SEED,
+    };
+    decode_limited(text, rules).map(|decoded| decoded.frame)
 }
 
 /// A decoded inbound frame and whether a header map broke the connection's key limit.
@@ -616,7 +569,7 @@ pub(crate) struct Decoded {
 
 /// [`decode`] with a limit on the members of `headers` and of `trailers`: a map over it is not
 /// built (the members past the limit are never copied).
-pub(crate) fn decode_limited(text: &str, max_header_keys: usize) -> Result<Decoded, DecodeError> {
+pub(crate) fn decode_limited(text: &str, rules: MapRules) -> Result<Decoded, DecodeError> {
     let mut f: [Option<&str>; 12] = [None; 12];
     let scanned = Members::of(text).and_then(|mut members| {
         while let Some((key, value)) = members.next_member()? {
@@ -653,13 +606,13 @@ pub(crate) fn decode_limited(text: &str, max_header_keys: usize) -> Result<Decod
         frame: Frame::new(FrameType::from_name(&kind)),
         too_many_header_keys: false,
     };
-    fill(&mut decoded, &f, max_header_keys)?;
+    fill(&mut decoded, &f, rules)?;
     Ok(decoded)
 }
 
 /// The fields after `type`, filled in place: an early return drops one `Frame` in `decode`
 /// rather than a different set of finished fields at every `?`.
-fn fill(decoded: &mut Decoded, f: &[Option<&str>; 12], max_keys: usize) -> Result<(), DecodeError> {
+fn fill(decoded: &mut Decoded, f: &[Option<&str>; 12], rules: MapRules) -> Result<(), DecodeError> {
     let too_many = &mut decoded.too_many_header_keys;
     let frame = &mut decoded.frame;
     frame.stream = field_id("stream", f[1])?;
@@ -668,9 +621,9 @@ fn fill(decoded: &mut Decoded, f: &[Option<&str>; 12], max_keys: usize) -> Resul
     }
     frame.fragment = field_string("fragment", f[3])?;
     frame.more = field_bool("more", f[4])?;
-    frame.headers = field_map("headers", f[5], max_keys, too_many)?;
+    frame.headers = field_map("headers", f[5], rules, too_many)?;
     frame.end = field_bool("end", f[6])?;
-    frame.trailers = field_map("trailers", f[7], max_keys, too_many)?;
+    frame.trailers = field_map("trailers", f[7], rules, too_many)?;
     frame.code = field_int("code", f[8])?;
     frame.reason = field_string("reason", f[9])?;
     frame.nonce = field_string("nonce", f[10])?;
@@ -829,6 +782,41 @@ pub(crate) fn push_json_string(out: &mut String, s: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keys_aimed_at_one_slot_cost_bounded_work_and_a_secret_seed_scatters_them() {
+        // 256 distinct keys (MAX_HEADER_KEYS) and a duplicate: a table of 1 024 slots, and every
+        // key starts in the same one under seed 0.
+        let mask = 1023;
+        let keys: Vec<String> = (0u32..)
+            .map(|i| format!("k{i}"))
+            .filter(|k| key_hash(k, 0) as usize & mask == 7)
+            .take(256)
+            .collect();
+        let bytes: u64 = keys.iter().map(|k| k.len() as u64).sum();
+        let entries = || -> Vec<(String, RawJson)> {
+            let mut entries: Vec<_> = keys.iter().map(|k| (k.clone(), RawJson::null())).collect();
+            entries.push((keys[3].clone(), RawJson::parse("1").unwrap()));
+            entries
+        };
+        let run = |seed: u64| {
+            let mut map = entries();
+            json::work::take();
+            keep_last_of_duplicates(&mut map, seed);
+            let work = json::work::take();
+            // Distinct keys kept in order, the duplicate's last value in the first's place.
+            assert_eq!(map.len(), 256);
+            assert!(map.iter().zip(&keys).all(|((k, _), key)| k == key));
+            assert_eq!(map[3].1.as_str(), "1");
+            work
+        };
+        let aimed = run(0);
+        let n = keys.len() as u64 + 1;
+        assert!(aimed >= n * (n - 1) / 2, "the keys were aimed: {aimed}");
+        assert!(aimed <= n * n + bytes, "bounded by the key cap: {aimed}");
+        let scattered = run(0x9e37_79b9_7f4a_7c15);
+        assert!(scattered <= 8 * n + bytes, "another seed: {scattered}");
+    }
 
     #[test]
     fn escaping_matches_serde_json_for_every_ascii_control_and_specials() {
