@@ -6,7 +6,8 @@
 //! so no JavaScript can run while the module is borrowed. Should a call still arrive while it is
 //! (it cannot), it is ignored rather than panicking.
 
-use core::cell::{OnceCell, RefCell};
+use alloc::vec::Vec;
+use core::cell::{Cell, OnceCell, RefCell};
 
 use wasm_bindgen::prelude::*;
 
@@ -34,7 +35,10 @@ struct OneThread<T>(T);
 unsafe impl<T> Sync for OneThread<T> {}
 
 static READER: OneThread<OnceCell<Reader>> = OneThread(OnceCell::new());
-static MODULE: OneThread<RefCell<Option<Module<JsReader>>>> = OneThread(RefCell::new(None));
+/// Sources released and not yet reported (see [`TextReader::release`]).
+static RELEASED: OneThread<Cell<Vec<u32>>> = OneThread(Cell::new(Vec::new()));
+static MODULE: OneThread<RefCell<Module<JsReader>>> =
+    OneThread(RefCell::new(Module::new(JsReader)));
 
 #[global_allocator]
 // SAFETY: the module is single-threaded (see `OneThread`).
@@ -64,11 +68,24 @@ impl TextReader for JsReader {
             ) as usize
         })
     }
+
+    fn release(&self, source: u32) {
+        let mut released = RELEASED.0.take();
+        released.push(source);
+        RELEASED.0.set(released);
+    }
+
+    fn next_released(&self) -> Option<u32> {
+        let mut released = RELEASED.0.take();
+        let next = released.pop();
+        RELEASED.0.set(released);
+        next
+    }
 }
 
 fn with<T: Default>(f: impl FnOnce(&mut Module<JsReader>) -> T) -> T {
     match MODULE.0.try_borrow_mut() {
-        Ok(mut module) => f(module.get_or_insert_with(|| Module::new(JsReader))),
+        Ok(mut module) => f(&mut module),
         Err(_) => T::default(),
     }
 }

@@ -19,7 +19,7 @@ use muxws_proto::{
 };
 
 use crate::records::{class, kind, OUT_FIELDS};
-use crate::source::{next_released, PulledText, Released, TextReader};
+use crate::source::{PulledText, TextReader};
 
 /// A new peer's options, as the driver checked them.
 #[derive(Clone, Debug, PartialEq)]
@@ -108,7 +108,6 @@ struct Slot {
 }
 
 /// The output record and its text.
-#[derive(Default)]
 pub struct Out {
     /// `[kind, a, b, c, d, e, text pointer, text length]`.
     pub fields: [f64; OUT_FIELDS],
@@ -117,6 +116,14 @@ pub struct Out {
 }
 
 impl Out {
+    /// An empty record.
+    pub const fn new() -> Out {
+        Out {
+            fields: [0.0; OUT_FIELDS],
+            text: String::new(),
+        }
+    }
+
     fn clear(&mut self) {
         self.fields = [0.0; OUT_FIELDS];
         self.text.clear();
@@ -145,7 +152,6 @@ impl Out {
 pub struct Module<R: TextReader + Clone + 'static> {
     slots: Vec<Option<Slot>>,
     reader: R,
-    released: Released,
     next_tag: u32,
     /// The output record of the last call.
     pub out: Out,
@@ -158,6 +164,23 @@ fn text_of(input: &[u8], len: i32) -> Option<&str> {
     let len = usize::try_from(len).ok()?;
     let bytes = input.get(..len)?;
     Some(core::str::from_utf8(bytes).unwrap_or_default())
+}
+
+/// The non-empty entries of a `,`-separated list.
+fn subprotocols(list: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut entry = String::new();
+    for c in list.chars() {
+        if c != ',' {
+            entry.push(c);
+        } else if !entry.is_empty() {
+            out.push(core::mem::take(&mut entry));
+        }
+    }
+    if !entry.is_empty() {
+        out.push(entry);
+    }
+    out
 }
 
 /// Milliseconds as the protocol layer counts them.
@@ -260,13 +283,12 @@ fn jitter(seed: f64) -> Box<dyn FnMut() -> f64> {
 
 impl<R: TextReader + Clone + 'static> Module<R> {
     /// An empty module reading payloads through `reader`.
-    pub fn new(reader: R) -> Module<R> {
+    pub const fn new(reader: R) -> Module<R> {
         Module {
             slots: Vec::new(),
             reader,
-            released: Released::default(),
             next_tag: 0,
-            out: Out::default(),
+            out: Out::new(),
             input: Vec::new(),
         }
     }
@@ -282,12 +304,7 @@ impl<R: TextReader + Clone + 'static> Module<R> {
 
     fn source(&self, handle: u32, units: u32) -> Option<Box<dyn PayloadSource>> {
         (handle != 0).then(|| {
-            Box::new(PulledText::new(
-                self.reader.clone(),
-                handle,
-                units,
-                self.released.clone(),
-            )) as Box<dyn PayloadSource>
+            Box::new(PulledText::new(self.reader.clone(), handle, units)) as Box<dyn PayloadSource>
         })
     }
 
@@ -331,11 +348,7 @@ impl<R: TextReader + Clone + 'static> Module<R> {
         };
         let input = &self.input;
         let protocols = text_of(input, protocols_len).unwrap_or_default();
-        options.subprotocols = protocols
-            .split(',')
-            .filter(|p| !p.is_empty())
-            .map(str::to_owned)
-            .collect();
+        options.subprotocols = subprotocols(protocols);
         let mut at = protocols.len();
         let mut next = |len: i32| {
             let text = text_of(input.get(at..).unwrap_or_default(), len);
@@ -602,7 +615,7 @@ impl<R: TextReader + Clone + 'static> Module<R> {
     /// actions, then its events. With `sends` false the socket actions wait for a later poll.
     pub fn poll(&mut self, peer: u32, now: f64, sends: bool) -> u32 {
         self.out.clear();
-        if let Some(handle) = next_released(&self.released) {
+        if let Some(handle) = self.reader.next_released() {
             return self.out.set(kind::RELEASE, &[f64::from(handle)]);
         }
         let now = ms(now);
