@@ -100,7 +100,7 @@ struct OpenFailed {
 struct Slot {
     peer: Peer,
     call_concurrency: usize,
-    /// Sorted by stream (ids only grow on a socket, and sockets only grow).
+    /// In no particular order: found by stream or by tag, one look at each.
     live: Vec<Live>,
     calls: usize,
     waiting: VecDeque<Waiting>,
@@ -113,6 +113,12 @@ pub struct Out {
     pub fields: [f64; OUT_FIELDS],
     /// The record's text.
     pub text: String,
+}
+
+impl Default for Out {
+    fn default() -> Self {
+        Out::new()
+    }
 }
 
 impl Out {
@@ -202,12 +208,8 @@ fn stream_of(slot: &Slot, tag: u32) -> Option<StreamRef> {
 }
 
 fn add_live(slot: &mut Slot, stream: StreamRef, tag: u32, call: bool) {
-    let at = slot.live.partition_point(|l| l.stream < stream);
-    // `at` is at most the length (a partition point); spelled out, it spares `insert`'s panic.
-    if at <= slot.live.len() {
-        slot.live.insert(at, Live { stream, tag, call });
-        slot.calls += usize::from(call);
-    }
+    slot.live.push(Live { stream, tag, call });
+    slot.calls += usize::from(call);
 }
 
 fn open_now(
@@ -224,7 +226,7 @@ fn open_now(
         Some(source) => slot.peer.open_with_source(headers, source, end, now),
         None => slot.peer.open(headers, Payload::null(), end, now),
     };
-    opened.map_err(|e| (class::of(e.class_name()), e.message()))
+    opened.map_err(|e| (e.class() as u32, e.message()))
 }
 
 fn closed_for_good() -> (u32, String) {
@@ -251,10 +253,14 @@ fn drain_waiting(slot: &mut Slot, now: u64) {
     }
 }
 
-/// Drops the waiting call `tag`, unsent (`VecDeque::retain` without its panicking checks).
+/// Drops the waiting call `tag`, unsent: the others are queued again in their order (as
+/// `VecDeque::retain` does, in less code).
 fn drop_waiting(slot: &mut Slot, tag: u32) {
-    while let Some(at) = slot.waiting.iter().position(|w| w.tag == tag) {
-        slot.waiting.remove(at);
+    let mut waiting = core::mem::take(&mut slot.waiting);
+    while let Some(call) = waiting.pop_front() {
+        if call.tag != tag {
+            slot.waiting.push_back(call);
+        }
     }
 }
 
@@ -532,7 +538,7 @@ impl<R: TextReader + Clone + 'static> Module<R> {
         match sent {
             Ok(()) => 0,
             Err(e) => {
-                let class = class::of(e.class_name());
+                let class = e.class() as u32;
                 self.out.error(class, &e.message());
                 class
             }
@@ -686,10 +692,7 @@ fn event_record(slot: &mut Slot, out: &mut Out, event: Event, now: u64) -> u32 {
         Event::ConnectFailed(error) => {
             fail_waiting(slot);
             out.text = error.message();
-            out.set(
-                kind::CONNECT_FAILED,
-                &[f64::from(class::of(error.class_name()))],
-            )
+            out.set(kind::CONNECT_FAILED, &[f64::from(error.class() as u32)])
         }
         Event::Closed(reason) => {
             if !reason.will_retry {
@@ -716,7 +719,7 @@ fn event_record(slot: &mut Slot, out: &mut Out, event: Event, now: u64) -> u32 {
         // This driver registers no push handler: the protocol layer refuses pushes.
         Event::Incoming { .. } => 0,
         Event::Stream { stream, event } => {
-            let Ok(at) = slot.live.binary_search_by(|l| l.stream.cmp(&stream)) else {
+            let Some(at) = slot.live.iter().position(|l| l.stream == stream) else {
                 return 0;
             };
             let Some(live) = slot.live.get(at) else {
@@ -725,8 +728,12 @@ fn event_record(slot: &mut Slot, out: &mut Out, event: Event, now: u64) -> u32 {
             let tag = f64::from(live.tag);
             let over = matches!(event, StreamEvent::Closed | StreamEvent::Failed(_));
             let kind = stream_record(out, tag, event);
-            if over && at < slot.live.len() {
-                let gone = slot.live.remove(at);
+            // Removed by moving the last entry into its place (the order does not matter).
+            if let Some(gone) = over.then(|| slot.live.pop()).flatten() {
+                let gone = match slot.live.get_mut(at) {
+                    Some(entry) => core::mem::replace(entry, gone),
+                    None => gone,
+                };
                 if gone.call {
                     slot.calls -= 1;
                     drain_waiting(slot, now);
@@ -773,7 +780,7 @@ fn stream_record(out: &mut Out, tag: f64, event: StreamEvent) -> u32 {
                 kind::STREAM_FAILED,
                 &[
                     tag,
-                    f64::from(class::of(error.class_name())),
+                    f64::from(error.class() as u32),
                     error.code() as f64,
                     reason_at,
                     payload_at,

@@ -43,6 +43,53 @@ pub mod code {
     pub const CONNECTION_CLOSED: i64 = 9;
 }
 
+/// The JS error class an error maps to (WSM-ERR-004); [`ErrorClass::name`] is its `name`. The
+/// discriminants are the class numbers the wasm module reports (`records.rs`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ErrorClass {
+    /// `ProtocolError`.
+    ProtocolError = 1,
+    /// `ConnectionClosed`.
+    ConnectionClosed = 2,
+    /// `ConnectionGoingAway`.
+    ConnectionGoingAway = 3,
+    /// `StreamClosed`.
+    StreamClosed = 4,
+    /// `CodecMismatch`.
+    CodecMismatch = 5,
+    /// `ConnectionRefused`.
+    ConnectionRefused = 6,
+    /// `StreamReset`.
+    StreamReset = 7,
+    /// `RemoteError`.
+    RemoteError = 8,
+    /// `StreamTimeout`.
+    StreamTimeout = 9,
+    /// `StreamRefused`.
+    StreamRefused = 10,
+    /// `ConnectionLost`.
+    ConnectionLost = 11,
+}
+
+impl ErrorClass {
+    /// The JS class `name` (WSM-ERR-004).
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorClass::ProtocolError => "ProtocolError",
+            ErrorClass::ConnectionClosed => "ConnectionClosed",
+            ErrorClass::ConnectionGoingAway => "ConnectionGoingAway",
+            ErrorClass::StreamClosed => "StreamClosed",
+            ErrorClass::CodecMismatch => "CodecMismatch",
+            ErrorClass::ConnectionRefused => "ConnectionRefused",
+            ErrorClass::StreamReset => "StreamReset",
+            ErrorClass::RemoteError => "RemoteError",
+            ErrorClass::StreamTimeout => "StreamTimeout",
+            ErrorClass::StreamRefused => "StreamRefused",
+            ErrorClass::ConnectionLost => "ConnectionLost",
+        }
+    }
+}
+
 /// Why a stream failed — the terminal, non-normal outcome of a stream (WSM-ERR-009, WSM-RCN-041).
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub enum StreamError {
@@ -83,22 +130,29 @@ impl StreamError {
         }
     }
 
-    /// The JS class `name` (WSM-ERR-002/004): `RemoteError` (2), `StreamRefused` (4),
-    /// `StreamTimeout` (6), `ConnectionLost` (socket death), else `StreamReset`. A reset this peer
-    /// sent itself maps to `StreamTimeout` for code 6 and `StreamReset` otherwise.
-    pub fn class_name(&self) -> &'static str {
+    /// The JS class (WSM-ERR-002/004): `RemoteError` (2), `StreamRefused` (4), `StreamTimeout`
+    /// (6), `ConnectionLost` (socket death), else `StreamReset`. A reset this peer sent itself maps
+    /// to `StreamTimeout` for code 6 and `StreamReset` otherwise.
+    pub fn class(&self) -> ErrorClass {
         match self {
             StreamError::RemoteReset { code, .. } => match *code {
-                code::APPLICATION_ERROR => "RemoteError",
-                code::REFUSED => "StreamRefused",
-                code::TIMEOUT => "StreamTimeout",
-                _ => "StreamReset",
+                code::APPLICATION_ERROR => ErrorClass::RemoteError,
+                code::REFUSED => ErrorClass::StreamRefused,
+                code::TIMEOUT => ErrorClass::StreamTimeout,
+                _ => ErrorClass::StreamReset,
             },
-            StreamError::LocalReset { code, .. } if *code == code::TIMEOUT => "StreamTimeout",
-            StreamError::LocalReset { .. } => "StreamReset",
-            StreamError::Refused => "StreamRefused",
-            StreamError::ConnectionLost => "ConnectionLost",
+            StreamError::LocalReset { code, .. } if *code == code::TIMEOUT => {
+                ErrorClass::StreamTimeout
+            }
+            StreamError::LocalReset { .. } => ErrorClass::StreamReset,
+            StreamError::Refused => ErrorClass::StreamRefused,
+            StreamError::ConnectionLost => ErrorClass::ConnectionLost,
         }
+    }
+
+    /// The JS class `name` (WSM-ERR-004): [`StreamError::class`]'s.
+    pub fn class_name(&self) -> &'static str {
+        self.class().name()
     }
 
     /// The reason, if any (for the JS `.reason`; never parsed, §2.2).
@@ -157,13 +211,18 @@ pub enum OpenError {
 }
 
 impl OpenError {
-    /// The JS class `name` (WSM-ERR-004).
-    pub fn class_name(&self) -> &'static str {
+    /// The JS class (WSM-ERR-004).
+    pub fn class(&self) -> ErrorClass {
         match self {
-            OpenError::GoingAway => "ConnectionGoingAway",
-            OpenError::ConnectionLost => "ConnectionLost",
-            OpenError::Unsendable(_) => "ProtocolError",
+            OpenError::GoingAway => ErrorClass::ConnectionGoingAway,
+            OpenError::ConnectionLost => ErrorClass::ConnectionLost,
+            OpenError::Unsendable(_) => ErrorClass::ProtocolError,
         }
+    }
+
+    /// The JS class `name` (WSM-ERR-004): [`OpenError::class`]'s.
+    pub fn class_name(&self) -> &'static str {
+        self.class().name()
     }
 }
 
@@ -211,13 +270,18 @@ pub enum SendError {
 }
 
 impl SendError {
-    /// The JS class `name` (WSM-ERR-004, WSM-ERR-009); for [`SendError::NotLive`] this is only the
+    /// The JS class (WSM-ERR-004, WSM-ERR-009); for [`SendError::NotLive`] this is only the
     /// fallback — see its doc.
-    pub fn class_name(&self) -> &'static str {
+    pub fn class(&self) -> ErrorClass {
         match self {
-            SendError::NotLive | SendError::AlreadyEnded => "StreamClosed",
-            _ => "ProtocolError",
+            SendError::NotLive | SendError::AlreadyEnded => ErrorClass::StreamClosed,
+            _ => ErrorClass::ProtocolError,
         }
+    }
+
+    /// The JS class `name` (WSM-ERR-004): [`SendError::class`]'s.
+    pub fn class_name(&self) -> &'static str {
+        self.class().name()
     }
 }
 
@@ -283,14 +347,19 @@ pub enum ConnectError {
 }
 
 impl ConnectError {
-    /// The JS class `name` (WSM-ERR-004/005).
-    pub fn class_name(&self) -> &'static str {
+    /// The JS class (WSM-ERR-004/005).
+    pub fn class(&self) -> ErrorClass {
         match self {
-            ConnectError::CodecMismatch { .. } => "CodecMismatch",
-            ConnectError::NotOpened { .. } => "ConnectionRefused",
-            ConnectError::Hello(e) => e.class_name(),
-            ConnectError::Closed => "ConnectionClosed",
+            ConnectError::CodecMismatch { .. } => ErrorClass::CodecMismatch,
+            ConnectError::NotOpened { .. } => ErrorClass::ConnectionRefused,
+            ConnectError::Hello(e) => e.class(),
+            ConnectError::Closed => ErrorClass::ConnectionClosed,
         }
+    }
+
+    /// The JS class `name` (WSM-ERR-004/005): [`ConnectError::class`]'s.
+    pub fn class_name(&self) -> &'static str {
+        self.class().name()
     }
 }
 
