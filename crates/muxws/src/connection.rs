@@ -561,12 +561,12 @@ impl Writer {
         let lane = self.lanes.get_mut(&lane)?;
         loop {
             if let Some(splitter) = &mut lane.split {
-                match splitter.next_fragment() {
+                match splitter.next_fragment_text() {
                     Ok(Some(fragment)) => {
                         if splitter.is_done() {
                             lane.split = None;
                         }
-                        return Some(encode(&fragment));
+                        return Some(fragment);
                     }
                     // Unreachable after `check_sendable`; drop the rest rather than stall.
                     Ok(None) | Err(_) => lane.split = None,
@@ -1190,9 +1190,9 @@ impl Connection {
                 seed: self.cfg.key_hash_seed,
             };
             match decode_limited(text, rules) {
-                Ok(decoded) => {
+                Ok(mut decoded) => {
                     let refusal = decoded.too_many_header_keys.then_some(Refusal::HeaderKeys);
-                    self.on_frame(decoded.frame, refusal, now)
+                    self.on_frame(&mut decoded.frame, refusal, now)
                 }
                 Err(e) => Err(e.0),
             }
@@ -1258,12 +1258,12 @@ impl Connection {
                 return Err(reason);
             }
         };
-        let frame = Frame {
+        let mut frame = Frame {
             stream: head.stream,
             fragment: head.fragment.then(String::new),
             ..Frame::new(kind)
         };
-        self.on_stream_frame(frame, Some(Refusal::OverCap))
+        self.on_stream_frame(&mut frame, Some(Refusal::OverCap))
     }
 
     /// A connection-level error: `goaway(PROTOCOL_ERROR)` replaces everything queued, every live
@@ -1285,7 +1285,12 @@ impl Connection {
         self.termination = Some(Termination::ProtocolError { reason });
     }
 
-    fn on_frame(&mut self, frame: Frame, refusal: Option<Refusal>, now: u64) -> Result<(), String> {
+    fn on_frame(
+        &mut self,
+        frame: &mut Frame,
+        refusal: Option<Refusal>,
+        now: u64,
+    ) -> Result<(), String> {
         if refusal.is_some() && !frame.kind.is_stream_level() {
             return Err(cat3(
                 "`",
@@ -1302,7 +1307,7 @@ impl Connection {
                 self.writer.push(
                     0,
                     Frame {
-                        nonce: frame.nonce,
+                        nonce: frame.nonce.take(),
                         ..Frame::new(FrameType::Pong)
                     },
                 );
@@ -1326,7 +1331,7 @@ impl Connection {
         }
     }
 
-    fn on_goaway(&mut self, frame: Frame, now: u64) {
+    fn on_goaway(&mut self, frame: &mut Frame, now: u64) {
         let announced = frame.last_stream.unwrap_or(0);
         let last = self
             .goaway_received
@@ -1337,7 +1342,7 @@ impl Connection {
         }
         self.events.push_back(ConnEvent::GoAway {
             code: frame.code.unwrap_or(code::NO_ERROR),
-            reason: frame.reason,
+            reason: frame.reason.take(),
             last_stream: last,
         });
         let refused: Vec<StreamId> = self
@@ -1356,7 +1361,11 @@ impl Connection {
         }
     }
 
-    fn on_stream_frame(&mut self, frame: Frame, refusal: Option<Refusal>) -> Result<(), String> {
+    fn on_stream_frame(
+        &mut self,
+        frame: &mut Frame,
+        refusal: Option<Refusal>,
+    ) -> Result<(), String> {
         let (id, route) = self.route(&frame.kind, frame.stream, frame.fragment.is_some())?;
         match route {
             Route::Late => {
@@ -1488,7 +1497,7 @@ impl Connection {
         self.stream_error(id, code::PAYLOAD_TOO_LARGE, reason);
     }
 
-    fn on_remote_open(&mut self, id: StreamId, frame: Frame) {
+    fn on_remote_open(&mut self, id: StreamId, frame: &mut Frame) {
         let live_remote = self.streams.values().filter(|rec| !rec.local).count();
         let refusal = if !matches!(self.phase, Phase::Open) || self.goaway_sent {
             Some("going away (WSM-CON-021)")
@@ -1516,30 +1525,30 @@ impl Connection {
                 verdict: None,
             },
         );
-        match frame.fragment {
+        match frame.fragment.take() {
             Some(fragment) => {
                 if let Some(rec) = self.streams.get_mut(&id) {
                     rec.assembly = Some(Assembly {
                         kind: FrameType::Open,
                         assembler: Assembler::new(),
-                        headers: frame.headers,
+                        headers: frame.headers.take(),
                         passed: 0,
                     });
                 }
-                self.feed(id, fragment, frame.more, frame.end, frame.trailers);
+                self.feed(id, fragment, frame.more, frame.end, frame.trailers.take());
             }
             None => self.deliver(
                 id,
                 FrameType::Open,
-                frame.headers,
-                frame.payload,
+                frame.headers.take(),
+                core::mem::take(&mut frame.payload),
                 frame.end,
                 None,
             ),
         }
     }
 
-    fn on_continuation(&mut self, id: StreamId, frame: Frame) {
+    fn on_continuation(&mut self, id: StreamId, frame: &mut Frame) {
         if frame.headers.is_some() {
             self.stream_error(
                 id,
@@ -1548,12 +1557,12 @@ impl Connection {
             );
             return;
         }
-        if let Some(fragment) = frame.fragment {
-            self.feed(id, fragment, frame.more, frame.end, frame.trailers);
+        if let Some(fragment) = frame.fragment.take() {
+            self.feed(id, fragment, frame.more, frame.end, frame.trailers.take());
         }
     }
 
-    fn on_data(&mut self, id: StreamId, frame: Frame) {
+    fn on_data(&mut self, id: StreamId, frame: &mut Frame) {
         let Some(rec) = self.streams.get_mut(&id) else {
             return;
         };
@@ -1590,10 +1599,10 @@ impl Connection {
         if first_answer {
             self.events.push_back(ConnEvent::Stream {
                 id,
-                event: StreamEvent::ReplyHeaders(frame.headers.unwrap_or_default()),
+                event: StreamEvent::ReplyHeaders(frame.headers.take().unwrap_or_default()),
             });
         }
-        match frame.fragment {
+        match frame.fragment.take() {
             Some(fragment) => {
                 if let Some(rec) = self.streams.get_mut(&id) {
                     rec.assembly = Some(Assembly {
@@ -1603,15 +1612,15 @@ impl Connection {
                         passed: 0,
                     });
                 }
-                self.feed(id, fragment, frame.more, frame.end, frame.trailers);
+                self.feed(id, fragment, frame.more, frame.end, frame.trailers.take());
             }
             None => self.deliver(
                 id,
                 FrameType::Data,
                 None,
-                frame.payload,
+                core::mem::take(&mut frame.payload),
                 frame.end,
-                frame.trailers,
+                frame.trailers.take(),
             ),
         }
     }
@@ -1778,7 +1787,7 @@ impl Connection {
         }
     }
 
-    fn on_reset(&mut self, id: StreamId, frame: Frame) {
+    fn on_reset(&mut self, id: StreamId, frame: &mut Frame) {
         let Some(rec) = self.streams.remove(&id) else {
             return;
         };
@@ -1787,19 +1796,19 @@ impl Connection {
         self.writer.drop_lane(id);
         // A fragmented reset closes the stream on its first fragment; its later fragments are
         // then late frames (WSM-STM-002).
-        let payload = match (&frame.fragment, frame.more) {
-            (Some(fragment), false) => RawJson::parse(fragment.clone())
+        let payload = match (frame.fragment.take(), frame.more) {
+            (Some(fragment), false) => RawJson::parse(fragment)
                 .map(Payload::Json)
                 .unwrap_or_default(),
             (Some(_), true) => Payload::Absent,
-            (None, _) => frame.payload,
+            (None, _) => core::mem::take(&mut frame.payload),
         };
         if rec.surfaced {
             self.events.push_back(ConnEvent::Stream {
                 id,
                 event: StreamEvent::Failed(StreamError::RemoteReset {
                     code: frame.code.unwrap_or(code::PROTOCOL_ERROR),
-                    reason: frame.reason,
+                    reason: frame.reason.take(),
                     payload,
                 }),
             });

@@ -373,6 +373,7 @@ pub struct Frame {
 
 impl Frame {
     /// A frame of `kind` with every other field at its default (`SPEC.md` §2.2).
+    #[inline(never)]
     pub fn new(kind: FrameType) -> Frame {
         Frame {
             kind,
@@ -684,56 +685,117 @@ pub(crate) fn read_head(head: &str) -> Head {
 /// alphabetically — omitting every field at its default; payload and header values are inserted
 /// verbatim (WSM-CDC-004/005, `SPEC.md` §3).
 pub fn encode(frame: &Frame) -> String {
-    let mut out = String::with_capacity(
-        64 + frame.payload.as_json().map_or(0, |p| p.as_str().len())
-            + frame.fragment.as_ref().map_or(0, |s| s.len() + s.len() / 8),
-    );
-    out.push_str("{\"type\":");
-    push_json_string(&mut out, frame.kind.as_str());
-    if let Some(stream) = frame.stream {
-        out.push_str(",\"stream\":");
-        push_u64(&mut out, stream);
+    Envelope::of(frame).encode()
+}
+
+/// What goes on the wire for a frame, borrowed from it: the frame itself, the frame without its
+/// payload, or one fragment of it (the source's envelope with the fragment's own `fragment`,
+/// `more`, `headers`, `end` and `trailers`), so none of them is built as a [`Frame`] of its own.
+pub(crate) struct Envelope<'a> {
+    frame: &'a Frame,
+    payload: Option<&'a RawJson>,
+    fragment: Option<&'a str>,
+    more: bool,
+    headers: Option<&'a Headers>,
+    end: bool,
+    trailers: Option<&'a Headers>,
+}
+
+impl<'a> Envelope<'a> {
+    /// The frame as it is.
+    pub(crate) fn of(frame: &'a Frame) -> Envelope<'a> {
+        Envelope {
+            payload: frame.payload.as_json(),
+            fragment: frame.fragment.as_deref(),
+            more: frame.more,
+            headers: frame.headers.as_ref(),
+            end: frame.end,
+            trailers: frame.trailers.as_ref(),
+            frame,
+        }
     }
-    if let Some(code) = frame.code {
-        out.push_str(",\"code\":");
-        push_i64(&mut out, code);
+
+    /// The frame without its payload.
+    pub(crate) fn bare(frame: &'a Frame) -> Envelope<'a> {
+        Envelope {
+            payload: None,
+            ..Envelope::of(frame)
+        }
     }
-    if frame.end {
-        out.push_str(",\"end\":true");
+
+    /// One fragment of `source`: `headers` only when `first`, `end`/`trailers` only when `last`,
+    /// `more` on all but the last, `code`/`reason`/`nonce`/`last_stream` always (WSM-FRG-020/021).
+    pub(crate) fn fragment(
+        source: &'a Frame,
+        chunk: &'a str,
+        first: bool,
+        last: bool,
+    ) -> Envelope<'a> {
+        Envelope {
+            frame: source,
+            payload: None,
+            fragment: Some(chunk),
+            more: !last,
+            headers: source.headers.as_ref().filter(|_| first),
+            end: last && source.end,
+            trailers: source.trailers.as_ref().filter(|_| last),
+        }
     }
-    if let Some(fragment) = &frame.fragment {
-        out.push_str(",\"fragment\":");
-        push_json_string(&mut out, fragment);
+
+    /// The encoded message (see [`encode`]).
+    pub(crate) fn encode(&self) -> String {
+        let frame = self.frame;
+        let mut out = String::with_capacity(
+            64 + self.payload.map_or(0, |p| p.as_str().len())
+                + self.fragment.map_or(0, |s| s.len() + s.len() / 8),
+        );
+        out.push_str("{\"type\":");
+        push_json_string(&mut out, frame.kind.as_str());
+        if let Some(stream) = frame.stream {
+            out.push_str(",\"stream\":");
+            push_u64(&mut out, stream);
+        }
+        if let Some(code) = frame.code {
+            out.push_str(",\"code\":");
+            push_i64(&mut out, code);
+        }
+        if self.end {
+            out.push_str(",\"end\":true");
+        }
+        if let Some(fragment) = self.fragment {
+            out.push_str(",\"fragment\":");
+            push_json_string(&mut out, fragment);
+        }
+        if let Some(headers) = self.headers {
+            out.push_str(",\"headers\":");
+            headers.write_json(&mut out);
+        }
+        if let Some(last) = frame.last_stream {
+            out.push_str(",\"last_stream\":");
+            push_u64(&mut out, last);
+        }
+        if self.more {
+            out.push_str(",\"more\":true");
+        }
+        if let Some(nonce) = &frame.nonce {
+            out.push_str(",\"nonce\":");
+            push_json_string(&mut out, nonce);
+        }
+        if let Some(payload) = self.payload {
+            out.push_str(",\"payload\":");
+            out.push_str(payload.as_str());
+        }
+        if let Some(reason) = &frame.reason {
+            out.push_str(",\"reason\":");
+            push_json_string(&mut out, reason);
+        }
+        if let Some(trailers) = self.trailers {
+            out.push_str(",\"trailers\":");
+            trailers.write_json(&mut out);
+        }
+        out.push('}');
+        out
     }
-    if let Some(headers) = &frame.headers {
-        out.push_str(",\"headers\":");
-        headers.write_json(&mut out);
-    }
-    if let Some(last) = frame.last_stream {
-        out.push_str(",\"last_stream\":");
-        push_u64(&mut out, last);
-    }
-    if frame.more {
-        out.push_str(",\"more\":true");
-    }
-    if let Some(nonce) = &frame.nonce {
-        out.push_str(",\"nonce\":");
-        push_json_string(&mut out, nonce);
-    }
-    if let Payload::Json(payload) = &frame.payload {
-        out.push_str(",\"payload\":");
-        out.push_str(payload.as_str());
-    }
-    if let Some(reason) = &frame.reason {
-        out.push_str(",\"reason\":");
-        push_json_string(&mut out, reason);
-    }
-    if let Some(trailers) = &frame.trailers {
-        out.push_str(",\"trailers\":");
-        trailers.write_json(&mut out);
-    }
-    out.push('}');
-    out
 }
 
 /// Bytes `c` occupies inside a JSON string literal, as Python's `json.dumps(ensure_ascii=False)`,
