@@ -83,18 +83,28 @@ struct Live {
     call: bool,
 }
 
-/// A ViewSet call's stream waiting for a free one: its final headers and its payload.
-struct Waiting {
+/// A ViewSet call's stream the module holds: waiting for a free one (its final headers and
+/// payload), or, when its turn came and it could not open, the failure to report (a record the
+/// module makes itself). One type for both queues, so one queue's code serves both.
+struct Held {
     tag: u32,
     headers: Option<Headers>,
     source: Option<Box<dyn PayloadSource>>,
-}
-
-/// A record the module makes itself (not the peer).
-struct OpenFailed {
-    tag: u32,
     class: u32,
     message: String,
+}
+
+impl Held {
+    /// Call `tag` could not open: `class` and `message`.
+    fn failed(tag: u32, (class, message): (u32, String)) -> Held {
+        Held {
+            tag,
+            headers: None,
+            source: None,
+            class,
+            message,
+        }
+    }
 }
 
 struct Slot {
@@ -103,8 +113,8 @@ struct Slot {
     /// In no particular order: found by stream or by tag, one look at each.
     live: Vec<Live>,
     calls: usize,
-    waiting: VecDeque<Waiting>,
-    failed: VecDeque<OpenFailed>,
+    waiting: VecDeque<Held>,
+    failed: VecDeque<Held>,
 }
 
 /// The output record and its text.
@@ -244,11 +254,7 @@ fn drain_waiting(slot: &mut Slot, now: u64) {
         };
         match open_now(slot, waiting.headers, waiting.source, true, now) {
             Ok(stream) => add_live(slot, stream, waiting.tag, true),
-            Err((class, message)) => slot.failed.push_back(OpenFailed {
-                tag: waiting.tag,
-                class,
-                message,
-            }),
+            Err(error) => slot.failed.push_back(Held::failed(waiting.tag, error)),
         }
     }
 }
@@ -267,12 +273,8 @@ fn drop_waiting(slot: &mut Slot, tag: u32) {
 /// The peer is closed for good: the calls still waiting fail as their open would.
 fn fail_waiting(slot: &mut Slot) {
     while let Some(waiting) = slot.waiting.pop_front() {
-        let (class, message) = closed_for_good();
-        slot.failed.push_back(OpenFailed {
-            tag: waiting.tag,
-            class,
-            message,
-        });
+        slot.failed
+            .push_back(Held::failed(waiting.tag, closed_for_good()));
     }
 }
 
@@ -498,10 +500,12 @@ impl<R: TextReader + Clone + 'static> Module<R> {
         };
         let busy = slot.calls >= slot.call_concurrency || !slot.waiting.is_empty();
         if call && busy && slot.peer.is_open() {
-            slot.waiting.push_back(Waiting {
+            slot.waiting.push_back(Held {
                 tag,
                 headers,
                 source,
+                class: 0,
+                message: String::new(),
             });
             return tag;
         }

@@ -501,7 +501,8 @@ impl Lane {
 #[derive(Default)]
 struct Writer {
     lanes: IdMap<Lane>,
-    control: VecDeque<Frame>,
+    /// Connection-level frames (always `Queued::Frame`: one queue type for every lane).
+    control: VecDeque<Queued>,
     ring: VecDeque<StreamId>,
 }
 
@@ -517,7 +518,7 @@ impl Writer {
     fn push(&mut self, lane: StreamId, frame: Frame) {
         if lane == 0 {
             let was_idle = self.control.is_empty();
-            self.control.push_back(frame);
+            self.control.push_back(Queued::Frame(frame));
             if was_idle && !self.ring.contains(&0) {
                 self.ring.push_back(0);
             }
@@ -556,7 +557,9 @@ impl Writer {
 
     fn produce(&mut self, lane: StreamId, cap: usize) -> Option<String> {
         if lane == 0 {
-            return self.control.pop_front().map(|f| encode(&f));
+            return match self.control.pop_front()? {
+                Queued::Frame(frame) | Queued::Pulled(frame, _) => Some(encode(&frame)),
+            };
         }
         let lane = self.lanes.get_mut(&lane)?;
         loop {
