@@ -51,11 +51,11 @@ import {
   type Transport,
 } from './runtime.js';
 import { compileWasm } from './wasm-loader.js';
-import { boundary_version, init, initSync } from './wasm/muxws.js';
 
 /** The module's exports: plain functions of numbers (`crates/muxws-wasm/src/exports.rs`). */
 interface MuxwsExports {
   readonly memory: WebAssembly.Memory;
+  boundary_version(): number;
   input(size: number): number;
   out(): number;
   peer_new(
@@ -100,12 +100,6 @@ interface MuxwsExports {
 /** The version of the exports and records this driver speaks (`BOUNDARY_VERSION` in the crate). */
 const BOUNDARY_VERSION = 1;
 
-const mw = initSync({ module: await compileWasm(new URL('./wasm/muxws_bg.wasm', import.meta.url)) }) as unknown as MuxwsExports;
-if (boundary_version() !== BOUNDARY_VERSION) {
-  throw new Error(`the muxws module speaks version ${boundary_version()} of the boundary, its driver ${BOUNDARY_VERSION}: a stale cached .wasm?`);
-}
-const wasm = mw;
-
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -113,21 +107,29 @@ const decoder = new TextDecoder();
 const sources = new Map<number, string>();
 let lastSource = 0;
 
+/**
+ * The module's one import, the payload reader: writes the UTF-8 of `source` from UTF-16 unit
+ * `from` on into `length` bytes at `pointer`; never throws.
+ */
+function read(source: number, from: number, pointer: number, length: number): number {
+  try {
+    const text = sources.get(source);
+    return text === undefined ? 0 : encoder.encodeInto(text.substring(from, from + length), bytes(pointer, length)).written;
+  } catch {
+    return 0;
+  }
+}
+
+const module = await compileWasm(new URL('./wasm/muxws_bg.wasm', import.meta.url));
+const mw = new WebAssembly.Instance(module, { muxws: { read } }).exports as unknown as MuxwsExports;
+if (mw.boundary_version() !== BOUNDARY_VERSION) {
+  throw new Error(`the muxws module speaks version ${mw.boundary_version()} of the boundary, its driver ${BOUNDARY_VERSION}: a stale cached .wasm?`);
+}
+const wasm = mw;
+
 function bytes(pointer: number, length: number): Uint8Array {
   return new Uint8Array(wasm.memory.buffer, pointer, length);
 }
-
-init({
-  /** Writes the UTF-8 of `source` from UTF-16 unit `from` on into `length` bytes at `pointer`; never throws. */
-  read(source: number, from: number, pointer: number, length: number): number {
-    try {
-      const text = sources.get(source);
-      return text === undefined ? 0 : encoder.encodeInto(text.substring(from, from + length), bytes(pointer, length)).written;
-    } catch {
-      return 0;
-    }
-  },
-});
 
 /** A payload string for the module to read; its handle. */
 function source(text: string): number {
