@@ -21,11 +21,11 @@
 import type { ErrorProps } from './errors.js';
 import type { DriverKit } from './muxws-kit.js';
 import { End, type CallParts, type CallRecord, type Outcome, type Transport } from './runtime.js';
-import { boundary_version, init, initSync } from './wasm/muxws.js';
 
 /** The module's exports: plain functions of numbers (`crates/muxws-wasm/src/exports.rs`). */
 interface MuxwsExports {
   readonly memory: WebAssembly.Memory;
+  boundary_version(): number;
   input(size: number): number;
   out(): number;
   peer_new(
@@ -83,11 +83,11 @@ let loading: Promise<void> | null = null;
 function load(given: DriverKit): Promise<void> {
   loading ??= (async () => {
     kit = given;
-    const exports = initSync({ module: await kit.compileWasm(new URL('./wasm/muxws_bg.wasm', import.meta.url)) }) as unknown as MuxwsExports;
-    if (boundary_version() !== BOUNDARY_VERSION) {
-      throw new Error(`the muxws module speaks version ${boundary_version()} of the boundary, its driver ${BOUNDARY_VERSION}: a stale cached .wasm?`);
+    const module = await kit.compileWasm(new URL('./wasm/muxws_bg.wasm', import.meta.url));
+    const exports = new WebAssembly.Instance(module, { muxws: { read } }).exports as unknown as MuxwsExports;
+    if (exports.boundary_version() !== BOUNDARY_VERSION) {
+      throw new Error(`the muxws module speaks version ${exports.boundary_version()} of the boundary, its driver ${BOUNDARY_VERSION}: a stale cached .wasm?`);
     }
-    init({ read });
     mw = exports;
     outPointer = mw.out();
     followOnline();
@@ -106,11 +106,10 @@ const decoder = new TextDecoder();
 const sources = new Map<number, string>();
 let lastSource = 0;
 
-function bytes(pointer: number, length: number): Uint8Array {
-  return new Uint8Array(mw.memory.buffer, pointer, length);
-}
-
-/** Writes the UTF-8 of `source` from UTF-16 unit `from` on into `length` bytes at `pointer`; never throws. */
+/**
+ * The module's one import, the payload reader: writes the UTF-8 of `source` from UTF-16 unit
+ * `from` on into `length` bytes at `pointer`; never throws.
+ */
 function read(source: number, from: number, pointer: number, length: number): number {
   try {
     const text = sources.get(source);
@@ -118,6 +117,10 @@ function read(source: number, from: number, pointer: number, length: number): nu
   } catch {
     return 0;
   }
+}
+
+function bytes(pointer: number, length: number): Uint8Array {
+  return new Uint8Array(mw.memory.buffer, pointer, length);
 }
 
 /** A payload string for the module to read; its handle. */

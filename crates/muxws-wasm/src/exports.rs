@@ -1,28 +1,24 @@
 //! The exports: plain `extern "C"` functions of numbers, each forwarding to [`Module`] (one per
-//! module instance), called by the driver on the instance (no glue per export); wasm-bindgen only
-//! for `init` (the driver's reader, a JavaScript object) and `boundary_version`. The module's state
-//! is only ever borrowed for the length of one call. The driver's payload reader is the only
-//! JavaScript the module calls; it runs platform code alone and never throws (the driver catches),
-//! so no JavaScript can run while the module is borrowed. Should a call still arrive while it is
-//! (it cannot), it is ignored rather than panicking.
+//! module instance), called by the driver on the instance; no glue at all (no wasm-bindgen): the
+//! driver instantiates the module itself, with its payload reader as the one import. The module's
+//! state is only ever borrowed for the length of one call. The driver's payload reader is the
+//! only JavaScript the module calls; it runs platform code alone and never throws (the driver
+//! catches), so no JavaScript can run while the module is borrowed. Should a call still arrive
+//! while it is (it cannot), it is ignored rather than panicking.
 
-use core::cell::{OnceCell, RefCell};
-
-use wasm_bindgen::prelude::*;
+use alloc::vec::Vec;
+use core::cell::{Cell, RefCell};
 
 use crate::module::{Module, PeerConfig};
 use crate::source::TextReader;
 
-#[wasm_bindgen]
+#[link(wasm_import_module = "muxws")]
 extern "C" {
-    /// The driver's payload reader: `read(source, from, pointer, length)` writes the UTF-8 of
-    /// string `source` from UTF-16 unit `from` on into `length` bytes of memory at `pointer`
+    /// The driver's payload reader (import `muxws.read`): writes the UTF-8 of string `source`
+    /// from UTF-16 unit `from` on into `length` bytes of memory at `pointer`
     /// (`TextEncoder.encodeInto`) and returns how many it wrote; 0 for an unknown source. It
-    /// never throws.
-    pub type Reader;
-
-    #[wasm_bindgen(method, structural)]
-    fn read(this: &Reader, source: u32, from: u32, pointer: u32, length: u32) -> u32;
+    /// never throws, and writes nowhere else.
+    fn read(source: u32, from: u32, pointer: u32, length: u32) -> u32;
 }
 
 /// A value of the module's one thread: without the `atomics` target feature a wasm module runs on
@@ -33,8 +29,10 @@ struct OneThread<T>(T);
 #[allow(unsafe_code)]
 unsafe impl<T> Sync for OneThread<T> {}
 
-static READER: OneThread<OnceCell<Reader>> = OneThread(OnceCell::new());
-static MODULE: OneThread<RefCell<Option<Module<JsReader>>>> = OneThread(RefCell::new(None));
+/// Sources released and not yet reported (see [`TextReader::release`]).
+static RELEASED: OneThread<Cell<Vec<u32>>> = OneThread(Cell::new(Vec::new()));
+static MODULE: OneThread<RefCell<Module<JsReader>>> =
+    OneThread(RefCell::new(Module::new(JsReader)));
 
 #[global_allocator]
 // SAFETY: the module is single-threaded (see `OneThread`).
@@ -49,26 +47,41 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
     core::arch::wasm32::unreachable()
 }
 
-/// Reads payloads through the [`Reader`] given to [`init`].
+/// Reads payloads through the driver's reader (the import [`read`]).
 #[derive(Clone)]
 struct JsReader;
 
 impl TextReader for JsReader {
     fn read(&self, source: u32, from: u32, window: &mut [u8]) -> usize {
-        READER.0.get().map_or(0, |reader| {
-            reader.read(
+        // SAFETY: the import writes at most `window.len()` bytes at `window`'s address, which
+        // `window` borrows mutably for the call.
+        unsafe {
+            read(
                 source,
                 from,
                 window.as_mut_ptr() as u32,
                 window.len() as u32,
             ) as usize
-        })
+        }
+    }
+
+    fn release(&self, source: u32) {
+        let mut released = RELEASED.0.take();
+        released.push(source);
+        RELEASED.0.set(released);
+    }
+
+    fn next_released(&self) -> Option<u32> {
+        let mut released = RELEASED.0.take();
+        let next = released.pop();
+        RELEASED.0.set(released);
+        next
     }
 }
 
 fn with<T: Default>(f: impl FnOnce(&mut Module<JsReader>) -> T) -> T {
     match MODULE.0.try_borrow_mut() {
-        Ok(mut module) => f(module.get_or_insert_with(|| Module::new(JsReader))),
+        Ok(mut module) => f(&mut module),
         Err(_) => T::default(),
     }
 }
@@ -78,15 +91,9 @@ fn with<T: Default>(f: impl FnOnce(&mut Module<JsReader>) -> T) -> T {
 pub const BOUNDARY_VERSION: u32 = 1;
 
 /// [`BOUNDARY_VERSION`].
-#[wasm_bindgen]
-pub fn boundary_version() -> u32 {
+#[no_mangle]
+pub extern "C" fn boundary_version() -> u32 {
     BOUNDARY_VERSION
-}
-
-/// Gives the module the driver's payload reader (once; later calls are ignored).
-#[wasm_bindgen]
-pub fn init(reader: Reader) {
-    let _ = READER.0.set(reader);
 }
 
 /// The input window, at least `size` bytes: its address (valid until the next call).

@@ -5,7 +5,8 @@
 //! - [`module`] — the state and every entry point, as plain Rust (natively tested);
 //! - [`source`] — outbound payloads that stay driver-side strings, read a window at a time;
 //! - [`records`] — the numbers the module and its driver agree on;
-//! - `exports` — the wasm-bindgen exports (wasm32 only), each a one-line forward into [`module`].
+//! - `exports` — the exports and the one import (wasm32 only; plain `extern "C"`, no
+//!   wasm-bindgen), each export a one-line forward into [`module`].
 //!
 //! `no_std` in wasm (with `alloc`, a small free-list allocator and a panic handler that traps), so
 //! that none of std's panic and formatting machinery is linked.
@@ -26,7 +27,8 @@ pub mod source;
 
 #[cfg(target_arch = "wasm32")]
 #[allow(unsafe_code)]
-// `#[no_mangle]`: the exports are named for the driver, which calls them on the instance.
+// `#[no_mangle]`: the exports are named for the driver, which calls them on the instance; and
+// the call of the driver's reader, the one import.
 mod exports;
 
 #[cfg(test)]

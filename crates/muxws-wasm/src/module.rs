@@ -10,7 +10,7 @@
 use alloc::borrow::ToOwned;
 use alloc::boxed::Box;
 use alloc::collections::VecDeque;
-use alloc::string::{String, ToString};
+use alloc::string::String;
 use alloc::vec::Vec;
 
 use muxws_proto::{
@@ -19,7 +19,7 @@ use muxws_proto::{
 };
 
 use crate::records::{class, kind, OUT_FIELDS};
-use crate::source::{next_released, PulledText, Released, TextReader};
+use crate::source::{PulledText, TextReader};
 
 /// A new peer's options, as the driver checked them.
 #[derive(Clone, Debug, PartialEq)]
@@ -48,7 +48,8 @@ pub struct PeerConfig {
     pub call_concurrency: f64,
     /// Hand the peer out at once and keep trying to connect in the background.
     pub lazy: bool,
-    /// Seed of the backoff jitter's generator (an ordinary PRNG, WSM-RCN-005).
+    /// Seed of the backoff jitter's generator (an ordinary PRNG, WSM-RCN-005) and of the
+    /// connections' duplicate-key tables (`Math.random()`).
     pub seed: f64,
 }
 
@@ -82,32 +83,41 @@ struct Live {
     call: bool,
 }
 
-/// A ViewSet call's stream waiting for a free one: its final headers and its payload.
-struct Waiting {
+/// A ViewSet call's stream the module holds: waiting for a free one (its final headers and
+/// payload), or, when its turn came and it could not open, the failure to report (a record the
+/// module makes itself). One type for both queues, so one queue's code serves both.
+struct Held {
     tag: u32,
     headers: Option<Headers>,
     source: Option<Box<dyn PayloadSource>>,
-}
-
-/// A record the module makes itself (not the peer).
-struct OpenFailed {
-    tag: u32,
     class: u32,
     message: String,
+}
+
+impl Held {
+    /// Call `tag` could not open: `class` and `message`.
+    fn failed(tag: u32, (class, message): (u32, String)) -> Held {
+        Held {
+            tag,
+            headers: None,
+            source: None,
+            class,
+            message,
+        }
+    }
 }
 
 struct Slot {
     peer: Peer,
     call_concurrency: usize,
-    /// Sorted by stream (ids only grow on a socket, and sockets only grow).
+    /// In no particular order: found by stream or by tag, one look at each.
     live: Vec<Live>,
     calls: usize,
-    waiting: VecDeque<Waiting>,
-    failed: VecDeque<OpenFailed>,
+    waiting: VecDeque<Held>,
+    failed: VecDeque<Held>,
 }
 
 /// The output record and its text.
-#[derive(Default)]
 pub struct Out {
     /// `[kind, a, b, c, d, e, text pointer, text length]`.
     pub fields: [f64; OUT_FIELDS],
@@ -115,7 +125,21 @@ pub struct Out {
     pub text: String,
 }
 
+impl Default for Out {
+    fn default() -> Self {
+        Out::new()
+    }
+}
+
 impl Out {
+    /// An empty record.
+    pub const fn new() -> Out {
+        Out {
+            fields: [0.0; OUT_FIELDS],
+            text: String::new(),
+        }
+    }
+
     fn clear(&mut self) {
         self.fields = [0.0; OUT_FIELDS];
         self.text.clear();
@@ -144,7 +168,6 @@ impl Out {
 pub struct Module<R: TextReader + Clone + 'static> {
     slots: Vec<Option<Slot>>,
     reader: R,
-    released: Released,
     next_tag: u32,
     /// The output record of the last call.
     pub out: Out,
@@ -157,6 +180,23 @@ fn text_of(input: &[u8], len: i32) -> Option<&str> {
     let len = usize::try_from(len).ok()?;
     let bytes = input.get(..len)?;
     Some(core::str::from_utf8(bytes).unwrap_or_default())
+}
+
+/// The non-empty entries of a `,`-separated list.
+fn subprotocols(list: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut entry = String::new();
+    for c in list.chars() {
+        if c != ',' {
+            entry.push(c);
+        } else if !entry.is_empty() {
+            out.push(core::mem::take(&mut entry));
+        }
+    }
+    if !entry.is_empty() {
+        out.push(entry);
+    }
+    out
 }
 
 /// Milliseconds as the protocol layer counts them.
@@ -178,8 +218,7 @@ fn stream_of(slot: &Slot, tag: u32) -> Option<StreamRef> {
 }
 
 fn add_live(slot: &mut Slot, stream: StreamRef, tag: u32, call: bool) {
-    let at = slot.live.partition_point(|l| l.stream < stream);
-    slot.live.insert(at, Live { stream, tag, call });
+    slot.live.push(Live { stream, tag, call });
     slot.calls += usize::from(call);
 }
 
@@ -197,7 +236,7 @@ fn open_now(
         Some(source) => slot.peer.open_with_source(headers, source, end, now),
         None => slot.peer.open(headers, Payload::null(), end, now),
     };
-    opened.map_err(|e| (class::of(e.class_name()), e.to_string()))
+    opened.map_err(|e| (e.class() as u32, e.message()))
 }
 
 fn closed_for_good() -> (u32, String) {
@@ -215,11 +254,18 @@ fn drain_waiting(slot: &mut Slot, now: u64) {
         };
         match open_now(slot, waiting.headers, waiting.source, true, now) {
             Ok(stream) => add_live(slot, stream, waiting.tag, true),
-            Err((class, message)) => slot.failed.push_back(OpenFailed {
-                tag: waiting.tag,
-                class,
-                message,
-            }),
+            Err(error) => slot.failed.push_back(Held::failed(waiting.tag, error)),
+        }
+    }
+}
+
+/// Drops the waiting call `tag`, unsent: the others are queued again in their order (as
+/// `VecDeque::retain` does, in less code).
+fn drop_waiting(slot: &mut Slot, tag: u32) {
+    let mut waiting = core::mem::take(&mut slot.waiting);
+    while let Some(call) = waiting.pop_front() {
+        if call.tag != tag {
+            slot.waiting.push_back(call);
         }
     }
 }
@@ -227,12 +273,8 @@ fn drain_waiting(slot: &mut Slot, now: u64) {
 /// The peer is closed for good: the calls still waiting fail as their open would.
 fn fail_waiting(slot: &mut Slot) {
     while let Some(waiting) = slot.waiting.pop_front() {
-        let (class, message) = closed_for_good();
-        slot.failed.push_back(OpenFailed {
-            tag: waiting.tag,
-            class,
-            message,
-        });
+        slot.failed
+            .push_back(Held::failed(waiting.tag, closed_for_good()));
     }
 }
 
@@ -249,13 +291,12 @@ fn jitter(seed: f64) -> Box<dyn FnMut() -> f64> {
 
 impl<R: TextReader + Clone + 'static> Module<R> {
     /// An empty module reading payloads through `reader`.
-    pub fn new(reader: R) -> Module<R> {
+    pub const fn new(reader: R) -> Module<R> {
         Module {
             slots: Vec::new(),
             reader,
-            released: Released::default(),
             next_tag: 0,
-            out: Out::default(),
+            out: Out::new(),
             input: Vec::new(),
         }
     }
@@ -271,12 +312,7 @@ impl<R: TextReader + Clone + 'static> Module<R> {
 
     fn source(&self, handle: u32, units: u32) -> Option<Box<dyn PayloadSource>> {
         (handle != 0).then(|| {
-            Box::new(PulledText::new(
-                self.reader.clone(),
-                handle,
-                units,
-                self.released.clone(),
-            )) as Box<dyn PayloadSource>
+            Box::new(PulledText::new(self.reader.clone(), handle, units)) as Box<dyn PayloadSource>
         })
     }
 
@@ -306,6 +342,8 @@ impl<R: TextReader + Clone + 'static> Module<R> {
         connection.max_frame_bytes = ms(config.max_frame_bytes) as usize;
         connection.max_payload_bytes = ms(config.max_payload_bytes) as usize;
         connection.deliver_fragments = true;
+        // All 53 random bits of the seed (the jitter generator takes its top 32).
+        connection.key_hash_seed = (config.seed.abs() * 9_007_199_254_740_992.0) as u64;
         options.hello_timeout_ms = ms(config.hello_timeout_ms);
         options.retry_first_connect = config.lazy;
         options.reconnect = ReconnectOptions {
@@ -318,11 +356,7 @@ impl<R: TextReader + Clone + 'static> Module<R> {
         };
         let input = &self.input;
         let protocols = text_of(input, protocols_len).unwrap_or_default();
-        options.subprotocols = protocols
-            .split(',')
-            .filter(|p| !p.is_empty())
-            .map(str::to_owned)
-            .collect();
+        options.subprotocols = subprotocols(protocols);
         let mut at = protocols.len();
         let mut next = |len: i32| {
             let text = text_of(input.get(at..).unwrap_or_default(), len);
@@ -333,11 +367,11 @@ impl<R: TextReader + Clone + 'static> Module<R> {
         if hello_headers.is_some() || hello_payload.is_some() {
             let headers = match hello_headers.map(Headers::from_json).transpose() {
                 Ok(headers) => headers,
-                Err(e) => return self.out.error(class::CONFIG, &e.to_string()),
+                Err(e) => return self.out.error(class::CONFIG, &e.message()),
             };
             let payload = match hello_payload.map(Payload::json).transpose() {
                 Ok(payload) => payload.unwrap_or_else(Payload::null),
-                Err(e) => return self.out.error(class::CONFIG, &e.to_string()),
+                Err(e) => return self.out.error(class::CONFIG, &e.message()),
             };
             options.hello = Some(Hello { headers, payload });
         }
@@ -455,7 +489,7 @@ impl<R: TextReader + Clone + 'static> Module<R> {
             Some(Ok(headers)) => Some(headers),
             Some(Err(e)) => {
                 let mut message = String::from("the stream's headers are not a JSON object: ");
-                message.push_str(&e.to_string());
+                message.push_str(&e.message());
                 return self.out.error(class::PROTOCOL_ERROR, &message);
             }
         };
@@ -466,10 +500,12 @@ impl<R: TextReader + Clone + 'static> Module<R> {
         };
         let busy = slot.calls >= slot.call_concurrency || !slot.waiting.is_empty();
         if call && busy && slot.peer.is_open() {
-            slot.waiting.push_back(Waiting {
+            slot.waiting.push_back(Held {
                 tag,
                 headers,
                 source,
+                class: 0,
+                message: String::new(),
             });
             return tag;
         }
@@ -506,8 +542,8 @@ impl<R: TextReader + Clone + 'static> Module<R> {
         match sent {
             Ok(()) => 0,
             Err(e) => {
-                let class = class::of(e.class_name());
-                self.out.error(class, &e.to_string());
+                let class = e.class() as u32;
+                self.out.error(class, &e.message());
                 class
             }
         }
@@ -518,7 +554,7 @@ impl<R: TextReader + Clone + 'static> Module<R> {
     pub fn cancel(&mut self, peer: u32, tag: u32, reason_len: i32) {
         let reason = text_of(&self.input, reason_len).map(str::to_owned);
         if let Some(slot) = slot_of(&mut self.slots, peer) {
-            slot.waiting.retain(|w| w.tag != tag);
+            drop_waiting(slot, tag);
             if let Some(stream) = stream_of(slot, tag) {
                 slot.peer.cancel(stream, reason);
             }
@@ -529,7 +565,7 @@ impl<R: TextReader + Clone + 'static> Module<R> {
     /// dropped unsent.
     pub fn expire(&mut self, peer: u32, tag: u32) {
         if let Some(slot) = slot_of(&mut self.slots, peer) {
-            slot.waiting.retain(|w| w.tag != tag);
+            drop_waiting(slot, tag);
             if let Some(stream) = stream_of(slot, tag) {
                 slot.peer.timeout(stream);
             }
@@ -589,7 +625,7 @@ impl<R: TextReader + Clone + 'static> Module<R> {
     /// actions, then its events. With `sends` false the socket actions wait for a later poll.
     pub fn poll(&mut self, peer: u32, now: f64, sends: bool) -> u32 {
         self.out.clear();
-        if let Some(handle) = next_released(&self.released) {
+        if let Some(handle) = self.reader.next_released() {
             return self.out.set(kind::RELEASE, &[f64::from(handle)]);
         }
         let now = ms(now);
@@ -659,11 +695,8 @@ fn event_record(slot: &mut Slot, out: &mut Out, event: Event, now: u64) -> u32 {
         }
         Event::ConnectFailed(error) => {
             fail_waiting(slot);
-            out.text = error.to_string();
-            out.set(
-                kind::CONNECT_FAILED,
-                &[f64::from(class::of(error.class_name()))],
-            )
+            out.text = error.message();
+            out.set(kind::CONNECT_FAILED, &[f64::from(error.class() as u32)])
         }
         Event::Closed(reason) => {
             if !reason.will_retry {
@@ -690,14 +723,21 @@ fn event_record(slot: &mut Slot, out: &mut Out, event: Event, now: u64) -> u32 {
         // This driver registers no push handler: the protocol layer refuses pushes.
         Event::Incoming { .. } => 0,
         Event::Stream { stream, event } => {
-            let Ok(at) = slot.live.binary_search_by(|l| l.stream.cmp(&stream)) else {
+            let Some(at) = slot.live.iter().position(|l| l.stream == stream) else {
                 return 0;
             };
-            let tag = f64::from(slot.live[at].tag);
+            let Some(live) = slot.live.get(at) else {
+                return 0;
+            };
+            let tag = f64::from(live.tag);
             let over = matches!(event, StreamEvent::Closed | StreamEvent::Failed(_));
             let kind = stream_record(out, tag, event);
-            if over {
-                let gone = slot.live.remove(at);
+            // Removed by moving the last entry into its place (the order does not matter).
+            if let Some(gone) = over.then(|| slot.live.pop()).flatten() {
+                let gone = match slot.live.get_mut(at) {
+                    Some(entry) => core::mem::replace(entry, gone),
+                    None => gone,
+                };
                 if gone.call {
                     slot.calls -= 1;
                     drain_waiting(slot, now);
@@ -725,7 +765,7 @@ fn stream_record(out: &mut Out, tag: f64, event: StreamEvent) -> u32 {
         StreamEvent::End { .. } => out.set(kind::END, &[tag]),
         StreamEvent::Closed => out.set(kind::STREAM_CLOSED, &[tag]),
         StreamEvent::Failed(error) => {
-            out.text = error.to_string();
+            out.text = error.message();
             let mut reason_at = -1.0;
             if let Some(reason) = error.reason() {
                 reason_at = out.text.len() as f64;
@@ -744,7 +784,7 @@ fn stream_record(out: &mut Out, tag: f64, event: StreamEvent) -> u32 {
                 kind::STREAM_FAILED,
                 &[
                     tag,
-                    f64::from(class::of(error.class_name())),
+                    f64::from(error.class() as u32),
                     error.code() as f64,
                     reason_at,
                     payload_at,

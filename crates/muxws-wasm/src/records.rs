@@ -42,49 +42,35 @@ pub mod kind {
     pub const OPEN_FAILED: u32 = 16;
 }
 
-/// Error classes (the driver maps them to the classes of `errors.ts`).
+/// Error classes (the driver maps them to the classes of `errors.ts`): the protocol layer's
+/// [`muxws_proto::ErrorClass`] numbers, and 12 for an option it refused.
 pub mod class {
+    use muxws_proto::ErrorClass;
+
     /// `ProtocolError`.
-    pub const PROTOCOL_ERROR: u32 = 1;
+    pub const PROTOCOL_ERROR: u32 = ErrorClass::ProtocolError as u32;
     /// `ConnectionClosed`.
-    pub const CONNECTION_CLOSED: u32 = 2;
+    pub const CONNECTION_CLOSED: u32 = ErrorClass::ConnectionClosed as u32;
     /// `ConnectionGoingAway`.
-    pub const CONNECTION_GOING_AWAY: u32 = 3;
+    pub const CONNECTION_GOING_AWAY: u32 = ErrorClass::ConnectionGoingAway as u32;
     /// `StreamClosed`.
-    pub const STREAM_CLOSED: u32 = 4;
+    pub const STREAM_CLOSED: u32 = ErrorClass::StreamClosed as u32;
     /// `CodecMismatch`.
-    pub const CODEC_MISMATCH: u32 = 5;
+    pub const CODEC_MISMATCH: u32 = ErrorClass::CodecMismatch as u32;
     /// `ConnectionRefused`.
-    pub const CONNECTION_REFUSED: u32 = 6;
+    pub const CONNECTION_REFUSED: u32 = ErrorClass::ConnectionRefused as u32;
     /// `StreamReset`.
-    pub const STREAM_RESET: u32 = 7;
+    pub const STREAM_RESET: u32 = ErrorClass::StreamReset as u32;
     /// `RemoteError`.
-    pub const REMOTE_ERROR: u32 = 8;
+    pub const REMOTE_ERROR: u32 = ErrorClass::RemoteError as u32;
     /// `StreamTimeout`.
-    pub const STREAM_TIMEOUT: u32 = 9;
+    pub const STREAM_TIMEOUT: u32 = ErrorClass::StreamTimeout as u32;
     /// `StreamRefused`.
-    pub const STREAM_REFUSED: u32 = 10;
+    pub const STREAM_REFUSED: u32 = ErrorClass::StreamRefused as u32;
     /// `ConnectionLost`.
-    pub const CONNECTION_LOST: u32 = 11;
+    pub const CONNECTION_LOST: u32 = ErrorClass::ConnectionLost as u32;
     /// A plain `Error`: an option the protocol layer refused.
     pub const CONFIG: u32 = 12;
-
-    /// The class of a protocol error's JS class name.
-    pub fn of(name: &str) -> u32 {
-        match name {
-            "ConnectionClosed" => CONNECTION_CLOSED,
-            "ConnectionGoingAway" => CONNECTION_GOING_AWAY,
-            "StreamClosed" => STREAM_CLOSED,
-            "CodecMismatch" => CODEC_MISMATCH,
-            "ConnectionRefused" => CONNECTION_REFUSED,
-            "StreamReset" => STREAM_RESET,
-            "RemoteError" => REMOTE_ERROR,
-            "StreamTimeout" => STREAM_TIMEOUT,
-            "StreamRefused" => STREAM_REFUSED,
-            "ConnectionLost" => CONNECTION_LOST,
-            _ => PROTOCOL_ERROR,
-        }
-    }
 }
 
 /// How many `f64` fields an output record has: kind, five fields, text pointer, text length.

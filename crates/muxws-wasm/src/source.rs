@@ -3,31 +3,21 @@
 //! a time through a [`TextReader`] (`TextEncoder.encodeInto` into the window), with the read
 //! position kept in UTF-16 code units, as JavaScript indexes strings.
 
-use alloc::rc::Rc;
 use alloc::vec::Vec;
-use core::cell::Cell;
 
 use muxws_proto::PayloadSource;
 
-/// Reads a driver-held string into the module's memory.
+/// The driver's strings, as the module sees them: read a window at a time, and released when
+/// the module is done with one.
 pub trait TextReader {
     /// Writes the UTF-8 of `source`'s text from UTF-16 unit `from` on into `window`: as many whole
     /// code points as fit (`encodeInto` of `text.substring(from, from + window.len())`), and
     /// returns how many bytes it wrote. An unknown source writes nothing.
     fn read(&self, source: u32, from: u32, window: &mut [u8]) -> usize;
-}
-
-/// Handles of sources the module dropped, for the driver to forget (kind `RELEASE`); shared by
-/// the module and its sources. A `Cell` (taken and put back) rather than a `RefCell`: no borrow
-/// exists to conflict with.
-pub type Released = Rc<Cell<Vec<u32>>>;
-
-/// The next handle of a dropped source the driver has not been told about.
-pub fn next_released(released: &Released) -> Option<u32> {
-    let mut list = released.take();
-    let next = list.pop();
-    released.set(list);
-    next
+    /// The module will not read `source` again: remember it for a `RELEASE` record.
+    fn release(&self, source: u32);
+    /// The next released source the driver has not been told about (most recent first).
+    fn next_released(&self) -> Option<u32>;
 }
 
 /// How many UTF-16 code units the UTF-8 text `bytes` holds: one per code point, two for those
@@ -52,12 +42,12 @@ pub struct PulledText<R: TextReader> {
     /// costs one window while a fragment is cut, not one per stream.
     window: Vec<u8>,
     filled: usize,
-    released: Released,
 }
 
 impl<R: TextReader> PulledText<R> {
-    /// The source of string `handle`, `units` UTF-16 code units long.
-    pub fn new(reader: R, handle: u32, units: u32, released: Released) -> PulledText<R> {
+    /// The source of string `handle`, `units` UTF-16 code units long; released through `reader`
+    /// when dropped.
+    pub fn new(reader: R, handle: u32, units: u32) -> PulledText<R> {
         PulledText {
             reader,
             handle,
@@ -65,7 +55,6 @@ impl<R: TextReader> PulledText<R> {
             position: 0,
             window: Vec::new(),
             filled: 0,
-            released,
         }
     }
 }
@@ -82,16 +71,17 @@ impl<R: TextReader> PayloadSource for PulledText<R> {
             .read(self.handle, self.position, &mut self.window)
             .min(size);
         self.filled = written;
-        let read = utf16_units(&self.window[..written]);
+        let window = self.window.get(..written).unwrap_or_default();
+        let read = utf16_units(window);
         let all = self.position.saturating_add(read) >= self.units;
-        (&self.window[..written], all)
+        (window, all)
     }
 
     fn advance(&mut self, bytes: usize) {
         let taken = bytes.min(self.filled);
         self.position = self
             .position
-            .saturating_add(utf16_units(&self.window[..taken]));
+            .saturating_add(utf16_units(self.window.get(..taken).unwrap_or_default()));
         self.window = Vec::new();
         self.filled = 0;
     }
@@ -99,9 +89,7 @@ impl<R: TextReader> PayloadSource for PulledText<R> {
 
 impl<R: TextReader> Drop for PulledText<R> {
     fn drop(&mut self) {
-        let mut released = self.released.take();
-        released.push(self.handle);
-        self.released.set(released);
+        self.reader.release(self.handle);
     }
 }
 
@@ -110,13 +98,15 @@ pub(crate) mod tests {
     use super::*;
     use muxws_proto::{split_frame, Frame, FrameType, Payload, Split, Splitter};
     use std::cell::RefCell;
+    use std::rc::Rc;
 
     /// Strings by handle, read as `TextEncoder.encodeInto(text.substring(from, from + n), window)`
     /// does: whole code points only, a lone surrogate (a pair cut by `substring`) as U+FFFD.
     type Strings = Vec<(u32, Vec<u16>)>;
 
+    /// The strings, and the handles released but not yet polled.
     #[derive(Clone, Default)]
-    pub struct FakeStrings(pub Rc<RefCell<Strings>>);
+    pub struct FakeStrings(pub Rc<RefCell<Strings>>, Rc<RefCell<Vec<u32>>>);
 
     impl FakeStrings {
         pub fn put(&self, handle: u32, text: &str) -> u32 {
@@ -134,6 +124,14 @@ pub(crate) mod tests {
     }
 
     impl TextReader for FakeStrings {
+        fn release(&self, source: u32) {
+            self.1.borrow_mut().push(source);
+        }
+
+        fn next_released(&self) -> Option<u32> {
+            self.1.borrow_mut().pop()
+        }
+
         fn read(&self, source: u32, from: u32, window: &mut [u8]) -> usize {
             let strings = self.0.borrow();
             let Some((_, units)) = strings.iter().find(|(h, _)| *h == source) else {
@@ -157,8 +155,7 @@ pub(crate) mod tests {
     fn fragments(text: &str, cap: usize) -> Vec<Frame> {
         let strings = FakeStrings::default();
         let units = strings.put(7, text);
-        let released = Released::default();
-        let source = PulledText::new(strings, 7, units, released.clone());
+        let source = PulledText::new(strings.clone(), 7, units);
         let frame = Frame {
             end: true,
             ..Frame::on_stream(FrameType::Data, 1)
@@ -169,12 +166,8 @@ pub(crate) mod tests {
                 std::iter::from_fn(|| splitter.next_fragment().unwrap()).collect()
             }
         };
-        assert_eq!(
-            next_released(&released),
-            Some(7),
-            "released once, when done"
-        );
-        assert_eq!(next_released(&released), None);
+        assert_eq!(strings.next_released(), Some(7), "released once, when done");
+        assert_eq!(strings.next_released(), None);
         out
     }
 
@@ -224,7 +217,7 @@ pub(crate) mod tests {
 
     #[test]
     fn an_unknown_source_reads_as_nothing_and_never_loops() {
-        let source = PulledText::new(FakeStrings::default(), 3, 100_000, Released::default());
+        let source = PulledText::new(FakeStrings::default(), 3, 100_000);
         let frame = Frame::on_stream(FrameType::Data, 1);
         match Splitter::start_with_source(frame, Box::new(source), 1024).unwrap() {
             Split::Fragments(mut splitter) => assert!(splitter.next_fragment().is_err()),

@@ -650,3 +650,23 @@ proptest! {
         prop_assert_eq!(d.strings.count(), 0, "every source released once its peer is gone");
     }
 }
+
+#[test]
+fn error_classes_are_the_numbers_the_driver_maps() {
+    // pkg-template/src/muxws-driver.ts: CLASSES[1..=11], CONFIG = 12.
+    let numbers = [
+        class::PROTOCOL_ERROR,
+        class::CONNECTION_CLOSED,
+        class::CONNECTION_GOING_AWAY,
+        class::STREAM_CLOSED,
+        class::CODEC_MISMATCH,
+        class::CONNECTION_REFUSED,
+        class::STREAM_RESET,
+        class::REMOTE_ERROR,
+        class::STREAM_TIMEOUT,
+        class::STREAM_REFUSED,
+        class::CONNECTION_LOST,
+        class::CONFIG,
+    ];
+    assert_eq!(numbers, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+}

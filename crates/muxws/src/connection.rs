@@ -34,7 +34,7 @@ use crate::fragment::{
     Split, Splitter, DEFAULT_MAX_PAYLOAD_BYTES, MAX_FRAME_BYTES, MIN_FRAME_BYTES,
 };
 use crate::frame::{
-    decode_limited, encode, read_head, Frame, FrameType, Headers, Payload, RawJson,
+    decode_limited, encode, read_head, Frame, FrameType, Headers, MapRules, Payload, RawJson,
 };
 use crate::text::{around, cat3, prefix, push_u64};
 
@@ -98,6 +98,10 @@ pub struct ConnectionConfig {
     /// still enforced, by a byte count (WSM-FRG-030/032). Pushed `open` payloads are always
     /// reassembled here.
     pub deliver_fragments: bool,
+    /// Seeds the table that finds duplicate keys in inbound `headers`/`trailers`: give each
+    /// peer a random one (the wasm module derives it from its random seed), so that a server
+    /// cannot choose keys that collide in it. Any value is correct; the default is fixed.
+    pub key_hash_seed: u64,
 }
 
 impl Default for ConnectionConfig {
@@ -110,6 +114,7 @@ impl Default for ConnectionConfig {
             ping_timeout_ms: DEFAULT_PING_TIMEOUT_MS,
             accept_incoming: false,
             deliver_fragments: false,
+            key_hash_seed: crate::frame::DEFAULT_KEY_HASH_SEED,
         }
     }
 }
@@ -333,38 +338,47 @@ impl<V> IdMap<V> {
         self.0.binary_search_by_key(&id, |(k, _)| *k)
     }
     fn get(&self, id: &StreamId) -> Option<&V> {
-        self.index(*id).ok().map(|i| &self.0[i].1)
+        let i = self.index(*id).ok()?;
+        self.0.get(i).map(|(_, v)| v)
     }
     fn get_mut(&mut self, id: &StreamId) -> Option<&mut V> {
-        match self.index(*id) {
-            Ok(i) => Some(&mut self.0[i].1),
-            Err(_) => None,
-        }
+        let i = self.index(*id).ok()?;
+        self.0.get_mut(i).map(|(_, v)| v)
     }
     fn contains_key(&self, id: &StreamId) -> bool {
         self.index(*id).is_ok()
     }
+    // The explicit bounds below hold by construction (a binary search's answer); spelled out,
+    // they let the compiler drop `Vec::insert`/`remove`'s panicking checks.
     fn insert(&mut self, id: StreamId, value: V) {
         match self.index(id) {
-            Ok(i) => self.0[i].1 = value,
-            Err(i) => self.0.insert(i, (id, value)),
+            Ok(i) => {
+                if let Some(entry) = self.0.get_mut(i) {
+                    entry.1 = value;
+                }
+            }
+            Err(i) if i <= self.0.len() => self.0.insert(i, (id, value)),
+            Err(_) => {}
         }
     }
     fn remove(&mut self, id: &StreamId) -> Option<V> {
-        self.index(*id).ok().map(|i| self.0.remove(i).1)
+        let i = self.index(*id).ok().filter(|i| *i < self.0.len())?;
+        Some(self.0.remove(i).1)
     }
-    fn entry_or_default(&mut self, id: StreamId) -> &mut V
+    fn entry_or_default(&mut self, id: StreamId) -> Option<&mut V>
     where
         V: Default,
     {
         let i = match self.index(id) {
             Ok(i) => i,
             Err(i) => {
-                self.0.insert(i, (id, V::default()));
+                if i <= self.0.len() {
+                    self.0.insert(i, (id, V::default()));
+                }
                 i
             }
         };
-        &mut self.0[i].1
+        self.0.get_mut(i).map(|(_, v)| v)
     }
     fn keys(&self) -> impl Iterator<Item = StreamId> + '_ {
         self.0.iter().map(|(k, _)| *k)
@@ -487,7 +501,8 @@ impl Lane {
 #[derive(Default)]
 struct Writer {
     lanes: IdMap<Lane>,
-    control: VecDeque<Frame>,
+    /// Connection-level frames (always `Queued::Frame`: one queue type for every lane).
+    control: VecDeque<Queued>,
     ring: VecDeque<StreamId>,
 }
 
@@ -503,7 +518,7 @@ impl Writer {
     fn push(&mut self, lane: StreamId, frame: Frame) {
         if lane == 0 {
             let was_idle = self.control.is_empty();
-            self.control.push_back(frame);
+            self.control.push_back(Queued::Frame(frame));
             if was_idle && !self.ring.contains(&0) {
                 self.ring.push_back(0);
             }
@@ -514,7 +529,9 @@ impl Writer {
 
     fn push_queued(&mut self, lane: StreamId, item: Queued) {
         let was_idle = !self.has_work(lane);
-        self.lanes.entry_or_default(lane).queue.push_back(item);
+        if let Some(entry) = self.lanes.entry_or_default(lane) {
+            entry.queue.push_back(item);
+        }
         if was_idle && !self.ring.contains(&lane) {
             self.ring.push_back(lane);
         }
@@ -540,17 +557,19 @@ impl Writer {
 
     fn produce(&mut self, lane: StreamId, cap: usize) -> Option<String> {
         if lane == 0 {
-            return self.control.pop_front().map(|f| encode(&f));
+            return match self.control.pop_front()? {
+                Queued::Frame(frame) | Queued::Pulled(frame, _) => Some(encode(&frame)),
+            };
         }
         let lane = self.lanes.get_mut(&lane)?;
         loop {
             if let Some(splitter) = &mut lane.split {
-                match splitter.next_fragment() {
+                match splitter.next_fragment_text() {
                     Ok(Some(fragment)) => {
                         if splitter.is_done() {
                             lane.split = None;
                         }
-                        return Some(encode(&fragment));
+                        return Some(fragment);
                     }
                     // Unreachable after `check_sendable`; drop the rest rather than stall.
                     Ok(None) | Err(_) => lane.split = None,
@@ -1169,10 +1188,14 @@ impl Connection {
         let outcome = if text.len() > cap {
             self.on_over_cap(prefix(text, cap))
         } else {
-            match decode_limited(text, MAX_HEADER_KEYS) {
-                Ok(decoded) => {
+            let rules = MapRules {
+                max_keys: MAX_HEADER_KEYS,
+                seed: self.cfg.key_hash_seed,
+            };
+            match decode_limited(text, rules) {
+                Ok(mut decoded) => {
                     let refusal = decoded.too_many_header_keys.then_some(Refusal::HeaderKeys);
-                    self.on_frame(decoded.frame, refusal, now)
+                    self.on_frame(&mut decoded.frame, refusal, now)
                 }
                 Err(e) => Err(e.0),
             }
@@ -1238,12 +1261,12 @@ impl Connection {
                 return Err(reason);
             }
         };
-        let frame = Frame {
+        let mut frame = Frame {
             stream: head.stream,
             fragment: head.fragment.then(String::new),
             ..Frame::new(kind)
         };
-        self.on_stream_frame(frame, Some(Refusal::OverCap))
+        self.on_stream_frame(&mut frame, Some(Refusal::OverCap))
     }
 
     /// A connection-level error: `goaway(PROTOCOL_ERROR)` replaces everything queued, every live
@@ -1265,7 +1288,12 @@ impl Connection {
         self.termination = Some(Termination::ProtocolError { reason });
     }
 
-    fn on_frame(&mut self, frame: Frame, refusal: Option<Refusal>, now: u64) -> Result<(), String> {
+    fn on_frame(
+        &mut self,
+        frame: &mut Frame,
+        refusal: Option<Refusal>,
+        now: u64,
+    ) -> Result<(), String> {
         if refusal.is_some() && !frame.kind.is_stream_level() {
             return Err(cat3(
                 "`",
@@ -1282,7 +1310,7 @@ impl Connection {
                 self.writer.push(
                     0,
                     Frame {
-                        nonce: frame.nonce,
+                        nonce: frame.nonce.take(),
                         ..Frame::new(FrameType::Pong)
                     },
                 );
@@ -1306,7 +1334,7 @@ impl Connection {
         }
     }
 
-    fn on_goaway(&mut self, frame: Frame, now: u64) {
+    fn on_goaway(&mut self, frame: &mut Frame, now: u64) {
         let announced = frame.last_stream.unwrap_or(0);
         let last = self
             .goaway_received
@@ -1317,7 +1345,7 @@ impl Connection {
         }
         self.events.push_back(ConnEvent::GoAway {
             code: frame.code.unwrap_or(code::NO_ERROR),
-            reason: frame.reason,
+            reason: frame.reason.take(),
             last_stream: last,
         });
         let refused: Vec<StreamId> = self
@@ -1336,7 +1364,11 @@ impl Connection {
         }
     }
 
-    fn on_stream_frame(&mut self, frame: Frame, refusal: Option<Refusal>) -> Result<(), String> {
+    fn on_stream_frame(
+        &mut self,
+        frame: &mut Frame,
+        refusal: Option<Refusal>,
+    ) -> Result<(), String> {
         let (id, route) = self.route(&frame.kind, frame.stream, frame.fragment.is_some())?;
         match route {
             Route::Late => {
@@ -1468,7 +1500,7 @@ impl Connection {
         self.stream_error(id, code::PAYLOAD_TOO_LARGE, reason);
     }
 
-    fn on_remote_open(&mut self, id: StreamId, frame: Frame) {
+    fn on_remote_open(&mut self, id: StreamId, frame: &mut Frame) {
         let live_remote = self.streams.values().filter(|rec| !rec.local).count();
         let refusal = if !matches!(self.phase, Phase::Open) || self.goaway_sent {
             Some("going away (WSM-CON-021)")
@@ -1496,30 +1528,30 @@ impl Connection {
                 verdict: None,
             },
         );
-        match frame.fragment {
+        match frame.fragment.take() {
             Some(fragment) => {
                 if let Some(rec) = self.streams.get_mut(&id) {
                     rec.assembly = Some(Assembly {
                         kind: FrameType::Open,
                         assembler: Assembler::new(),
-                        headers: frame.headers,
+                        headers: frame.headers.take(),
                         passed: 0,
                     });
                 }
-                self.feed(id, fragment, frame.more, frame.end, frame.trailers);
+                self.feed(id, fragment, frame.more, frame.end, frame.trailers.take());
             }
             None => self.deliver(
                 id,
                 FrameType::Open,
-                frame.headers,
-                frame.payload,
+                frame.headers.take(),
+                core::mem::take(&mut frame.payload),
                 frame.end,
                 None,
             ),
         }
     }
 
-    fn on_continuation(&mut self, id: StreamId, frame: Frame) {
+    fn on_continuation(&mut self, id: StreamId, frame: &mut Frame) {
         if frame.headers.is_some() {
             self.stream_error(
                 id,
@@ -1528,12 +1560,12 @@ impl Connection {
             );
             return;
         }
-        if let Some(fragment) = frame.fragment {
-            self.feed(id, fragment, frame.more, frame.end, frame.trailers);
+        if let Some(fragment) = frame.fragment.take() {
+            self.feed(id, fragment, frame.more, frame.end, frame.trailers.take());
         }
     }
 
-    fn on_data(&mut self, id: StreamId, frame: Frame) {
+    fn on_data(&mut self, id: StreamId, frame: &mut Frame) {
         let Some(rec) = self.streams.get_mut(&id) else {
             return;
         };
@@ -1570,10 +1602,10 @@ impl Connection {
         if first_answer {
             self.events.push_back(ConnEvent::Stream {
                 id,
-                event: StreamEvent::ReplyHeaders(frame.headers.unwrap_or_default()),
+                event: StreamEvent::ReplyHeaders(frame.headers.take().unwrap_or_default()),
             });
         }
-        match frame.fragment {
+        match frame.fragment.take() {
             Some(fragment) => {
                 if let Some(rec) = self.streams.get_mut(&id) {
                     rec.assembly = Some(Assembly {
@@ -1583,15 +1615,15 @@ impl Connection {
                         passed: 0,
                     });
                 }
-                self.feed(id, fragment, frame.more, frame.end, frame.trailers);
+                self.feed(id, fragment, frame.more, frame.end, frame.trailers.take());
             }
             None => self.deliver(
                 id,
                 FrameType::Data,
                 None,
-                frame.payload,
+                core::mem::take(&mut frame.payload),
                 frame.end,
-                frame.trailers,
+                frame.trailers.take(),
             ),
         }
     }
@@ -1758,7 +1790,7 @@ impl Connection {
         }
     }
 
-    fn on_reset(&mut self, id: StreamId, frame: Frame) {
+    fn on_reset(&mut self, id: StreamId, frame: &mut Frame) {
         let Some(rec) = self.streams.remove(&id) else {
             return;
         };
@@ -1767,19 +1799,19 @@ impl Connection {
         self.writer.drop_lane(id);
         // A fragmented reset closes the stream on its first fragment; its later fragments are
         // then late frames (WSM-STM-002).
-        let payload = match (&frame.fragment, frame.more) {
-            (Some(fragment), false) => RawJson::parse(fragment.clone())
+        let payload = match (frame.fragment.take(), frame.more) {
+            (Some(fragment), false) => RawJson::parse(fragment)
                 .map(Payload::Json)
                 .unwrap_or_default(),
             (Some(_), true) => Payload::Absent,
-            (None, _) => frame.payload,
+            (None, _) => core::mem::take(&mut frame.payload),
         };
         if rec.surfaced {
             self.events.push_back(ConnEvent::Stream {
                 id,
                 event: StreamEvent::Failed(StreamError::RemoteReset {
                     code: frame.code.unwrap_or(code::PROTOCOL_ERROR),
-                    reason: frame.reason,
+                    reason: frame.reason.take(),
                     payload,
                 }),
             });

@@ -16,7 +16,7 @@ use core::fmt;
 
 use crate::fragment::FragmentError;
 use crate::frame::Payload;
-use crate::text::decimal;
+use crate::text::{cat3, push_i64, push_u64};
 
 /// Reset codes of `SPEC.md` §2.4; unknown codes stay plain integers everywhere (a closed enum in
 /// the read loop is the failure §2.4 warns about).
@@ -41,6 +41,53 @@ pub mod code {
     pub const INTERNAL_ERROR: i64 = 8;
     /// Synthesised locally at socket death; never on the wire (WSM-STM-014).
     pub const CONNECTION_CLOSED: i64 = 9;
+}
+
+/// The JS error class an error maps to (WSM-ERR-004); [`ErrorClass::name`] is its `name`. The
+/// discriminants are the class numbers the wasm module reports (`records.rs`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ErrorClass {
+    /// `ProtocolError`.
+    ProtocolError = 1,
+    /// `ConnectionClosed`.
+    ConnectionClosed = 2,
+    /// `ConnectionGoingAway`.
+    ConnectionGoingAway = 3,
+    /// `StreamClosed`.
+    StreamClosed = 4,
+    /// `CodecMismatch`.
+    CodecMismatch = 5,
+    /// `ConnectionRefused`.
+    ConnectionRefused = 6,
+    /// `StreamReset`.
+    StreamReset = 7,
+    /// `RemoteError`.
+    RemoteError = 8,
+    /// `StreamTimeout`.
+    StreamTimeout = 9,
+    /// `StreamRefused`.
+    StreamRefused = 10,
+    /// `ConnectionLost`.
+    ConnectionLost = 11,
+}
+
+impl ErrorClass {
+    /// The JS class `name` (WSM-ERR-004).
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorClass::ProtocolError => "ProtocolError",
+            ErrorClass::ConnectionClosed => "ConnectionClosed",
+            ErrorClass::ConnectionGoingAway => "ConnectionGoingAway",
+            ErrorClass::StreamClosed => "StreamClosed",
+            ErrorClass::CodecMismatch => "CodecMismatch",
+            ErrorClass::ConnectionRefused => "ConnectionRefused",
+            ErrorClass::StreamReset => "StreamReset",
+            ErrorClass::RemoteError => "RemoteError",
+            ErrorClass::StreamTimeout => "StreamTimeout",
+            ErrorClass::StreamRefused => "StreamRefused",
+            ErrorClass::ConnectionLost => "ConnectionLost",
+        }
+    }
 }
 
 /// Why a stream failed — the terminal, non-normal outcome of a stream (WSM-ERR-009, WSM-RCN-041).
@@ -83,22 +130,29 @@ impl StreamError {
         }
     }
 
-    /// The JS class `name` (WSM-ERR-002/004): `RemoteError` (2), `StreamRefused` (4),
-    /// `StreamTimeout` (6), `ConnectionLost` (socket death), else `StreamReset`. A reset this peer
-    /// sent itself maps to `StreamTimeout` for code 6 and `StreamReset` otherwise.
-    pub fn class_name(&self) -> &'static str {
+    /// The JS class (WSM-ERR-002/004): `RemoteError` (2), `StreamRefused` (4), `StreamTimeout`
+    /// (6), `ConnectionLost` (socket death), else `StreamReset`. A reset this peer sent itself maps
+    /// to `StreamTimeout` for code 6 and `StreamReset` otherwise.
+    pub fn class(&self) -> ErrorClass {
         match self {
             StreamError::RemoteReset { code, .. } => match *code {
-                code::APPLICATION_ERROR => "RemoteError",
-                code::REFUSED => "StreamRefused",
-                code::TIMEOUT => "StreamTimeout",
-                _ => "StreamReset",
+                code::APPLICATION_ERROR => ErrorClass::RemoteError,
+                code::REFUSED => ErrorClass::StreamRefused,
+                code::TIMEOUT => ErrorClass::StreamTimeout,
+                _ => ErrorClass::StreamReset,
             },
-            StreamError::LocalReset { code, .. } if *code == code::TIMEOUT => "StreamTimeout",
-            StreamError::LocalReset { .. } => "StreamReset",
-            StreamError::Refused => "StreamRefused",
-            StreamError::ConnectionLost => "ConnectionLost",
+            StreamError::LocalReset { code, .. } if *code == code::TIMEOUT => {
+                ErrorClass::StreamTimeout
+            }
+            StreamError::LocalReset { .. } => ErrorClass::StreamReset,
+            StreamError::Refused => ErrorClass::StreamRefused,
+            StreamError::ConnectionLost => ErrorClass::ConnectionLost,
         }
+    }
+
+    /// The JS class `name` (WSM-ERR-004): [`StreamError::class`]'s.
+    pub fn class_name(&self) -> &'static str {
+        self.class().name()
     }
 
     /// The reason, if any (for the JS `.reason`; never parsed, §2.2).
@@ -112,26 +166,31 @@ impl StreamError {
     }
 }
 
+impl StreamError {
+    /// The error's message (what `Display` writes), built without `core::fmt`.
+    pub fn message(&self) -> String {
+        let (by, code, reason) = match self {
+            StreamError::RemoteReset { code, reason, .. } => ("by the remote", code, reason),
+            StreamError::LocalReset { code, reason } => ("locally", code, reason),
+            StreamError::Refused => {
+                return "stream refused: above the last_stream of the remote's goaway, never processed"
+                    .into()
+            }
+            StreamError::ConnectionLost => return "connection lost".into(),
+        };
+        let mut out = cat3("stream reset ", by, " with code ");
+        push_i64(&mut out, *code);
+        if let Some(reason) = reason {
+            out.push_str(": ");
+            out.push_str(reason);
+        }
+        out
+    }
+}
+
 impl fmt::Display for StreamError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (by, code, reason) =
-            match self {
-                StreamError::RemoteReset { code, reason, .. } => ("by the remote", code, reason),
-                StreamError::LocalReset { code, reason } => ("locally", code, reason),
-                StreamError::Refused => return f.write_str(
-                    "stream refused: above the last_stream of the remote's goaway, never processed",
-                ),
-                StreamError::ConnectionLost => return f.write_str("connection lost"),
-            };
-        f.write_str("stream reset ")?;
-        f.write_str(by)?;
-        f.write_str(" with code ")?;
-        f.write_str(&decimal(*code))?;
-        if let Some(reason) = reason {
-            f.write_str(": ")?;
-            f.write_str(reason)?;
-        }
-        Ok(())
+        f.write_str(&self.message())
     }
 }
 
@@ -152,27 +211,37 @@ pub enum OpenError {
 }
 
 impl OpenError {
-    /// The JS class `name` (WSM-ERR-004).
-    pub fn class_name(&self) -> &'static str {
+    /// The JS class (WSM-ERR-004).
+    pub fn class(&self) -> ErrorClass {
         match self {
-            OpenError::GoingAway => "ConnectionGoingAway",
-            OpenError::ConnectionLost => "ConnectionLost",
-            OpenError::Unsendable(_) => "ProtocolError",
+            OpenError::GoingAway => ErrorClass::ConnectionGoingAway,
+            OpenError::ConnectionLost => ErrorClass::ConnectionLost,
+            OpenError::Unsendable(_) => ErrorClass::ProtocolError,
+        }
+    }
+
+    /// The JS class `name` (WSM-ERR-004): [`OpenError::class`]'s.
+    pub fn class_name(&self) -> &'static str {
+        self.class().name()
+    }
+}
+
+impl OpenError {
+    /// The error's message (what `Display` writes), built without `core::fmt`.
+    pub fn message(&self) -> String {
+        match self {
+            OpenError::GoingAway => {
+                "the connection is going away; open on the next connection".into()
+            }
+            OpenError::ConnectionLost => "not connected (between sockets); nothing was sent".into(),
+            OpenError::Unsendable(e) => e.message(),
         }
     }
 }
 
 impl fmt::Display for OpenError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            OpenError::GoingAway => {
-                f.write_str("the connection is going away; open on the next connection")
-            }
-            OpenError::ConnectionLost => {
-                f.write_str("not connected (between sockets); nothing was sent")
-            }
-            OpenError::Unsendable(e) => fmt::Display::fmt(e, f),
-        }
+        f.write_str(&self.message())
     }
 }
 
@@ -201,34 +270,47 @@ pub enum SendError {
 }
 
 impl SendError {
-    /// The JS class `name` (WSM-ERR-004, WSM-ERR-009); for [`SendError::NotLive`] this is only the
+    /// The JS class (WSM-ERR-004, WSM-ERR-009); for [`SendError::NotLive`] this is only the
     /// fallback — see its doc.
-    pub fn class_name(&self) -> &'static str {
+    pub fn class(&self) -> ErrorClass {
         match self {
-            SendError::NotLive | SendError::AlreadyEnded => "StreamClosed",
-            _ => "ProtocolError",
+            SendError::NotLive | SendError::AlreadyEnded => ErrorClass::StreamClosed,
+            _ => ErrorClass::ProtocolError,
+        }
+    }
+
+    /// The JS class `name` (WSM-ERR-004): [`SendError::class`]'s.
+    pub fn class_name(&self) -> &'static str {
+        self.class().name()
+    }
+}
+
+impl SendError {
+    /// The error's message (what `Display` writes), built without `core::fmt`.
+    pub fn message(&self) -> String {
+        match self {
+            SendError::NotLive => "the stream is no longer open".into(),
+            SendError::AlreadyEnded => "this side of the stream already ended".into(),
+            SendError::HeadersAlreadySent => {
+                "headers ride only this side's first frame on a stream; on a stream this peer opened that is the open (WSM-FRM-016)".into()
+            }
+            SendError::TrailersWithoutEnd => {
+                "trailers ride only the frame carrying end (WSM-FRM-013)".into()
+            }
+            SendError::InvalidResetCode(c) => {
+                let mut out = String::from("reset code ");
+                push_i64(&mut out, *c);
+                out.push_str(" must never be sent (retired 5, local-only 9)");
+                out
+            }
+            SendError::Unsendable(e) => e.message(),
         }
     }
 }
 
 impl fmt::Display for SendError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SendError::NotLive => f.write_str("the stream is no longer open"),
-            SendError::AlreadyEnded => f.write_str("this side of the stream already ended"),
-            SendError::HeadersAlreadySent => f.write_str(
-                "headers ride only this side's first frame on a stream; on a stream this peer opened that is the open (WSM-FRM-016)",
-            ),
-            SendError::TrailersWithoutEnd => {
-                f.write_str("trailers ride only the frame carrying end (WSM-FRM-013)")
-            }
-            SendError::InvalidResetCode(c) => {
-                f.write_str("reset code ")?;
-                f.write_str(&decimal(*c))?;
-                f.write_str(" must never be sent (retired 5, local-only 9)")
-            }
-            SendError::Unsendable(e) => fmt::Display::fmt(e, f),
-        }
+        f.write_str(&self.message())
     }
 }
 
@@ -265,44 +347,53 @@ pub enum ConnectError {
 }
 
 impl ConnectError {
-    /// The JS class `name` (WSM-ERR-004/005).
-    pub fn class_name(&self) -> &'static str {
+    /// The JS class (WSM-ERR-004/005).
+    pub fn class(&self) -> ErrorClass {
         match self {
-            ConnectError::CodecMismatch { .. } => "CodecMismatch",
-            ConnectError::NotOpened { .. } => "ConnectionRefused",
-            ConnectError::Hello(e) => e.class_name(),
-            ConnectError::Closed => "ConnectionClosed",
+            ConnectError::CodecMismatch { .. } => ErrorClass::CodecMismatch,
+            ConnectError::NotOpened { .. } => ErrorClass::ConnectionRefused,
+            ConnectError::Hello(e) => e.class(),
+            ConnectError::Closed => ErrorClass::ConnectionClosed,
+        }
+    }
+
+    /// The JS class `name` (WSM-ERR-004/005): [`ConnectError::class`]'s.
+    pub fn class_name(&self) -> &'static str {
+        self.class().name()
+    }
+}
+
+impl ConnectError {
+    /// The error's message (what `Display` writes), built without `core::fmt`.
+    pub fn message(&self) -> String {
+        match self {
+            ConnectError::CodecMismatch { message, .. } => message.clone(),
+            ConnectError::NotOpened { code, reason } => {
+                let mut out = String::from(
+                    "the WebSocket offering subprotocol \"muxws.v1.json\" did not open: \
+                     the server refused the upgrade or could not be reached",
+                );
+                if !reason.is_empty() {
+                    out.push_str(" (");
+                    out.push_str(reason);
+                    out.push(')');
+                }
+                if *code != 1006 && *code != 0 {
+                    out.push_str(" (close code ");
+                    push_u64(&mut out, u64::from(*code));
+                    out.push(')');
+                }
+                out
+            }
+            ConnectError::Hello(e) => cat3("the hello failed: ", &e.message(), ""),
+            ConnectError::Closed => "closed before the connection was established".into(),
         }
     }
 }
 
 impl fmt::Display for ConnectError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ConnectError::CodecMismatch { message, .. } => f.write_str(message),
-            ConnectError::NotOpened { code, reason } => {
-                f.write_str(
-                    "the WebSocket offering subprotocol \"muxws.v1.json\" did not open: \
-                     the server refused the upgrade or could not be reached",
-                )?;
-                if !reason.is_empty() {
-                    f.write_str(" (")?;
-                    f.write_str(reason)?;
-                    f.write_str(")")?;
-                }
-                if *code != 1006 && *code != 0 {
-                    f.write_str(" (close code ")?;
-                    f.write_str(&decimal(i64::from(*code)))?;
-                    f.write_str(")")?;
-                }
-                Ok(())
-            }
-            ConnectError::Hello(e) => {
-                f.write_str("the hello failed: ")?;
-                fmt::Display::fmt(e, f)
-            }
-            ConnectError::Closed => f.write_str("closed before the connection was established"),
-        }
+        f.write_str(&self.message())
     }
 }
 

@@ -30,8 +30,10 @@
 use alloc::{borrow::ToOwned, boxed::Box, string::String, vec, vec::Vec};
 use core::fmt;
 
-use crate::frame::{encode, escaped_width, Frame, FrameType, InvalidJson, Payload, RawJson};
-use crate::text::{prefix, udecimal};
+use crate::frame::{
+    encode, escaped_width, Envelope, Frame, FrameType, InvalidJson, Payload, RawJson,
+};
+use crate::text::{around, prefix};
 
 /// The largest encoded message a sender may emit: a protocol constant, never negotiated, announced
 /// or configured (WSM-FRG-004).
@@ -67,8 +69,9 @@ pub enum FragmentError {
     },
 }
 
-impl fmt::Display for FragmentError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl FragmentError {
+    /// The error's message (what `Display` writes), built without `core::fmt`.
+    pub fn message(&self) -> String {
         let (head, cap, tail) = match self {
             FragmentError::EnvelopeTooLarge { cap } => (
                 "frame exceeds the ",
@@ -86,9 +89,13 @@ impl fmt::Display for FragmentError {
                 " bytes cannot hold this frame's closing envelope; trailers are never fragmented (WSM-FRG-020/034)",
             ),
         };
-        f.write_str(head)?;
-        f.write_str(&udecimal(*cap as u64))?;
-        f.write_str(tail)
+        around(head, *cap as u64, tail)
+    }
+}
+
+impl fmt::Display for FragmentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message())
     }
 }
 
@@ -102,19 +109,17 @@ fn reservation(cap: usize) -> usize {
 pub fn encoded_len(frame: &Frame) -> usize {
     match &frame.payload {
         Payload::Absent => encode(frame).len(),
-        Payload::Json(raw) => {
-            let bare = Frame {
-                payload: Payload::Absent,
-                ..frame.clone()
-            };
-            // `,"payload":` is 11 bytes; the payload text is inserted verbatim.
-            encode(&bare).len() + 11 + raw.as_str().len()
-        }
+        // `,"payload":` is 11 bytes; the payload text is inserted verbatim.
+        Payload::Json(raw) => bare_len(frame) + 11 + raw.as_str().len(),
     }
 }
 
-/// One fragment of `source`: `headers` only when `first`, `end`/`trailers` only when `last`,
-/// `more` on all but the last, `code`/`reason`/`nonce`/`last_stream` always (WSM-FRG-020/021).
+/// Encoded length of `frame` without its payload.
+fn bare_len(frame: &Frame) -> usize {
+    Envelope::bare(frame).encode().len()
+}
+
+/// One fragment of `source` as a [`Frame`] (what [`Envelope::fragment`] encodes).
 fn fragment_frame(source: &Frame, chunk: &str, first: bool, last: bool) -> Frame {
     Frame {
         kind: source.kind.clone(),
@@ -135,7 +140,7 @@ fn fragment_frame(source: &Frame, chunk: &str, first: bool, last: bool) -> Frame
 /// Envelope bytes of a fragment frame whose fragment is empty; a fragment of escaped width `w`
 /// makes the message exactly `w` bytes longer.
 fn fragment_base(source: &Frame, first: bool, last: bool) -> usize {
-    encode(&fragment_frame(source, "", first, last)).len()
+    Envelope::fragment(source, "", first, last).encode().len()
 }
 
 fn escaped_len(s: &str) -> usize {
@@ -170,17 +175,14 @@ pub fn check_sendable_source(
     source: &mut dyn PayloadSource,
     cap: usize,
 ) -> Result<(), FragmentError> {
-    let bare = Frame {
-        payload: Payload::Absent,
-        ..frame.clone()
-    };
-    let middle = fragment_base(&bare, true, false) + 6 <= cap;
-    let closing = fragment_base(&bare, false, true) <= cap;
+    // A fragment's envelope leaves `frame.payload` out.
+    let middle = fragment_base(frame, true, false) + 6 <= cap;
+    let closing = fragment_base(frame, false, true) <= cap;
     if middle && closing {
         return Ok(());
     }
     let (window, all) = source.peek(cap.saturating_add(1));
-    if all && encode(&bare).len() + 11 + window.len() <= cap {
+    if all && bare_len(frame) + 11 + window.len() <= cap {
         return Ok(());
     }
     Err(if middle {
@@ -267,7 +269,8 @@ fn utf8_prefix(bytes: &[u8]) -> (&str, bool) {
     match core::str::from_utf8(bytes) {
         Ok(text) => (text, true),
         Err(error) => (
-            core::str::from_utf8(&bytes[..error.valid_up_to()]).unwrap_or_default(),
+            core::str::from_utf8(bytes.get(..error.valid_up_to()).unwrap_or_default())
+                .unwrap_or_default(),
             false,
         ),
     }
@@ -334,6 +337,21 @@ impl Splitter {
 
     /// The next fragment, or `Ok(None)` after the closing one (WSM-FRG-012/013/014/020).
     pub fn next_fragment(&mut self) -> Result<Option<Frame>, FragmentError> {
+        self.next_with(fragment_frame)
+    }
+
+    /// [`Splitter::next_fragment`], encoded (what the writer sends), built without a [`Frame`].
+    pub(crate) fn next_fragment_text(&mut self) -> Result<Option<String>, FragmentError> {
+        self.next_with(|source, chunk, first, last| {
+            Envelope::fragment(source, chunk, first, last).encode()
+        })
+    }
+
+    /// The next fragment as `make(source, chunk, first, last)` makes it.
+    fn next_with<T>(
+        &mut self,
+        make: impl FnOnce(&Frame, &str, bool, bool) -> T,
+    ) -> Result<Option<T>, FragmentError> {
         if self.done {
             return Ok(None);
         }
@@ -352,7 +370,7 @@ impl Splitter {
             && rest.len() <= cap
             && fragment_base(&self.source, first, true) + escaped_len(rest) <= cap
         {
-            let frame = fragment_frame(&self.source, rest, first, true);
+            let frame = make(&self.source, rest, first, true);
             let taken = rest.len();
             self.text.advance(taken);
             self.done = true;
@@ -392,7 +410,12 @@ impl Splitter {
         if count == 0 {
             return Err(FragmentError::Floor { cap });
         }
-        let frame = fragment_frame(&self.source, &rest[..raw], first, false);
+        let frame = make(
+            &self.source,
+            rest.get(..raw).unwrap_or_default(),
+            first,
+            false,
+        );
         self.text.advance(raw);
         self.emitted += 1;
         Ok(Some(frame))

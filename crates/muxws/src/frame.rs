@@ -19,7 +19,7 @@ use alloc::{borrow::ToOwned, string::String, vec::Vec};
 use core::fmt;
 
 use crate::json::{self, JsonError, Members};
-use crate::text::{prefix, push_i64, push_u64};
+use crate::text::{cat3, prefix, push_i64, push_u64};
 
 /// The only subprotocol this dialer offers and accepts: generation `v1`, codec `json`
 /// (WSM-CDC-020, WSM-CON-009, WSM-PKG-005).
@@ -81,11 +81,16 @@ impl InvalidJson {
     }
 }
 
+impl InvalidJson {
+    /// The error's message (what `Display` writes), built without `core::fmt`.
+    pub fn message(&self) -> String {
+        cat3("not a JSON value (at ", &self.0, ")")
+    }
+}
+
 impl fmt::Display for InvalidJson {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("not a JSON value (at ")?;
-        f.write_str(&self.0)?;
-        f.write_str(")")
+        f.write_str(&self.message())
     }
 }
 
@@ -141,17 +146,18 @@ impl Headers {
 
     /// Parse a JSON object; anything else is an error. Duplicate keys: the last one wins, in the
     /// position of the first, as `JSON.parse` does (WSM-FRM-001 strictness on known fields).
-    /// Linear in the text's size, whatever the keys (duplicates are found by one sort).
+    /// Linear in the text's size, whatever the keys (duplicates are found with a hash table).
     pub fn from_json(text: &str) -> Result<Headers, InvalidJson> {
-        match Headers::scan(text, usize::MAX) {
+        match Headers::scan(text, usize::MAX, DEFAULT_KEY_HASH_SEED) {
             Ok(headers) => Ok(headers.unwrap_or_default()),
             Err(error) => Err(InvalidJson::at(error)),
         }
     }
 
     /// The object `text` as headers; `Ok(None)` when it has more than `max_keys` members
-    /// (duplicates counted), found without reading past the member over the limit.
-    fn scan(text: &str, max_keys: usize) -> Result<Option<Headers>, JsonError> {
+    /// (duplicates counted), found without reading past the member over the limit. `seed`
+    /// seeds the duplicate-key table (see [`keep_last_of_duplicates`]).
+    fn scan(text: &str, max_keys: usize, seed: u64) -> Result<Option<Headers>, JsonError> {
         let mut members = Members::of(text)?;
         let mut entries = Vec::new();
         while let Some((key, value)) = members.next_member()? {
@@ -160,7 +166,7 @@ impl Headers {
             }
             entries.push((key.into_owned(), RawJson(value.to_owned())));
         }
-        keep_last_of_duplicates(&mut entries);
+        keep_last_of_duplicates(&mut entries, seed);
         Ok(Some(Headers(entries)))
     }
 
@@ -223,10 +229,15 @@ impl Headers {
     }
 }
 
-/// FNV-1a over the key's bytes, folded to 32 bits: a cheap sort key that makes equal keys
-/// adjacent.
-fn key_hash(key: &str) -> u32 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+/// The seed of the duplicate-key table when none is given: text this side made itself
+/// ([`Headers::from_json`], [`decode`]). Inbound frames use their connection's secret seed
+/// ([`crate::ConnectionConfig::key_hash_seed`]).
+pub(crate) const DEFAULT_KEY_HASH_SEED: u64 = 0;
+
+/// FNV-1a over the key's bytes from a seeded start, folded to 32 bits. Under a secret seed the
+/// table slots of given keys cannot be predicted, so collisions cannot be aimed at.
+fn key_hash(key: &str, seed: u64) -> u32 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325 ^ seed;
     for &b in key.as_bytes() {
         hash = (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
     }
@@ -235,112 +246,46 @@ fn key_hash(key: &str) -> u32 {
 }
 
 /// Of duplicate keys keep one entry, in the first one's position, with the last one's value —
-/// `JSON.parse`'s rule — in linear time for any keys but colliding ones, and O(n log n) even for
-/// those: the (hash, position) pairs are radix-sorted by hash (stable, four passes), so equal
-/// keys end up adjacent and in position order; a run of equal hashes that holds different keys
-/// (a collision, crafted or not) is heap-sorted by (key, position), never scanned pairwise.
-fn keep_last_of_duplicates(entries: &mut Vec<(String, RawJson)>) {
+/// `JSON.parse`'s rule. One pass over an open-addressing table of at least twice as many slots
+/// as entries, each slot holding a key's hash and its entry: a key is hashed once and compared
+/// in full only with keys of the same 32-bit hash, so the pass is linear in the keys' bytes
+/// (with a secret seed, also for keys chosen to collide; inbound maps hold at most
+/// `MAX_HEADER_KEYS` keys, which bounds even a full collision).
+fn keep_last_of_duplicates(entries: &mut Vec<(String, RawJson)>, seed: u64) {
     if entries.len() < 2 {
         return;
     }
-    let mut order: Vec<(u32, u32)> = entries
-        .iter()
-        .enumerate()
-        .map(|(i, (key, _))| (key_hash(key), i as u32))
-        .collect();
-    radix_sort(&mut order);
-    let key = |i: u32| entries[i as usize].0.as_str();
-    let mut dropped = Vec::new();
-    dropped.resize(entries.len(), false);
-    let mut moves: Vec<(u32, u32)> = Vec::new();
-    let mut start = 0;
-    while start < order.len() {
-        let mut end = start + 1;
-        while end < order.len() && order[end].0 == order[start].0 {
-            end += 1;
-        }
-        let run = &mut order[start..end];
-        json::tick(run.len() as u64);
-        if run.iter().any(|p| key(p.1) != key(run[0].1)) {
-            heapsort(run, |a, b| {
-                json::tick(1);
-                (key(a.1), a.1) < (key(b.1), b.1)
-            });
-        }
-        let mut first = 0;
-        for i in 1..=run.len() {
-            if i == run.len() || key(run[i].1) != key(run[first].1) {
-                if i - first > 1 {
-                    moves.push((run[first].1, run[i - 1].1));
-                    for p in &run[first + 1..i] {
-                        dropped[p.1 as usize] = true;
+    let mask = (entries.len() * 2).next_power_of_two() - 1;
+    // (hash, 1 + index in `kept`); 0: an empty slot.
+    let mut table: Vec<(u32, u32)> = Vec::new();
+    table.resize(mask + 1, (0, 0));
+    let mut kept: Vec<(String, RawJson)> = Vec::with_capacity(entries.len());
+    for (key, value) in entries.drain(..) {
+        let hash = key_hash(&key, seed);
+        let mut at = hash as usize;
+        loop {
+            json::tick(1);
+            at &= mask;
+            let Some(slot) = table.get_mut(at) else {
+                break;
+            };
+            if slot.1 == 0 {
+                *slot = (hash, kept.len() as u32 + 1);
+                kept.push((key, value));
+                break;
+            }
+            if slot.0 == hash {
+                if let Some(first) = kept.get_mut(slot.1 as usize - 1) {
+                    if first.0 == key {
+                        first.1 = value;
+                        break;
                     }
                 }
-                first = i;
             }
+            at += 1;
         }
-        start = end;
     }
-    if moves.is_empty() {
-        return;
-    }
-    for (first, last) in moves {
-        let value = core::mem::replace(&mut entries[last as usize].1, RawJson(String::new()));
-        entries[first as usize].1 = value;
-    }
-    let mut index = 0;
-    entries.retain(|_| {
-        index += 1;
-        !dropped[index - 1]
-    });
-}
-
-/// Stable LSD radix sort of (hash, position) pairs by hash: four passes of one byte.
-fn radix_sort(v: &mut Vec<(u32, u32)>) {
-    let mut spare = Vec::new();
-    spare.resize(v.len(), (0u32, 0u32));
-    for shift in [0u32, 8, 16, 24] {
-        let mut at = [0usize; 257];
-        for p in v.iter() {
-            at[((p.0 >> shift) & 0xff) as usize + 1] += 1;
-        }
-        for i in 1..257 {
-            at[i] += at[i - 1];
-        }
-        for &p in v.iter() {
-            let slot = &mut at[((p.0 >> shift) & 0xff) as usize];
-            spare[*slot] = p;
-            *slot += 1;
-        }
-        core::mem::swap(v, &mut spare);
-        json::tick(v.len() as u64 * 2 + 256);
-    }
-}
-
-/// In-place heapsort by `less`: O(n log n) comparisons in the worst case, in a few hundred bytes
-/// of wasm where the standard library's sorts take kilobytes.
-fn heapsort(v: &mut [(u32, u32)], less: impl Fn(&(u32, u32), &(u32, u32)) -> bool) {
-    let sift = |v: &mut [(u32, u32)], mut root: usize, end: usize| loop {
-        let mut child = 2 * root + 1;
-        if child >= end {
-            break;
-        }
-        if child + 1 < end && less(&v[child], &v[child + 1]) {
-            child += 1;
-        }
-        if !less(&v[root], &v[child]) {
-            break;
-        }
-        v.swap(root, child);
-        root = child;
-    };
-    for root in (0..v.len() / 2).rev() {
-        sift(v, root, v.len());
-    }
-    for end in (1..v.len()).rev() {
-        v.swap(0, end);
-        sift(v, 0, end);
-    }
+    *entries = kept;
 }
 
 /// The `type` field. Six types in v1 (`SPEC.md` §2.3); anything else is kept as `Unknown` so the
@@ -428,6 +373,7 @@ pub struct Frame {
 
 impl Frame {
     /// A frame of `kind` with every other field at its default (`SPEC.md` §2.2).
+    #[inline(never)]
     pub fn new(kind: FrameType) -> Frame {
         Frame {
             kind,
@@ -565,17 +511,26 @@ fn field_int(name: &str, raw: Option<&str>) -> Result<Option<i64>, DecodeError> 
     }
 }
 
-/// `headers`/`trailers`: an object of at most `max_keys` members; over that, `too_many` is set
-/// and the field reads as absent.
+/// How an inbound frame's `headers` and `trailers` are read.
+#[derive(Clone, Copy)]
+pub(crate) struct MapRules {
+    /// Most members a map may have (duplicates counted).
+    pub(crate) max_keys: usize,
+    /// The duplicate-key table's seed.
+    pub(crate) seed: u64,
+}
+
+/// `headers`/`trailers`: an object of at most `rules.max_keys` members; over that, `too_many`
+/// is set and the field reads as absent.
 fn field_map(
     name: &str,
     raw: Option<&str>,
-    max_keys: usize,
+    rules: MapRules,
     too_many: &mut bool,
 ) -> Result<Option<Headers>, DecodeError> {
     match present(raw) {
         None => Ok(None),
-        Some(raw) => match Headers::scan(raw, max_keys) {
+        Some(raw) => match Headers::scan(raw, rules.max_keys, rules.seed) {
             Ok(Some(headers)) => Ok(Some(headers)),
             Ok(None) => {
                 *too_many = true;
@@ -598,7 +553,11 @@ fn field_map(
 /// nesting, escapes, long numbers); this function applies no size limit of its own — the
 /// connection refuses an over-cap message before decoding it (WSM-FRG-031).
 pub fn decode(text: &str) -> Result<Frame, DecodeError> {
-    decode_limited(text, usize::MAX).map(|decoded| decoded.frame)
+    let rules = MapRules {
+        max_keys: usize::MAX,
+        seed: DEFAULT_KEY_HASH_SEED,
+    };
+    decode_limited(text, rules).map(|decoded| decoded.frame)
 }
 
 /// A decoded inbound frame and whether a header map broke the connection's key limit.
@@ -611,7 +570,7 @@ pub(crate) struct Decoded {
 
 /// [`decode`] with a limit on the members of `headers` and of `trailers`: a map over it is not
 /// built (the members past the limit are never copied).
-pub(crate) fn decode_limited(text: &str, max_header_keys: usize) -> Result<Decoded, DecodeError> {
+pub(crate) fn decode_limited(text: &str, rules: MapRules) -> Result<Decoded, DecodeError> {
     let mut f: [Option<&str>; 12] = [None; 12];
     let scanned = Members::of(text).and_then(|mut members| {
         while let Some((key, value)) = members.next_member()? {
@@ -648,13 +607,13 @@ pub(crate) fn decode_limited(text: &str, max_header_keys: usize) -> Result<Decod
         frame: Frame::new(FrameType::from_name(&kind)),
         too_many_header_keys: false,
     };
-    fill(&mut decoded, &f, max_header_keys)?;
+    fill(&mut decoded, &f, rules)?;
     Ok(decoded)
 }
 
 /// The fields after `type`, filled in place: an early return drops one `Frame` in `decode`
 /// rather than a different set of finished fields at every `?`.
-fn fill(decoded: &mut Decoded, f: &[Option<&str>; 12], max_keys: usize) -> Result<(), DecodeError> {
+fn fill(decoded: &mut Decoded, f: &[Option<&str>; 12], rules: MapRules) -> Result<(), DecodeError> {
     let too_many = &mut decoded.too_many_header_keys;
     let frame = &mut decoded.frame;
     frame.stream = field_id("stream", f[1])?;
@@ -663,9 +622,9 @@ fn fill(decoded: &mut Decoded, f: &[Option<&str>; 12], max_keys: usize) -> Resul
     }
     frame.fragment = field_string("fragment", f[3])?;
     frame.more = field_bool("more", f[4])?;
-    frame.headers = field_map("headers", f[5], max_keys, too_many)?;
+    frame.headers = field_map("headers", f[5], rules, too_many)?;
     frame.end = field_bool("end", f[6])?;
-    frame.trailers = field_map("trailers", f[7], max_keys, too_many)?;
+    frame.trailers = field_map("trailers", f[7], rules, too_many)?;
     frame.code = field_int("code", f[8])?;
     frame.reason = field_string("reason", f[9])?;
     frame.nonce = field_string("nonce", f[10])?;
@@ -704,7 +663,10 @@ pub(crate) fn read_head(head: &str) -> Head {
         // A number that runs to the end of the head may be cut short (`12` read as `1`): a value
         // counts only when its separator is inside the head too.
         let end = value.as_ptr() as usize - head.as_ptr() as usize + value.len();
-        let next = head.as_bytes()[end..]
+        let next = head
+            .as_bytes()
+            .get(end..)
+            .unwrap_or_default()
             .iter()
             .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
         if !matches!(next, Some(b',' | b'}')) {
@@ -723,56 +685,117 @@ pub(crate) fn read_head(head: &str) -> Head {
 /// alphabetically — omitting every field at its default; payload and header values are inserted
 /// verbatim (WSM-CDC-004/005, `SPEC.md` §3).
 pub fn encode(frame: &Frame) -> String {
-    let mut out = String::with_capacity(
-        64 + frame.payload.as_json().map_or(0, |p| p.as_str().len())
-            + frame.fragment.as_ref().map_or(0, |s| s.len() + s.len() / 8),
-    );
-    out.push_str("{\"type\":");
-    push_json_string(&mut out, frame.kind.as_str());
-    if let Some(stream) = frame.stream {
-        out.push_str(",\"stream\":");
-        push_u64(&mut out, stream);
+    Envelope::of(frame).encode()
+}
+
+/// What goes on the wire for a frame, borrowed from it: the frame itself, the frame without its
+/// payload, or one fragment of it (the source's envelope with the fragment's own `fragment`,
+/// `more`, `headers`, `end` and `trailers`), so none of them is built as a [`Frame`] of its own.
+pub(crate) struct Envelope<'a> {
+    frame: &'a Frame,
+    payload: Option<&'a RawJson>,
+    fragment: Option<&'a str>,
+    more: bool,
+    headers: Option<&'a Headers>,
+    end: bool,
+    trailers: Option<&'a Headers>,
+}
+
+impl<'a> Envelope<'a> {
+    /// The frame as it is.
+    pub(crate) fn of(frame: &'a Frame) -> Envelope<'a> {
+        Envelope {
+            payload: frame.payload.as_json(),
+            fragment: frame.fragment.as_deref(),
+            more: frame.more,
+            headers: frame.headers.as_ref(),
+            end: frame.end,
+            trailers: frame.trailers.as_ref(),
+            frame,
+        }
     }
-    if let Some(code) = frame.code {
-        out.push_str(",\"code\":");
-        push_i64(&mut out, code);
+
+    /// The frame without its payload.
+    pub(crate) fn bare(frame: &'a Frame) -> Envelope<'a> {
+        Envelope {
+            payload: None,
+            ..Envelope::of(frame)
+        }
     }
-    if frame.end {
-        out.push_str(",\"end\":true");
+
+    /// One fragment of `source`: `headers` only when `first`, `end`/`trailers` only when `last`,
+    /// `more` on all but the last, `code`/`reason`/`nonce`/`last_stream` always (WSM-FRG-020/021).
+    pub(crate) fn fragment(
+        source: &'a Frame,
+        chunk: &'a str,
+        first: bool,
+        last: bool,
+    ) -> Envelope<'a> {
+        Envelope {
+            frame: source,
+            payload: None,
+            fragment: Some(chunk),
+            more: !last,
+            headers: source.headers.as_ref().filter(|_| first),
+            end: last && source.end,
+            trailers: source.trailers.as_ref().filter(|_| last),
+        }
     }
-    if let Some(fragment) = &frame.fragment {
-        out.push_str(",\"fragment\":");
-        push_json_string(&mut out, fragment);
+
+    /// The encoded message (see [`encode`]).
+    pub(crate) fn encode(&self) -> String {
+        let frame = self.frame;
+        let mut out = String::with_capacity(
+            64 + self.payload.map_or(0, |p| p.as_str().len())
+                + self.fragment.map_or(0, |s| s.len() + s.len() / 8),
+        );
+        out.push_str("{\"type\":");
+        push_json_string(&mut out, frame.kind.as_str());
+        if let Some(stream) = frame.stream {
+            out.push_str(",\"stream\":");
+            push_u64(&mut out, stream);
+        }
+        if let Some(code) = frame.code {
+            out.push_str(",\"code\":");
+            push_i64(&mut out, code);
+        }
+        if self.end {
+            out.push_str(",\"end\":true");
+        }
+        if let Some(fragment) = self.fragment {
+            out.push_str(",\"fragment\":");
+            push_json_string(&mut out, fragment);
+        }
+        if let Some(headers) = self.headers {
+            out.push_str(",\"headers\":");
+            headers.write_json(&mut out);
+        }
+        if let Some(last) = frame.last_stream {
+            out.push_str(",\"last_stream\":");
+            push_u64(&mut out, last);
+        }
+        if self.more {
+            out.push_str(",\"more\":true");
+        }
+        if let Some(nonce) = &frame.nonce {
+            out.push_str(",\"nonce\":");
+            push_json_string(&mut out, nonce);
+        }
+        if let Some(payload) = self.payload {
+            out.push_str(",\"payload\":");
+            out.push_str(payload.as_str());
+        }
+        if let Some(reason) = &frame.reason {
+            out.push_str(",\"reason\":");
+            push_json_string(&mut out, reason);
+        }
+        if let Some(trailers) = self.trailers {
+            out.push_str(",\"trailers\":");
+            trailers.write_json(&mut out);
+        }
+        out.push('}');
+        out
     }
-    if let Some(headers) = &frame.headers {
-        out.push_str(",\"headers\":");
-        headers.write_json(&mut out);
-    }
-    if let Some(last) = frame.last_stream {
-        out.push_str(",\"last_stream\":");
-        push_u64(&mut out, last);
-    }
-    if frame.more {
-        out.push_str(",\"more\":true");
-    }
-    if let Some(nonce) = &frame.nonce {
-        out.push_str(",\"nonce\":");
-        push_json_string(&mut out, nonce);
-    }
-    if let Payload::Json(payload) = &frame.payload {
-        out.push_str(",\"payload\":");
-        out.push_str(payload.as_str());
-    }
-    if let Some(reason) = &frame.reason {
-        out.push_str(",\"reason\":");
-        push_json_string(&mut out, reason);
-    }
-    if let Some(trailers) = &frame.trailers {
-        out.push_str(",\"trailers\":");
-        trailers.write_json(&mut out);
-    }
-    out.push('}');
-    out
 }
 
 /// Bytes `c` occupies inside a JSON string literal, as Python's `json.dumps(ensure_ascii=False)`,
@@ -804,7 +827,7 @@ pub(crate) fn push_json_string(out: &mut String, s: &str) {
             0x00..=0x1f => "",
             _ => continue,
         };
-        out.push_str(&s[start..i]);
+        out.push_str(s.get(start..i).unwrap_or_default());
         if short.is_empty() {
             out.push_str("\\u00");
             out.push(char::from(HEX[usize::from(b >> 4)]));
@@ -814,13 +837,48 @@ pub(crate) fn push_json_string(out: &mut String, s: &str) {
         }
         start = i + 1;
     }
-    out.push_str(&s[start..]);
+    out.push_str(s.get(start..).unwrap_or_default());
     out.push('"');
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keys_aimed_at_one_slot_cost_bounded_work_and_a_secret_seed_scatters_them() {
+        // 256 distinct keys (MAX_HEADER_KEYS) and a duplicate: a table of 1 024 slots, and every
+        // key starts in the same one under seed 0.
+        let mask = 1023;
+        let keys: Vec<String> = (0u32..)
+            .map(|i| format!("k{i}"))
+            .filter(|k| key_hash(k, 0) as usize & mask == 7)
+            .take(256)
+            .collect();
+        let bytes: u64 = keys.iter().map(|k| k.len() as u64).sum();
+        let entries = || -> Vec<(String, RawJson)> {
+            let mut entries: Vec<_> = keys.iter().map(|k| (k.clone(), RawJson::null())).collect();
+            entries.push((keys[3].clone(), RawJson::parse("1").unwrap()));
+            entries
+        };
+        let run = |seed: u64| {
+            let mut map = entries();
+            json::work::take();
+            keep_last_of_duplicates(&mut map, seed);
+            let work = json::work::take();
+            // Distinct keys kept in order, the duplicate's last value in the first's place.
+            assert_eq!(map.len(), 256);
+            assert!(map.iter().zip(&keys).all(|((k, _), key)| k == key));
+            assert_eq!(map[3].1.as_str(), "1");
+            work
+        };
+        let aimed = run(0);
+        let n = keys.len() as u64 + 1;
+        assert!(aimed >= n * (n - 1) / 2, "the keys were aimed: {aimed}");
+        assert!(aimed <= n * n + bytes, "bounded by the key cap: {aimed}");
+        let scattered = run(0x9e37_79b9_7f4a_7c15);
+        assert!(scattered <= 8 * n + bytes, "another seed: {scattered}");
+    }
 
     #[test]
     fn escaping_matches_serde_json_for_every_ascii_control_and_specials() {

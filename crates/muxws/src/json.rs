@@ -130,7 +130,12 @@ impl Cursor<'_> {
     }
 
     fn word(&mut self, word: &[u8]) -> Scan<()> {
-        if !self.bytes[self.pos..].starts_with(word) {
+        if !self
+            .bytes
+            .get(self.pos..)
+            .unwrap_or_default()
+            .starts_with(word)
+        {
             return self.fail();
         }
         self.pos += word.len();
@@ -303,13 +308,13 @@ impl<'a> Members<'a> {
         self.first = false;
         let key_start = c.pos;
         let escaped = c.string()?;
-        let key = &self.text[key_start..c.pos];
+        let key = self.text.get(key_start..c.pos).unwrap_or_default();
         c.skip_ws();
         c.eat(b':')?;
         Ok(Some(if escaped {
             Cow::Owned(decode_string(key).ok_or(JsonError(key_start))?)
         } else {
-            Cow::Borrowed(&key[1..key.len() - 1])
+            Cow::Borrowed(key.get(1..key.len().saturating_sub(1)).unwrap_or_default())
         }))
     }
 
@@ -319,29 +324,25 @@ impl<'a> Members<'a> {
         c.skip_ws();
         let value_start = c.pos;
         c.value(0)?;
-        Ok(&self.text[value_start..c.pos])
+        Ok(self.text.get(value_start..c.pos).unwrap_or_default())
     }
 }
 
 /// Decode a string literal (quotes included) that the scanner accepted. `None` if it is not a
 /// string literal or holds a lone surrogate, which no Rust `String` can carry.
 pub(crate) fn decode_string(literal: &str) -> Option<String> {
-    let bytes = literal.as_bytes();
-    if bytes.len() < 2 || bytes[0] != b'"' || bytes[bytes.len() - 1] != b'"' {
-        return None;
-    }
-    let inner = &literal[1..literal.len() - 1];
+    let inner = literal.strip_prefix('"')?.strip_suffix('"')?;
     let bytes = inner.as_bytes();
     let mut out = String::with_capacity(inner.len());
     let mut run = 0;
     let mut i = 0;
-    while i < bytes.len() {
+    while let Some(&byte) = bytes.get(i) {
         tick(1);
-        if bytes[i] != b'\\' {
+        if byte != b'\\' {
             i += 1;
             continue;
         }
-        out.push_str(&inner[run..i]);
+        out.push_str(inner.get(run..i).unwrap_or_default());
         let escape = *bytes.get(i + 1)?;
         i += 2;
         let c = match escape {
@@ -371,7 +372,7 @@ pub(crate) fn decode_string(literal: &str) -> Option<String> {
         out.push(c);
         run = i;
     }
-    out.push_str(&inner[run..]);
+    out.push_str(inner.get(run..).unwrap_or_default());
     Some(out)
 }
 
@@ -391,9 +392,8 @@ pub(crate) fn integer(number: &str) -> Option<(bool, u64, bool)> {
     let mut plain = true;
     let mut seen_digit = false;
     let mut fraction = false;
-    while i < bytes.len() {
+    while let Some(&b) = bytes.get(i) {
         tick(1);
-        let b = bytes[i];
         if b.is_ascii_digit() {
             seen_digit = true;
             if fraction {

@@ -78,7 +78,7 @@ pub use connection::{
     DEFAULT_MAX_CONCURRENT_STREAMS, DEFAULT_PING_INTERVAL_MS, DEFAULT_PING_TIMEOUT_MS,
     GOAWAY_CLOSE_FALLBACK_MS, MAX_HEADER_KEYS, MAX_STREAM_ID,
 };
-pub use error::{code, ConfigError, ConnectError, OpenError, SendError, StreamError};
+pub use error::{code, ConfigError, ConnectError, ErrorClass, OpenError, SendError, StreamError};
 pub use fragment::{
     check_sendable, check_sendable_source, split_frame, Assembler, AssemblyError, FragmentError,
     PayloadSource, Split, Splitter, TextSource, DEFAULT_MAX_PAYLOAD_BYTES, MAX_FRAME_BYTES,

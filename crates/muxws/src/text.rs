@@ -4,18 +4,11 @@
 use alloc::string::String;
 
 /// Append `n` in decimal.
-pub(crate) fn push_u64(out: &mut String, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut start = digits.len();
-    loop {
-        start -= 1;
-        digits[start] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
+pub(crate) fn push_u64(out: &mut String, n: u64) {
+    if n >= 10 {
+        push_u64(out, n / 10);
     }
-    out.push_str(core::str::from_utf8(&digits[start..]).unwrap_or_default());
+    out.push(char::from(b'0' + (n % 10) as u8));
 }
 
 /// Append `n` in decimal, with a leading `-` when negative.
@@ -32,7 +25,7 @@ pub(crate) fn prefix(s: &str, max: usize) -> &str {
     while !s.is_char_boundary(end) {
         end -= 1;
     }
-    &s[..end]
+    s.get(..end).unwrap_or_default()
 }
 
 /// `n` as 16 lowercase hex digits (the heartbeat nonce).
@@ -41,17 +34,13 @@ pub(crate) fn hex16(n: u64) -> String {
     let mut shift = 64;
     while shift > 0 {
         shift -= 4;
-        out.push(char::from(
-            b"0123456789abcdef"[((n >> shift) & 0xf) as usize],
-        ));
+        let digit = ((n >> shift) & 0xf) as u8;
+        out.push(char::from(if digit < 10 {
+            b'0' + digit
+        } else {
+            b'a' - 10 + digit
+        }));
     }
-    out
-}
-
-/// `n` in decimal.
-pub(crate) fn decimal(n: i64) -> String {
-    let mut out = String::new();
-    push_i64(&mut out, n);
     out
 }
 
@@ -90,7 +79,9 @@ mod tests {
             assert_eq!(s, n.to_string());
         }
         for n in [0i64, -1, 7, -10, i64::MAX, i64::MIN] {
-            assert_eq!(decimal(n), n.to_string());
+            let mut s = String::new();
+            push_i64(&mut s, n);
+            assert_eq!(s, n.to_string());
         }
         assert_eq!(udecimal(u64::MAX), u64::MAX.to_string());
         assert_eq!(around("a ", 42, " b"), "a 42 b");

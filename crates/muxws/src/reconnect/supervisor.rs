@@ -17,7 +17,7 @@
 //! [`StreamRef`]s — socket plus id — because ids restart at 1 on every socket (WSM-RCN-031).
 
 use alloc::collections::VecDeque;
-use alloc::{borrow::ToOwned, boxed::Box, string::String, string::ToString, vec::Vec};
+use alloc::{borrow::ToOwned, boxed::Box, string::String, vec::Vec};
 use core::fmt;
 
 use super::{delay_ms, ReconnectOptions};
@@ -221,7 +221,8 @@ pub struct Peer {
     phase: Phase,
     live: Option<(SocketId, Connection)>,
     retiring: Vec<Retiring>,
-    actions: VecDeque<Action>,
+    /// A few at most (a dial, a close): a `Vec`, taken from the front.
+    actions: Vec<Action>,
     events: VecDeque<Event>,
     next_socket: SocketId,
     attempts: u32,
@@ -273,7 +274,7 @@ impl Peer {
                 ..Frame::on_stream(FrameType::Open, 1)
             };
             check_sendable(&frame, options.connection.max_frame_bytes)
-                .map_err(|e| ConfigError(cat3("the hello cannot be sent: ", &e.to_string(), "")))?;
+                .map_err(|e| ConfigError(cat3("the hello cannot be sent: ", &e.message(), "")))?;
         }
         let mut peer = Peer {
             options,
@@ -281,7 +282,7 @@ impl Peer {
             phase: Phase::Stopped,
             live: None,
             retiring: Vec::new(),
-            actions: VecDeque::new(),
+            actions: Vec::new(),
             events: VecDeque::new(),
             next_socket: 1,
             attempts: 0,
@@ -350,7 +351,8 @@ impl Peer {
     /// a long fragmented upload (WSM-FRG-019).
     pub fn poll_action(&mut self, now: u64) -> Option<Action> {
         self.progress(now);
-        if let Some(action) = self.actions.pop_front() {
+        if !self.actions.is_empty() {
+            let action = self.actions.remove(0);
             return Some(action);
         }
         if let Some((socket, conn)) = &mut self.live {
@@ -425,7 +427,7 @@ impl Peer {
             return;
         }
         if protocol != SUBPROTOCOL {
-            self.actions.push_back(Action::Close {
+            self.actions.push(Action::Close {
                 socket,
                 code: CLOSE_CODEC_MISMATCH,
                 reason: cat3("expected subprotocol ", SUBPROTOCOL, ""),
@@ -437,7 +439,7 @@ impl Peer {
             Ok(conn) => conn,
             Err(_) => {
                 // Unreachable: validated in `Peer::new`.
-                self.actions.push_back(Action::Close {
+                self.actions.push(Action::Close {
                     socket,
                     code: CLOSE_NORMAL,
                     reason: String::new(),
@@ -702,7 +704,7 @@ impl Peer {
             }
             Phase::Dialing { socket } => {
                 let reason = reason.unwrap_or_default();
-                self.actions.push_back(Action::Close {
+                self.actions.push(Action::Close {
                     socket,
                     code: CLOSE_NORMAL,
                     reason: close_reason_text(&reason),
@@ -747,7 +749,7 @@ impl Peer {
         let mut protocols = Vec::with_capacity(1 + self.options.subprotocols.len());
         protocols.push(SUBPROTOCOL.to_owned());
         protocols.extend(self.options.subprotocols.iter().cloned());
-        self.actions.push_back(Action::Dial { socket, protocols });
+        self.actions.push(Action::Dial { socket, protocols });
     }
 
     fn backoff(&mut self, now: u64) {
@@ -875,7 +877,7 @@ impl Peer {
     }
 
     fn hello_failed(&mut self, error: StreamError, now: u64) {
-        let reason = cat3("hello failed: ", &error.to_string(), "");
+        let reason = cat3("hello failed: ", &error.message(), "");
         if let Some((socket, mut conn)) = self.live.take() {
             conn.abandon();
             Self::pump_into(socket, &mut conn, &mut self.events, None);
