@@ -556,18 +556,7 @@ impl Peer {
         end: bool,
         now: u64,
     ) -> Result<StreamRef, OpenError> {
-        match self.phase {
-            Phase::Established => {}
-            Phase::Closing => return Err(OpenError::GoingAway),
-            _ => return Err(OpenError::ConnectionLost),
-        }
-        let Some((socket, conn)) = &mut self.live else {
-            return Err(OpenError::ConnectionLost);
-        };
-        let socket = *socket;
-        let id = conn.open(headers, payload, end, now)?;
-        self.progress(now);
-        Ok(StreamRef { socket, id })
+        self.open_on_live(now, |conn| conn.open(headers, payload, end, now))
     }
 
     /// [`Peer::open`] with a payload `source` gives, a window at a time, so it is never held
@@ -579,6 +568,16 @@ impl Peer {
         end: bool,
         now: u64,
     ) -> Result<StreamRef, OpenError> {
+        self.open_on_live(now, |conn| conn.open_with_source(headers, source, end, now))
+    }
+
+    /// Opens a stream on the live connection with `open`, when there is one that takes new streams:
+    /// `ConnectionGoingAway` while closing, `ConnectionLost` between sockets.
+    fn open_on_live(
+        &mut self,
+        now: u64,
+        open: impl FnOnce(&mut Connection) -> Result<StreamId, OpenError>,
+    ) -> Result<StreamRef, OpenError> {
         match self.phase {
             Phase::Established => {}
             Phase::Closing => return Err(OpenError::GoingAway),
@@ -588,7 +587,7 @@ impl Peer {
             return Err(OpenError::ConnectionLost);
         };
         let socket = *socket;
-        let id = conn.open_with_source(headers, source, end, now)?;
+        let id = open(conn)?;
         self.progress(now);
         Ok(StreamRef { socket, id })
     }
