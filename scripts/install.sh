@@ -26,6 +26,13 @@ else
   cargo install wasm-bindgen-cli --version "$want"
 fi
 
+step "wasm-pack (builds the calls module; told to download nothing at build time)"
+if wasm_pack=$(wasm-pack --version 2>/dev/null); then
+  echo "$wasm_pack present"
+else
+  cargo install wasm-pack --version 0.15.1 --locked
+fi
+
 step "Debian packages: chromium, chromium-driver, redis-server"
 missing=()
 have chromium || missing+=(chromium)
