@@ -19,6 +19,15 @@ import { startDemo } from '../../www/serve.mjs';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const artifactsDir = path.join(repoRoot, 'tests', 'artifacts');
+
+/**
+ * A full-page screenshot taken from the top: the sticky top bar is drawn where the page is scrolled,
+ * so a page scrolled to a clicked control would show it over the content below.
+ */
+async function screenshot(page, name) {
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: path.join(artifactsDir, name), fullPage: true });
+}
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
   '--headless',
@@ -129,7 +138,7 @@ describe('demo page', { timeout: 180_000 }, () => {
     assert.ok((await busyCount()) >= 1, 'the busy indicator counts the pending call');
     assert.match(await page.textContent('#busy'), /1 call pending/);
     assert.equal(await page.getAttribute('#slow-result', 'data-state'), 'pending');
-    await page.screenshot({ path: path.join(artifactsDir, 'demo-busy.png'), fullPage: true });
+    await screenshot(page, 'demo-busy.png');
 
     await page.click('#retry-now');
     await page.waitForSelector('#slow-result[data-state="done"]', { timeout: 15_000 });
@@ -147,7 +156,7 @@ describe('demo page', { timeout: 180_000 }, () => {
     const types = await page.$$eval(`#log tr[data-key="${key}"]`, (rows) => rows.map((row) => row.getAttribute('data-type')).reverse());
     assert.deepEqual(types, ['start', 'retry', 'settle']);
     assert.match(await page.textContent(`#log tr[data-key="${key}"][data-type="retry"]`), /network-error.*2 s/);
-    await page.screenshot({ path: path.join(artifactsDir, 'demo-settled.png'), fullPage: true });
+    await screenshot(page, 'demo-settled.png');
   });
 
   it('repeats through 503 error pages of the gateway until the call gets through', async () => {
@@ -207,7 +216,7 @@ describe('demo page', { timeout: 180_000 }, () => {
     assert.match(await page.textContent('#slow-result'), /over muxws/);
     assert.match(await page.textContent('#slow-result'), /after 2 attempts/);
     assert.equal((await demo.stack.counters()).slow, serverBefore + 1);
-    await page.screenshot({ path: path.join(artifactsDir, 'demo-muxws.png'), fullPage: true });
+    await screenshot(page, 'demo-muxws.png');
 
     await page.click('#transport-rest');
     await page.waitForSelector('#transport-rest[aria-pressed="true"]', { timeout: 10_000 });
@@ -240,7 +249,7 @@ describe('demo page', { timeout: 180_000 }, () => {
       const key = await page.getAttribute('#slow-result', 'data-key');
       await page.locator(`#log tr[data-key="${key}"][data-type="wait"][data-reason="offline"]`).waitFor({ timeout: 10_000 });
       assert.equal(await page.getAttribute('#slow-result', 'data-state'), 'pending');
-      await page.screenshot({ path: path.join(artifactsDir, 'demo-offline.png'), fullPage: true });
+      await screenshot(page, 'demo-offline.png');
     } finally {
       await context.setOffline(false);
     }
@@ -306,7 +315,7 @@ describe('demo page', { timeout: 180_000 }, () => {
     await page.locator(`#log tr[data-key="${key}"][data-type="settle"][data-resumed="true"]`).waitFor({ timeout: 10_000 });
     assert.ok((await page.$$(`#log tr[data-key="${key}"]:not([data-resumed="true"])`)).length === 0, 'every row of the call says resumed');
     await page.waitForFunction(() => document.querySelector('#busy')?.getAttribute('data-count') === '0', null, { timeout: 20_000, polling: 50 });
-    await page.screenshot({ path: path.join(artifactsDir, 'demo-resumed.png'), fullPage: true });
+    await screenshot(page, 'demo-resumed.png');
 
     assert.equal((await demo.stack.counters()).slow, serverBefore + 1, 'the backend ran it once');
     const entries = (await demo.stack.log()).filter((entry) => entry.idempotency_key === `"${key}"`);
