@@ -18,6 +18,7 @@ or `tests/harness/stack.mjs`, which starts Redis, N processes and the fault prox
 
 import asyncio
 import hashlib
+import inspect
 import json
 import os
 import signal
@@ -31,6 +32,7 @@ from typing import Any
 
 from fastapi import APIRouter, FastAPI, HTTPException, Request, Response, WebSocket
 from fastapi.middleware.cors import CORSMiddleware
+from fastapi.routing import APIRoute
 from pydantic import BaseModel, Field
 from redis.asyncio import BlockingConnectionPool, Redis
 
@@ -615,6 +617,32 @@ async def ws_peers() -> dict:
 
 
 app.include_router(test_router)
+
+
+def _build_schemas() -> int:
+    """
+    Builds every viewset's `/schema` document once, now. fastapi-viewsets 0.14.0 builds it on the
+    first request, in a worker thread (a sync endpoint), and FastAPI's OpenAPI generation is not
+    thread-safe: two first requests at once (a page's REST and muxws proxies checking one viewset)
+    were once answered 500 with `KeyError: (ModelField(... name='sort' ...), 'validation')`. Built
+    here, every request reads the cached document.
+    """
+    built = 0
+    pending = list(app.routes)
+    while pending:
+        route = pending.pop()
+        # FastAPI 0.165 keeps an included router whole, behind `original_router`
+        nested = getattr(route, "original_router", None)
+        if nested is not None:
+            pending.extend(nested.routes)
+        elif isinstance(route, APIRoute) and route.path.endswith("/schema") and "GET" in route.methods:
+            if not inspect.signature(route.endpoint).parameters:
+                route.endpoint()
+                built += 1
+    return built
+
+
+_build_schemas()
 
 
 if __name__ == "__main__":
