@@ -118,6 +118,17 @@ impl Driver {
     }
 }
 
+#[test]
+fn the_dial_offers_the_non_empty_subprotocols_in_their_order() {
+    let mut d = Driver::new();
+    let lens = d.write(&[",,token.a,,ünï,b,"]);
+    let peer = d.module.peer_new(&PeerConfig::default(), lens[0], -1, -1);
+    assert!(peer > 0, "{}", d.module.out.text);
+    let dial = d.poll(peer, true);
+    assert_eq!(dial[0].kind, kind::DIAL);
+    assert_eq!(dial[0].text, "muxws.v1.json,token.a,ünï,b");
+}
+
 fn kinds(records: &[Record]) -> Vec<u32> {
     records.iter().map(|r| r.kind).collect()
 }
