@@ -18,7 +18,6 @@ or `tests/harness/stack.mjs`, which starts Redis, N processes and the fault prox
 
 import asyncio
 import hashlib
-import inspect
 import json
 import os
 import signal
@@ -32,7 +31,6 @@ from typing import Any
 
 from fastapi import APIRouter, FastAPI, HTTPException, Request, Response, WebSocket
 from fastapi.middleware.cors import CORSMiddleware
-from fastapi.routing import APIRoute
 from pydantic import BaseModel, Field
 from redis.asyncio import BlockingConnectionPool, Redis
 
@@ -181,6 +179,14 @@ def idempotency_key_values(scope: dict) -> list[str]:
     ]
 
 
+# fastapi-viewsets 0.14.0 builds a viewset's `/schema` document on its first request, in a worker
+# thread (a sync endpoint), and FastAPI's OpenAPI generation is not thread-safe: two first requests
+# at once (a page's REST and muxws proxies checking one viewset) were once answered 500 with
+# `KeyError: (ModelField(... name='sort' ...), 'validation')`. Schema requests are therefore served
+# one at a time in each process (they are few, and cached after the first).
+_schema_lock = asyncio.Lock()
+
+
 class RequestLog:
     """
     Pure ASGI middleware: every HTTP request under /items and /catalog (REST and muxws alike, muxws commands run
@@ -232,7 +238,11 @@ class RequestLog:
             }
             scope[LOG_SCOPE_KEY] = entry
         try:
-            await self.app(scope, receive, send_with_server)
+            if path.endswith("/schema"):
+                async with _schema_lock:
+                    await self.app(scope, receive, send_with_server)
+            else:
+                await self.app(scope, receive, send_with_server)
         finally:
             if entry is not None:
                 entry["duration"] = round(time.time() - entry["t"], 4)
@@ -617,32 +627,6 @@ async def ws_peers() -> dict:
 
 
 app.include_router(test_router)
-
-
-def _build_schemas() -> int:
-    """
-    Builds every viewset's `/schema` document once, now. fastapi-viewsets 0.14.0 builds it on the
-    first request, in a worker thread (a sync endpoint), and FastAPI's OpenAPI generation is not
-    thread-safe: two first requests at once (a page's REST and muxws proxies checking one viewset)
-    were once answered 500 with `KeyError: (ModelField(... name='sort' ...), 'validation')`. Built
-    here, every request reads the cached document.
-    """
-    built = 0
-    pending = list(app.routes)
-    while pending:
-        route = pending.pop()
-        # FastAPI 0.165 keeps an included router whole, behind `original_router`
-        nested = getattr(route, "original_router", None)
-        if nested is not None:
-            pending.extend(nested.routes)
-        elif isinstance(route, APIRoute) and route.path.endswith("/schema") and "GET" in route.methods:
-            if not inspect.signature(route.endpoint).parameters:
-                route.endpoint()
-                built += 1
-    return built
-
-
-_build_schemas()
 
 
 if __name__ == "__main__":
