@@ -19,15 +19,6 @@ import { startDemo } from '../../www/serve.mjs';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const artifactsDir = path.join(repoRoot, 'tests', 'artifacts');
-
-/**
- * A full-page screenshot taken from the top: the sticky top bar is drawn where the page is scrolled,
- * so a page scrolled to a clicked control would show it over the content below.
- */
-async function screenshot(page, name) {
-  await page.evaluate(() => window.scrollTo(0, 0));
-  await page.screenshot({ path: path.join(artifactsDir, name), fullPage: true });
-}
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
   '--headless',
@@ -48,6 +39,15 @@ function rawStatus(base, rawPath) {
       resolve(response.statusCode);
     }).on('error', reject);
   });
+}
+
+/**
+ * A full-page screenshot taken from the top: the sticky top bar is drawn where the page is scrolled,
+ * so a page scrolled to a clicked control would show it over the content below.
+ */
+async function screenshot(page, name) {
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: path.join(artifactsDir, name), fullPage: true });
 }
 
 describe('demo page', { timeout: 180_000 }, () => {

@@ -37,7 +37,7 @@ function standInPeer(delayMs = 5) {
     (peerId) => ({
       peerId,
       name: 'muxws',
-      prepare: (parts) => ({ path: parts.path, query: parts.query, payload: JSON.stringify(parts.body ?? null), headers: Object.fromEntries([...parts.headers.values()].map(([name, value]) => [name.toLowerCase(), value])) }),
+      prepare: (parts) => ({ path: parts.path, query: parts.query, payload: JSON.stringify(parts.body ?? null), headers: Object.fromEntries([...parts.headers].map(([lower, [, value]]) => [lower, value])) }),
       openAttempt(call, attempt) {
         opened.push({ key: call.key, attempt, send: call.send });
         setTimeout(() => {
