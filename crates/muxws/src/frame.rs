@@ -146,7 +146,9 @@ impl Headers {
 
     /// Parse a JSON object; anything else is an error. Duplicate keys: the last one wins, in the
     /// position of the first, as `JSON.parse` does (WSM-FRM-001 strictness on known fields).
-    /// Linear in the text's size, whatever the keys (duplicates are found with a hash table).
+    /// Linear in the text's size (duplicates are found with a hash table under the fixed seed, so
+    /// keys crafted to collide cost time quadratic in their number: for text this side trusts,
+    /// such as the options its application gives).
     pub fn from_json(text: &str) -> Result<Headers, InvalidJson> {
         match Headers::scan(text, usize::MAX, DEFAULT_KEY_HASH_SEED) {
             Ok(headers) => Ok(headers.unwrap_or_default()),
@@ -550,8 +552,11 @@ fn field_map(
 /// Keys are compared after unescaping; of duplicate keys the last wins.
 ///
 /// The cost is linear in the text's size for every shape of input (many or duplicate keys,
-/// nesting, escapes, long numbers); this function applies no size limit of its own — the
-/// connection refuses an over-cap message before decoding it (WSM-FRG-031).
+/// nesting, escapes, long numbers) but one: header keys crafted to collide under the fixed
+/// duplicate-key seed cost time quadratic in their number. This function applies no size or key
+/// limit of its own and is for text this side trusts; the connection decodes inbound frames under
+/// its secret `key_hash_seed` and `MAX_HEADER_KEYS`, and refuses an over-cap message before
+/// decoding it (WSM-FRG-031).
 pub fn decode(text: &str) -> Result<Frame, DecodeError> {
     let rules = MapRules {
         max_keys: usize::MAX,
