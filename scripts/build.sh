@@ -3,10 +3,11 @@
 #   the calls module with wasm-pack (cargo, size profile; the installed wasm-bindgen, nothing
 #   downloaded: --mode no-install, wasm-pack's own wasm-opt off), the muxws module with cargo alone
 #   (it has no wasm-bindgen glue: its driver instantiates it) -> wasm-opt -Oz (binaryen 132 from
-#   npm) -> the TS facade (pkg-template/src, compiled by tsc, bundled by scripts/bundle.mjs into
+#   npm) -> the calls module's bytes into a JS module (scripts/inline-wasm.mjs) -> the TS facade (pkg-template/src, compiled by tsc, bundled by scripts/bundle.mjs into
 #   index.js and a chunk per dynamic import) -> package.json from pkg-template;
 #   then the sizes an app ships, measured with a bundler (scripts/size.mjs), against the budget.
-# The calls module is instantiated on import (top-level await); the muxws module only by connectMuxws().
+# The calls module is instantiated on import (top-level await), from the bytes the package's module
+# carries; the muxws module, a file of its own, only by connectMuxws().
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
@@ -32,17 +33,17 @@ optimize() {
     "$1" -o "$out/wasm/$2_bg.wasm"
 }
 
-# build_wasm <crate folder> <output name>: a module with wasm-bindgen glue.
-build_wasm() {
-  local crate=$1 name=$2
-  wasm-pack --quiet build "crates/$crate" --release --target web --mode no-install --no-pack --no-opt \
-    --out-dir "$PWD/$work/$name" --out-name "$name"
-  optimize "$work/$name/${name}_bg.wasm" "$name"
-  # The facade imports ./wasm/*: the generated glue goes next to its sources for tsc, then into pkg/.
-  cp "$work/$name/$name.js" "$gen/"
-  # wasm-bindgen declares `[Symbol.dispose]()` on exported classes, which needs lib esnext.disposable:
-  # a consumer on an ES2022 lib with skipLibCheck off would fail to compile, so the line goes.
-  grep -v 'Symbol.dispose' "$work/$name/$name.d.ts" > "$gen/$name.d.ts"
+# build_calls_wasm: the calls module, built by wasm-pack (wasm-bindgen processes it), optimized, and
+# written as a JS module of its bytes (scripts/inline-wasm.mjs says why and how) that calls.ts imports.
+# wasm-bindgen's JS glue is not used: every export is a plain function of numbers, and calls.ts
+# instantiates the module itself. The .wasm is kept out of the package, in target/wasm/, for the
+# benchmark's figures.
+build_calls_wasm() {
+  wasm-pack --quiet build crates/calls-wasm --release --target web --mode no-install --no-pack --no-opt \
+    --out-dir "$PWD/$work/calls" --out-name calls
+  optimize "$work/calls/calls_bg.wasm" calls
+  node scripts/inline-wasm.mjs "$out/wasm/calls_bg.wasm" "$gen/calls-bytes.js"
+  mkdir -p "${CARGO_TARGET_DIR:-target}/wasm" && mv "$out/wasm/calls_bg.wasm" "${CARGO_TARGET_DIR:-target}/wasm/calls_bg.wasm"
 }
 
 # build_plain_wasm <crate folder> <output name>: a module of plain exports and imports, no glue;
@@ -53,7 +54,7 @@ build_plain_wasm() {
   optimize "${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/${crate//-/_}.wasm" "$name"
 }
 
-build_wasm calls-wasm calls
+build_calls_wasm
 build_plain_wasm muxws-wasm muxws
 
 tsc -p pkg-template/tsconfig.json --outDir "$work/tsc"

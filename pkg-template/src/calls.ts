@@ -3,9 +3,11 @@
  * Rust (`crates/calls-wasm`), instantiated once when the package is imported. It speaks numbers
  * only, strings crossing through its text window (docs/boundary.md); this file loads it and reads
  * its records and its text.
+ *
+ * Its bytes come inside this module (`wasm/calls-bytes.js`, written by scripts/inline-wasm.mjs), not
+ * as a file fetched after it: importing the package is one round trip, in browsers, bundlers and Node alike.
  */
-import { compileWasm } from './wasm-loader.js';
-import { initSync } from './wasm/calls.js';
+import { WASM_SHIFT, WASM_TEXT } from './wasm/calls-bytes.js';
 
 /** The module's exports: plain functions of numbers (`crates/calls-wasm/src/lib.rs`). */
 export interface CallsExports {
@@ -32,16 +34,28 @@ export interface CallsExports {
   live_calls(): number;
 }
 
-/** The version of the exports and records this facade reads (`BOUNDARY_VERSION` in the crate). */
-const BOUNDARY_VERSION = 5;
-
-const module = await compileWasm(new URL('./wasm/calls_bg.wasm', import.meta.url));
-/** The engine's exports. */
-export const engine = initSync({ module }) as unknown as CallsExports;
-if (engine.boundary_version() !== BOUNDARY_VERSION) {
-  throw new Error(`the calls module speaks version ${engine.boundary_version()} of the boundary, this facade ${BOUNDARY_VERSION}: a stale cached .wasm?`);
+/** The module's bytes from their text: one character per byte, shifted (scripts/inline-wasm.mjs). */
+function wasmBytes(text: string, shift: number): Uint8Array<ArrayBuffer> {
+  const bytes = new Uint8Array(text.length);
+  // A Uint8Array keeps the low 8 bits of what is stored: the shift and the +256 of escaped characters fall away.
+  for (let at = 0; at < text.length; at++) bytes[at] = text.charCodeAt(at) - shift;
+  return bytes;
 }
-const instance = engine;
+
+/**
+ * The module's one import, as wasm-bindgen's output names it: the routine that fills wasm-bindgen's
+ * table of JavaScript values. No export of this module passes a JavaScript value (they take and
+ * return numbers), so the table is never read and the routine has nothing to do. wasm-bindgen's
+ * JS glue, which would add 0.3 KB gzip, is not used.
+ */
+const IMPORTS = { './calls_bg.js': { __wbindgen_init_externref_table(): void {} } };
+
+// Compiled off the main thread. The module and the facade ship in one file, so they never differ in
+// version (`boundary_version()` is the crate's record of it, for tools).
+const { instance } = await WebAssembly.instantiate(wasmBytes(WASM_TEXT, WASM_SHIFT), IMPORTS);
+/** The engine's exports. */
+export const engine = instance.exports as unknown as CallsExports & { __wbindgen_start(): void };
+engine.__wbindgen_start();
 
 /** Fields of one action record (`drain_actions`). */
 export const ACTION_FIELDS = 8;
@@ -50,7 +64,7 @@ export const PENDING_FIELDS = 6;
 
 /** A copy of `count` records of `fields` numbers at `pointer` in the module's memory. */
 export function records(pointer: number, count: number, fields: number): Float64Array {
-  return new Float64Array(instance.memory.buffer, pointer, count * fields).slice();
+  return new Float64Array(engine.memory.buffer, pointer, count * fields).slice();
 }
 
 /**
@@ -61,7 +75,7 @@ export function records(pointer: number, count: number, fields: number): Float64
 export function putText(text: string): { length: number; badIndex: number; badCode: number } {
   // The window first: growing it may grow the memory, which detaches a buffer read before.
   const pointer = engine.scratch(text.length);
-  const bytes = new Uint8Array(instance.memory.buffer, pointer, text.length);
+  const bytes = new Uint8Array(engine.memory.buffer, pointer, text.length);
   let index = 0;
   for (const ch of text) {
     const code = ch.codePointAt(0)!;
@@ -76,10 +90,10 @@ const ascii = new TextDecoder('latin1');
 /** The first `length` bytes of the module's text window (ASCII), as a string. */
 export function takeText(length: number): string {
   const pointer = engine.scratch(0);
-  return ascii.decode(new Uint8Array(instance.memory.buffer, pointer, length));
+  return ascii.decode(new Uint8Array(engine.memory.buffer, pointer, length));
 }
 
 /** The size of the module's linear memory in bytes (it never shrinks: its high-water mark). */
 export function memoryBytes(): number {
-  return instance.memory.buffer.byteLength;
+  return engine.memory.buffer.byteLength;
 }

@@ -1,8 +1,8 @@
 /**
- * Compiles a wasm module of the package: streaming from its URL in browsers and bundlers (the
- * bytes are compiled as they arrive), from the file's bytes in Node, whose `fetch` cannot load a
- * `file:` URL. The calls module is then instantiated with its glue's `initSync` (which keeps the
- * glue's own fetching code out of an app's bundle); the muxws module, which has no glue, by its driver.
+ * Compiles the package's muxws module (the calls module comes inside the package's JS, see
+ * calls.ts): streaming from its URL in browsers and bundlers (the bytes are compiled as they
+ * arrive), from the file's bytes in Node, whose `fetch` cannot load a `file:` URL. Its driver
+ * instantiates it.
  */
 export async function compileWasm(url: URL): Promise<WebAssembly.Module> {
   if (url.protocol === 'file:') {

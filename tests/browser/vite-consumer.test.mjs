@@ -102,11 +102,13 @@ test('the installed package works in a Vite production build with no configurati
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
     const wasmFiles = fs.readdirSync(path.join(dist, 'assets')).filter((f) => f.endsWith('.wasm'));
-    assert.ok(wasmFiles.some((f) => f.startsWith('calls_bg')), `the build emitted the calls module as an asset (${wasmFiles})`);
+    // The calls module travels inside the package's JS: no asset for it, nothing to configure.
+    assert.ok(!wasmFiles.some((f) => f.startsWith('calls_bg')), `the calls module is not a separate asset (${wasmFiles})`);
     const result = await pageResult(`http://127.0.0.1:${server.address().port}/`);
     assert.deepEqual(result.seen, [`"${result.key}"`]);
     // The muxws module (and its driver) may be emitted for connectMuxws(), but a REST app never loads it.
     assert.ok(!result.requests.some((url) => /muxws/.test(url)), `a REST app fetched no muxws file (${result.requests.join(', ')})`);
+    assert.ok(!result.requests.some((url) => /\.wasm$/.test(url)), `a REST app fetched no .wasm (${result.requests.join(', ')})`);
   } finally {
     await new Promise((resolve) => server.close(resolve));
   }
