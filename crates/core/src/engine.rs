@@ -319,8 +319,8 @@ impl Default for CallEngine {
 
 impl CallEngine {
     /// An engine with no calls, online. Every peer counts as available until
-    /// [`CallEngine::peer_available`] says otherwise.
-    pub fn new() -> Self {
+    /// [`CallEngine::peer_available`] says otherwise. A `const fn`, so that a `static` can hold one.
+    pub const fn new() -> Self {
         CallEngine {
             calls: IdSlab::new(),
             next_call: 1,
