@@ -19,7 +19,7 @@ use core::cell::Cell;
 
 use crate::activity::{ActivityEvent, ActivityKind};
 use crate::repeat::{classify, AttemptEnd, Ended, RepeatPolicy, Verdict, DEFAULT_ATTEMPT_TIMEOUT_MS};
-use crate::slab::IdSlab;
+use crate::slab::{insert_at, IdSlab};
 
 /// The engine's id of a call, unique for the engine's lifetime and increasing in issue order.
 pub type CallId = u64;
@@ -913,7 +913,7 @@ impl CallEngine {
                         }
                     }
                     if let Err(index) = reconnect_peers.binary_search(&peer) {
-                        reconnect_peers.insert(index, peer);
+                        insert_at(&mut reconnect_peers, index, peer);
                     }
                 }
                 _ => self.repeat_now(id, now),
