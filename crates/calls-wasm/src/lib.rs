@@ -91,13 +91,6 @@ fn window(calls: &Calls, len: u32) -> &[u8] {
     calls.text.get(..len as usize).unwrap_or(&calls.text)
 }
 
-/// Replaces the text window with `bytes` and returns their length.
-fn write_window(calls: &mut Calls, bytes: impl IntoIterator<Item = u8>) -> u32 {
-    calls.text.clear();
-    calls.text.extend(bytes);
-    calls.text.len() as u32
-}
-
 /// A new key: the version 4 UUID of 16 random bytes given as four little-endian `u32`s (JavaScript
 /// draws them from a pooled `crypto.getRandomValues()`), written to the text window as its
 /// Structured Field string (the UUID in double quotes: the key is what is between them); returns
@@ -105,9 +98,12 @@ fn write_window(calls: &mut Calls, bytes: impl IntoIterator<Item = u8>) -> u32 {
 #[no_mangle]
 pub extern "C" fn key_generate(a: u32, b: u32, c: u32, d: u32) -> u32 {
     let random = random_bytes([a, b, c, d]);
-    let mut field = Vec::with_capacity(38);
-    write_structured_field(new_key_text(random).iter().map(|&byte| char::from(byte)), |ch| field.push(ch as u8));
-    with(|calls| write_window(calls, field))
+    let key = new_key_text(random);
+    with(|calls| {
+        calls.text.clear();
+        write_structured_field(key.iter().map(|&byte| char::from(byte)), |ch| calls.text.push(ch as u8));
+        calls.text.len() as u32
+    })
 }
 
 /// The 16 bytes of four random `u32`s, each little-endian, in order (built without
@@ -131,7 +127,9 @@ pub extern "C" fn key_field(len: u32, bad_index: i32, bad_code: u32) -> i32 {
             Ok(()) => {
                 let mut field = Vec::with_capacity(ascii.len() + 2);
                 write_structured_field(ascii.iter().map(|&byte| char::from(byte)), |ch| field.push(ch as u8));
-                write_window(calls, field) as i32
+                // The field becomes the text window (the key's text is not needed any more).
+                calls.text = field;
+                calls.text.len() as i32
             }
             Err(KeyError::NotPrintableAscii { index, .. }) => -2 - index as i32,
             Err(_) => -1,
