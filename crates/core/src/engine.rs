@@ -459,9 +459,11 @@ impl CallEngine {
         if !self.online {
             return;
         }
-        let ready = self.waiting_for(peer, true);
-        for id in ready {
-            self.repeat_now(id, now);
+        // Those whose delay has elapsed: they wait for nothing else.
+        for (id, delay_until, reconnect) in self.waiting_calls() {
+            if reconnect == Some(peer) && delay_until.is_none() {
+                self.repeat_now(id, now);
+            }
         }
     }
 
@@ -478,9 +480,10 @@ impl CallEngine {
             Some((_, state)) => *state = PeerState::ClosedForGood,
             None => self.peers.push((peer, PeerState::ClosedForGood)),
         }
-        let waiting = self.waiting_for(peer, false);
-        for id in waiting {
-            self.repeat_now(id, now);
+        for (id, _, reconnect) in self.waiting_calls() {
+            if reconnect == Some(peer) {
+                self.repeat_now(id, now);
+            }
         }
     }
 
@@ -675,19 +678,16 @@ impl CallEngine {
         self.peers.contains(&(peer, PeerState::ClosedForGood))
     }
 
-    /// The calls whose waiting repeat waits for `peer`, oldest first; with `delay_elapsed`, only
-    /// those whose delay has elapsed (that wait for nothing else).
-    fn waiting_for(&self, peer: PeerId, delay_elapsed: bool) -> Vec<CallId> {
+    /// The calls whose repeat waits, oldest first, each with the end of its delay (`None`: elapsed, or
+    /// none) and the peer it also waits for: a snapshot, for loops that send or settle them. One list
+    /// for every such loop, so that the wasm module holds one copy of the code that builds it.
+    fn waiting_calls(&self) -> Vec<(CallId, Option<u64>, Option<PeerId>)> {
         self.calls
             .iter()
-            .filter(|(_, c)| match c.phase {
-                Phase::Waiting {
-                    delay_until,
-                    reconnect: Some(waited),
-                } => waited == peer && !(delay_elapsed && delay_until.is_some()),
-                _ => false,
+            .filter_map(|(id, c)| match c.phase {
+                Phase::Waiting { delay_until, reconnect } => Some((id, delay_until, reconnect)),
+                Phase::InFlight => None,
             })
-            .map(|(id, _)| id)
             .collect()
     }
 
@@ -887,21 +887,11 @@ impl CallEngine {
     /// `ReconnectNow`, in increasing peer order. Coming online, a repeat left waiting for its peer
     /// reports `Wait { reason: Reconnect }`.
     fn send_waiting(&mut self, now: u64, coming_online: bool) {
-        let waiting: Vec<(CallId, Option<PeerId>)> = self
-            .calls
-            .iter()
-            .filter_map(|(id, c)| match c.phase {
-                Phase::Waiting { reconnect, .. } => Some((id, reconnect)),
-                Phase::InFlight => None,
-            })
-            .collect();
         // Sorted and without repeats: one `ReconnectNow` per peer, in increasing peer order.
         let mut reconnect_peers: Vec<PeerId> = Vec::new();
-        for (id, reconnect) in waiting {
-            if let Some(call) = self.calls.get_mut(id) {
-                if let Phase::Waiting { delay_until: Some(at), .. } = call.phase {
-                    call.resume_at = Some(at);
-                }
+        for (id, delay_until, reconnect) in self.waiting_calls() {
+            if let (Some(at), Some(call)) = (delay_until, self.calls.get_mut(id)) {
+                call.resume_at = Some(at);
             }
             match reconnect {
                 Some(peer) if !self.peer_is_available(peer) => {
