@@ -682,13 +682,13 @@ impl CallEngine {
     /// none) and the peer it also waits for: a snapshot, for loops that send or settle them. One list
     /// for every such loop, so that the wasm module holds one copy of the code that builds it.
     fn waiting_calls(&self) -> Vec<(CallId, Option<u64>, Option<PeerId>)> {
-        self.calls
-            .iter()
-            .filter_map(|(id, c)| match c.phase {
-                Phase::Waiting { delay_until, reconnect } => Some((id, delay_until, reconnect)),
-                Phase::InFlight => None,
-            })
-            .collect()
+        let mut waiting = Vec::new();
+        for (id, c) in self.calls.iter() {
+            if let Phase::Waiting { delay_until, reconnect } = c.phase {
+                waiting.push((id, delay_until, reconnect));
+            }
+        }
+        waiting
     }
 
     /// Sets (or clears, with `None`) the one timer of `id`, keeping the earliest timer known where
