@@ -338,9 +338,6 @@ impl CallEngine {
     pub fn issue(&mut self, spec: CallSpec, now: u64) -> CallId {
         let id = self.next_call;
         self.next_call += 1;
-        if !spec.background {
-            self.foreground_calls += 1;
-        }
         let call = Call {
             spec,
             issued_at: now,
@@ -353,10 +350,16 @@ impl CallEngine {
             phase: Phase::InFlight,
             timer: None,
         };
-        self.actions
-            .push_back(call.event(id, ActivityKind::Start, now));
-        self.calls.insert(id, call);
-        self.send_attempt(id, now);
+        let start = call.event(id, ActivityKind::Start, now);
+        // Ids only grow, so `id` is above every id held and `push` takes the call (its other
+        // outcome would leave no trace of the call: later reports about `id` are ignored).
+        if self.calls.push(id, call).is_ok() {
+            if !spec.background {
+                self.foreground_calls += 1;
+            }
+            self.actions.push_back(start);
+            self.send_attempt(id, now);
+        }
         id
     }
 

@@ -18,6 +18,8 @@ use alloc::vec::Vec;
 /// Costs, with `n` values:
 /// - [`insert`](IdSlab::insert): O(1) amortized for an id above every id present (the normal case:
 ///   ids are issued in increasing order); O(n) for one below the highest (it is still accepted);
+/// - [`push`](IdSlab::push): the first case of `insert` alone (an id not above the highest is handed
+///   back);
 /// - [`get`](IdSlab::get), [`get_mut`](IdSlab::get_mut), [`contains_key`](IdSlab::contains_key):
 ///   O(1) while no hole lies before the id (ids issued one by one and removed mostly oldest first),
 ///   O(log n) otherwise;
@@ -64,11 +66,9 @@ impl<T> IdSlab<T> {
 
     /// Sets the value of `id` and returns the one it replaces, if any.
     pub fn insert(&mut self, id: u64, value: T) -> Option<T> {
-        if self.slots.last().is_none_or(|&(last, _)| last < id) {
-            self.slots.push((id, Some(value)));
-            self.len += 1;
+        let Err(value) = self.push(id, value) else {
             return None;
-        }
+        };
         let index = match self.position(id) {
             Ok(index) => {
                 let (_, slot) = self.slots.get_mut(index)?;
@@ -83,6 +83,18 @@ impl<T> IdSlab<T> {
         insert_at(&mut self.slots, index, (id, Some(value)));
         self.len += 1;
         None
+    }
+
+    /// Adds `value` under `id` when `id` is above every id present (as [`insert`](IdSlab::insert)
+    /// does then, in O(1) amortized); otherwise changes nothing and hands `value` back. For a
+    /// registry that issues its ids in increasing order, without the code of the other case.
+    pub fn push(&mut self, id: u64, value: T) -> Result<(), T> {
+        if self.slots.last().is_some_and(|&(last, _)| last >= id) {
+            return Err(value);
+        }
+        self.slots.push((id, Some(value)));
+        self.len += 1;
+        Ok(())
     }
 
     /// The value of `id`.
@@ -252,6 +264,19 @@ mod tests {
         slab.clear();
         assert!(slab.is_empty());
         assert_eq!(slab.slots(), 0);
+    }
+
+    #[test]
+    fn push_takes_only_ids_above_the_highest() {
+        let mut slab = IdSlab::new();
+        assert_eq!(slab.push(3, "three"), Ok(()));
+        assert_eq!(slab.push(3, "again"), Err("again"));
+        assert_eq!(slab.push(2, "two"), Err("two"));
+        assert_eq!(slab.push(7, "seven"), Ok(()));
+        assert_eq!(slab.iter().collect::<Vec<_>>(), vec![(3, &"three"), (7, &"seven")]);
+        slab.remove(7);
+        assert_eq!(slab.push(5, "five"), Ok(()), "the highest id held counts, not the highest ever");
+        assert_eq!(slab.len(), 2);
     }
 
     #[test]
