@@ -268,16 +268,19 @@ impl Call {
     fn within_deadline(&self) -> Option<u64> {
         self.issued_at.checked_add(self.spec.policy.within_ms)
     }
+}
 
-    fn event(&self, call: CallId, kind: ActivityKind, now: u64) -> Action {
-        Action::Activity(ActivityEvent {
-            kind,
-            call,
-            transport: self.spec.transport,
-            background: self.spec.background,
-            at: now,
-        })
-    }
+/// Queues the activity event `kind` of call `id` (issued with `spec`) at `now`. Out of line, so
+/// that the wasm module holds one copy of the code that builds and queues an event.
+#[inline(never)]
+fn queue_event(actions: &mut VecDeque<Action>, id: CallId, spec: &CallSpec, kind: ActivityKind, now: u64) {
+    actions.push_back(Action::Activity(ActivityEvent {
+        kind,
+        call: id,
+        transport: spec.transport,
+        background: spec.background,
+        at: now,
+    }));
 }
 
 /// The calls of one module instance: issues attempts, repeats them by the seed's rules, settles calls,
@@ -350,14 +353,13 @@ impl CallEngine {
             phase: Phase::InFlight,
             timer: None,
         };
-        let start = call.event(id, ActivityKind::Start, now);
         // Ids only grow, so `id` is above every id held and `push` takes the call (its other
         // outcome would leave no trace of the call: later reports about `id` are ignored).
         if self.calls.push(id, call).is_ok() {
             if !spec.background {
                 self.foreground_calls += 1;
             }
-            self.actions.push_back(start);
+            queue_event(&mut self.actions, id, &spec, ActivityKind::Start, now);
             self.send_attempt(id, now);
         }
         id
@@ -535,8 +537,7 @@ impl CallEngine {
         self.online = false;
         for (id, call) in self.calls.iter() {
             if matches!(call.phase, Phase::Waiting { .. }) {
-                let wait = call.event(id, ActivityKind::Wait { reason: WaitReason::Offline }, now);
-                self.actions.push_back(wait);
+                queue_event(&mut self.actions, id, &call.spec, ActivityKind::Wait { reason: WaitReason::Offline }, now);
             }
         }
     }
@@ -819,17 +820,13 @@ impl CallEngine {
             return self.settle(id, now);
         };
         let ended = call.last_end.as_ref().map_or(Ended::Error, AttemptEnd::ended);
-        let retry = call.event(
-            id,
-            ActivityKind::Retry {
-                attempt: call.attempt,
-                ended,
-                delay_ms: delay,
-                waits_for_reconnect: reconnect.is_some(),
-            },
-            now,
-        );
-        self.actions.push_back(retry);
+        let retry = ActivityKind::Retry {
+            attempt: call.attempt,
+            ended,
+            delay_ms: delay,
+            waits_for_reconnect: reconnect.is_some(),
+        };
+        queue_event(&mut self.actions, id, &call.spec, retry, now);
         let due = if delay > 0 {
             Some(send_at)
         } else {
@@ -845,8 +842,7 @@ impl CallEngine {
                 reconnect,
             };
             if !online {
-                let wait = call.event(id, ActivityKind::Wait { reason: WaitReason::Offline }, now);
-                self.actions.push_back(wait);
+                queue_event(&mut self.actions, id, &call.spec, ActivityKind::Wait { reason: WaitReason::Offline }, now);
             }
         }
         self.set_timer(id, due);
@@ -878,8 +874,7 @@ impl CallEngine {
             return self.settle(id, now);
         }
         if !self.online {
-            let sent = call.event(id, ActivityKind::Wait { reason: WaitReason::InFlight }, now);
-            self.actions.push_back(sent);
+            queue_event(&mut self.actions, id, &call.spec, ActivityKind::Wait { reason: WaitReason::InFlight }, now);
         }
         self.send_attempt(id, now);
     }
@@ -902,7 +897,7 @@ impl CallEngine {
                     if coming_online {
                         if let Some(call) = self.calls.get(id) {
                             let reason = WaitReason::Reconnect;
-                            self.actions.push_back(call.event(id, ActivityKind::Wait { reason }, now));
+                            queue_event(&mut self.actions, id, &call.spec, ActivityKind::Wait { reason }, now);
                         }
                     }
                     if let Err(index) = reconnect_peers.binary_search(&peer) {
@@ -927,21 +922,17 @@ impl CallEngine {
             self.foreground_calls -= 1;
         }
         let end = call.last_end.clone().unwrap_or(AttemptEnd::OtherError);
-        let settled = call.event(
-            id,
-            ActivityKind::Settle {
-                ok: end.is_success(),
-                attempts: call.attempt,
-                ended: end.ended(),
-            },
-            now,
-        );
+        let settled = ActivityKind::Settle {
+            ok: end.is_success(),
+            attempts: call.attempt,
+            ended: end.ended(),
+        };
         self.actions.push_back(Action::Settle {
             call: id,
             attempt: call.attempt,
             end,
         });
-        self.actions.push_back(settled);
+        queue_event(&mut self.actions, id, &call.spec, settled, now);
     }
 }
 
