@@ -309,7 +309,8 @@ pub struct CallEngine {
     live_timers: usize,
     /// The platform says it is online ([`CallEngine::set_online`]); true until told otherwise.
     online: bool,
-    /// Peers that are not available; a peer not listed is available. Few: one per muxws peer.
+    /// Peers that are not available, each listed once (in no particular order); a peer not listed is
+    /// available. Few: one per muxws peer.
     peers: Vec<(PeerId, PeerState)>,
     actions: VecDeque<Action>,
 }
@@ -459,7 +460,14 @@ impl CallEngine {
             }
             return;
         }
-        self.peers.retain(|&(listed, _)| listed != peer);
+        // Listed at most once; the last entry takes its place (the order means nothing).
+        if let Some(index) = self.peers.iter().position(|&(listed, _)| listed == peer) {
+            if let Some(last) = self.peers.pop() {
+                if let Some(slot) = self.peers.get_mut(index) {
+                    *slot = last;
+                }
+            }
+        }
         // While offline they wait on: coming online sends them.
         if !self.online {
             return;
