@@ -929,7 +929,7 @@ impl CallEngine {
         if !call.spec.background {
             self.foreground_calls -= 1;
         }
-        let end = call.last_end.clone().unwrap_or(AttemptEnd::OtherError);
+        let end = call.last_end.unwrap_or(AttemptEnd::OtherError);
         let settled = ActivityKind::Settle {
             ok: end.is_success(),
             attempts: call.attempt,
