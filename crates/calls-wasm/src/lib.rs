@@ -80,7 +80,9 @@ pub extern "C" fn scratch(len: u32) -> u32 {
     with(|calls| {
         let len = len as usize;
         if calls.text.len() < len {
-            calls.text.resize(len, 0);
+            // `extend` rather than `resize`: the same zeroes with 26 B less gzip of wasm.
+            let more = len - calls.text.len();
+            calls.text.extend(core::iter::repeat_n(0, more));
         }
         calls.text.as_ptr() as usize as u32
     })
@@ -125,7 +127,8 @@ pub extern "C" fn key_field(len: u32, bad_index: i32, bad_code: u32) -> i32 {
         let bad = (bad_index >= 0).then(|| char::from_u32(bad_code).unwrap_or(char::REPLACEMENT_CHARACTER));
         match check_key(ascii.iter().map(|&byte| char::from(byte)).chain(bad)) {
             Ok(()) => {
-                let mut field = Vec::with_capacity(ascii.len() + 2);
+                // Grown as it is written: `with_capacity` alone brought in 75 B of gzip of wasm.
+                let mut field = Vec::new();
                 write_structured_field(ascii.iter().map(|&byte| char::from(byte)), |ch| field.push(ch as u8));
                 // The field becomes the text window (the key's text is not needed any more).
                 calls.text = field;
