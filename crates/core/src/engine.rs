@@ -13,7 +13,6 @@
 //! [`CallEngine::poll_action`], and the moment it wants to be woken out of
 //! [`CallEngine::poll_timeout`], at which the driver calls [`CallEngine::handle_timeout`].
 
-use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 use core::cell::Cell;
 
@@ -273,14 +272,14 @@ impl Call {
 /// Queues the activity event `kind` of call `id` (issued with `spec`) at `now`. Out of line, so
 /// that the wasm module holds one copy of the code that builds and queues an event.
 #[inline(never)]
-fn queue_event(actions: &mut VecDeque<Action>, id: CallId, spec: &CallSpec, kind: ActivityKind, now: u64) {
-    actions.push_back(Action::Activity(ActivityEvent {
+fn queue_event(actions: &mut Vec<Option<Action>>, id: CallId, spec: &CallSpec, kind: ActivityKind, now: u64) {
+    actions.push(Some(Action::Activity(ActivityEvent {
         kind,
         call: id,
         transport: spec.transport,
         background: spec.background,
         at: now,
-    }));
+    })));
 }
 
 /// The calls of one module instance: issues attempts, repeats them by the seed's rules, settles calls,
@@ -312,7 +311,12 @@ pub struct CallEngine {
     /// Peers that are not available, each listed once (in no particular order); a peer not listed is
     /// available. Few: one per muxws peer.
     peers: Vec<(PeerId, PeerState)>,
-    actions: VecDeque<Action>,
+    /// The actions queued, oldest first: those before `actions_taken` were handed out already
+    /// (`None`). Emptied when the last is handed out (a `Vec` rather than a `VecDeque`: 0.1 KB less
+    /// gzip of wasm).
+    actions: Vec<Option<Action>>,
+    /// How many of `actions` [`CallEngine::poll_action`] has handed out.
+    actions_taken: usize,
 }
 
 impl Default for CallEngine {
@@ -333,7 +337,8 @@ impl CallEngine {
             live_timers: 0,
             online: true,
             peers: Vec::new(),
-            actions: VecDeque::new(),
+            actions: Vec::new(),
+            actions_taken: 0,
         }
     }
 
@@ -437,11 +442,11 @@ impl CallEngine {
             return;
         };
         if state.phase == Phase::InFlight {
-            self.actions.push_back(Action::AbandonAttempt {
+            self.actions.push(Some(Action::AbandonAttempt {
                 call,
                 attempt: state.attempt,
                 why: Abandon::Cancelled,
-            });
+            }));
         }
         state.last_end = Some(AttemptEnd::Cancelled);
         self.settle(call, now);
@@ -552,7 +557,14 @@ impl CallEngine {
 
     /// The next action for the driver, in the order the engine queued them.
     pub fn poll_action(&mut self) -> Option<Action> {
-        self.actions.pop_front()
+        let action = self.actions.get_mut(self.actions_taken).and_then(Option::take);
+        self.actions_taken += 1;
+        if self.actions_taken >= self.actions.len() {
+            // All handed out: the queue starts again at the front of its storage.
+            self.actions.clear();
+            self.actions_taken = 0;
+        }
+        action
     }
 
     /// When the engine next wants [`CallEngine::handle_timeout`] called: the earliest attempt
@@ -599,11 +611,11 @@ impl CallEngine {
                         Transport::Muxws { .. } => AttemptEnd::StreamTimeout,
                     };
                     call.last_abandoned = true;
-                    self.actions.push_back(Action::AbandonAttempt {
+                    self.actions.push(Some(Action::AbandonAttempt {
                         call: id,
                         attempt: call.attempt,
                         why: Abandon::Timeout,
-                    });
+                    }));
                     self.end_attempt(id, end, None, now);
                 }
                 Phase::Waiting {
@@ -677,7 +689,7 @@ impl CallEngine {
 
     /// The number of actions queued and not yet taken with [`CallEngine::poll_action`].
     pub fn queued_actions(&self) -> usize {
-        self.actions.len()
+        self.actions.len() - self.actions_taken
     }
 
     // ----- internals -----
@@ -744,22 +756,22 @@ impl CallEngine {
         };
         let previous = call.attempt;
         if previous > 0 && !call.last_abandoned {
-            self.actions.push_back(Action::AbandonAttempt {
+            self.actions.push(Some(Action::AbandonAttempt {
                 call: id,
                 attempt: previous,
                 why: Abandon::Superseded,
-            });
+            }));
         }
         call.attempt = previous + 1;
         call.last_abandoned = false;
         // An attempt that goes out no earlier than the delay it would cut short is not a manual one.
         call.resume_at = call.resume_at.filter(|&at| at > now);
         call.phase = Phase::InFlight;
-        self.actions.push_back(Action::SendAttempt {
+        self.actions.push(Some(Action::SendAttempt {
             call: id,
             attempt: call.attempt,
             carry: call.headers_captured,
-        });
+        }));
         let timeout = call.spec.attempt_timeout_ms;
         // A deadline beyond the clock's range is no deadline: a saturated one would always be due.
         let deadline = if timeout > 0 { now.checked_add(timeout) } else { None };
@@ -916,7 +928,7 @@ impl CallEngine {
             }
         }
         for peer in reconnect_peers {
-            self.actions.push_back(Action::ReconnectNow { peer });
+            self.actions.push(Some(Action::ReconnectNow { peer }));
         }
     }
 
@@ -935,11 +947,11 @@ impl CallEngine {
             attempts: call.attempt,
             ended: end.ended(),
         };
-        self.actions.push_back(Action::Settle {
+        self.actions.push(Some(Action::Settle {
             call: id,
             attempt: call.attempt,
             end,
-        });
+        }));
         queue_event(&mut self.actions, id, &call.spec, settled, now);
     }
 }
@@ -1401,5 +1413,29 @@ mod tests {
             prop_assert_eq!(engine.calls.slots(), 0, "call slots left behind");
             prop_assert!(seen.values().all(|s| s.settled && s.settle_event));
         }
+    }
+
+    /// Actions come out in the order they were queued, also when more are queued between polls,
+    /// and the queue's storage is emptied when the last is taken.
+    #[test]
+    fn actions_come_out_in_order_across_polls() {
+        let mut engine = CallEngine::new();
+        assert_eq!(engine.poll_action(), None);
+        let first = engine.issue(CallSpec::new(Transport::Rest), 0);
+        assert_eq!(engine.queued_actions(), 2);
+        assert!(matches!(engine.poll_action(), Some(Action::Activity(ActivityEvent { kind: ActivityKind::Start, call, .. })) if call == first));
+        let second = engine.issue(CallSpec::new(Transport::Rest), 1);
+        assert_eq!(engine.queued_actions(), 3);
+        let send = |call, attempt| Some(Action::SendAttempt { call, attempt, carry: false });
+        assert_eq!(engine.poll_action(), send(first, 1));
+        assert!(matches!(engine.poll_action(), Some(Action::Activity(ActivityEvent { kind: ActivityKind::Start, call, .. })) if call == second));
+        assert_eq!(engine.queued_actions(), 1);
+        assert_eq!(engine.poll_action(), send(second, 1));
+        assert_eq!(engine.queued_actions(), 0);
+        assert!(engine.actions.is_empty(), "storage left behind");
+        assert_eq!(engine.poll_action(), None);
+        engine.cancel(first, 2);
+        assert!(matches!(engine.poll_action(), Some(Action::AbandonAttempt { call, attempt: 1, why: Abandon::Cancelled }) if call == first));
+        assert_eq!(engine.queued_actions(), 2);
     }
 }
