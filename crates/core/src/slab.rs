@@ -155,10 +155,10 @@ impl<T> IdSlab<T> {
             Some(&(first, _)) if first <= id => first,
             _ => return Err(0),
         };
-        if let Ok(guess) = usize::try_from(id - first) {
-            if matches!(self.slots.get(guess), Some(&(at_guess, _)) if at_guess == id) {
-                return Ok(guess);
-            }
+        // A guess cut short by the cast is only a wrong guess: the slot's id is checked.
+        let guess = (id - first) as usize;
+        if matches!(self.slots.get(guess), Some(&(at_guess, _)) if at_guess == id) {
+            return Ok(guess);
         }
         self.slots.binary_search_by(|(slot_id, _)| slot_id.cmp(&id))
     }
