@@ -138,12 +138,16 @@ fn push_hex(text: &mut String, value: u32, min_digits: u32, digits: &[u8; 16]) {
     }
 }
 
-/// The first character of `chars` outside printable ASCII, with its position in characters.
-fn first_non_printable(chars: impl IntoIterator<Item = char>) -> Option<(usize, char)> {
-    chars
-        .into_iter()
-        .enumerate()
-        .find(|(_, ch)| !(FIRST_PRINTABLE..=LAST_PRINTABLE).contains(ch))
+/// The first character of `chars` outside printable ASCII, with its position in characters
+/// (`Err`), or how many characters there are when all are printable (`Ok`).
+fn first_non_printable(chars: impl IntoIterator<Item = char>) -> Result<usize, (usize, char)> {
+    chars.into_iter().try_fold(0, |index, ch| {
+        if (FIRST_PRINTABLE..=LAST_PRINTABLE).contains(&ch) {
+            Ok(index + 1)
+        } else {
+            Err((index, ch))
+        }
+    })
 }
 
 /// The text of a new key: the version 4 UUID built from 16 random bytes (RFC 9562 §5.4: version
@@ -161,13 +165,10 @@ pub fn new_key_text(random: [u8; 16]) -> [u8; 36] {
 /// The key rule over any sequence of characters, as [`IdempotencyKey::parse`] applies it: not empty,
 /// and printable ASCII only.
 pub fn check_key(chars: impl IntoIterator<Item = char>) -> Result<(), KeyError> {
-    let mut chars = chars.into_iter().peekable();
-    if chars.peek().is_none() {
-        return Err(KeyError::Empty);
-    }
     match first_non_printable(chars) {
-        Some((index, ch)) => Err(KeyError::NotPrintableAscii { index, ch }),
-        None => Ok(()),
+        Ok(0) => Err(KeyError::Empty),
+        Ok(_) => Ok(()),
+        Err((index, ch)) => Err(KeyError::NotPrintableAscii { index, ch }),
     }
 }
 
@@ -229,7 +230,7 @@ impl IdempotencyKey {
     /// ([`KeyError::NotPrintableAscii`], positioned in `sf`) or `""` ([`KeyError::Empty`]) is
     /// rejected.
     pub fn from_structured_field(sf: &str) -> Result<Self, KeyError> {
-        if let Some((index, ch)) = first_non_printable(sf.chars()) {
+        if let Err((index, ch)) = first_non_printable(sf.chars()) {
             return Err(KeyError::NotPrintableAscii { index, ch });
         }
         let trimmed = sf.trim_matches(' ');
@@ -414,5 +415,15 @@ mod tests {
             assert!(text.ends_with('.'), "{text}");
             assert!(text.starts_with(|c: char| c.is_uppercase()), "{text}");
         }
+    }
+
+    /// The calls module checks the ASCII characters JavaScript wrote, then the first other one.
+    #[test]
+    fn check_key_positions_a_character_after_the_ascii_ones() {
+        assert_eq!(check_key("ab".chars().chain(Some('é'))), Err(KeyError::NotPrintableAscii { index: 2, ch: 'é' }));
+        assert_eq!(check_key("a\u{7f}b".chars().chain(Some('é'))), Err(KeyError::NotPrintableAscii { index: 1, ch: '\u{7f}' }));
+        assert_eq!(check_key("".chars().chain(Some('é'))), Err(KeyError::NotPrintableAscii { index: 0, ch: 'é' }));
+        assert_eq!(check_key("".chars().chain(None)), Err(KeyError::Empty));
+        assert_eq!(check_key(" ~".chars().chain(None)), Ok(()));
     }
 }

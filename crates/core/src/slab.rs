@@ -18,6 +18,8 @@ use alloc::vec::Vec;
 /// Costs, with `n` values:
 /// - [`insert`](IdSlab::insert): O(1) amortized for an id above every id present (the normal case:
 ///   ids are issued in increasing order); O(n) for one below the highest (it is still accepted);
+/// - [`push`](IdSlab::push): the first case of `insert` alone (an id not above the highest is handed
+///   back);
 /// - [`get`](IdSlab::get), [`get_mut`](IdSlab::get_mut), [`contains_key`](IdSlab::contains_key):
 ///   O(1) while no hole lies before the id (ids issued one by one and removed mostly oldest first),
 ///   O(log n) otherwise;
@@ -64,37 +66,47 @@ impl<T> IdSlab<T> {
 
     /// Sets the value of `id` and returns the one it replaces, if any.
     pub fn insert(&mut self, id: u64, value: T) -> Option<T> {
-        if self.slots.last().is_none_or(|&(last, _)| last < id) {
-            self.slots.push((id, Some(value)));
-            self.len += 1;
+        let Err(value) = self.push(id, value) else {
             return None;
-        }
-        match self.position(id) {
+        };
+        let index = match self.position(id) {
             Ok(index) => {
-                let old = self.slots[index].1.replace(value);
+                let (_, slot) = self.slots.get_mut(index)?;
+                let old = slot.replace(value);
                 if old.is_none() {
                     self.len += 1;
                 }
-                old
+                return old;
             }
-            Err(index) => {
-                self.slots.insert(index, (id, Some(value)));
-                self.len += 1;
-                None
-            }
+            Err(index) => index,
+        };
+        insert_at(&mut self.slots, index, (id, Some(value)));
+        self.len += 1;
+        None
+    }
+
+    /// Adds `value` under `id` when `id` is above every id present (as [`insert`](IdSlab::insert)
+    /// does then, in O(1) amortized); otherwise changes nothing and hands `value` back. For a
+    /// registry that issues its ids in increasing order, without the code of the other case.
+    pub fn push(&mut self, id: u64, value: T) -> Result<(), T> {
+        if self.slots.last().is_some_and(|&(last, _)| last >= id) {
+            return Err(value);
         }
+        self.slots.push((id, Some(value)));
+        self.len += 1;
+        Ok(())
     }
 
     /// The value of `id`.
     pub fn get(&self, id: u64) -> Option<&T> {
         let index = self.position(id).ok()?;
-        self.slots[index].1.as_ref()
+        self.slots.get(index)?.1.as_ref()
     }
 
     /// The value of `id`, to change it.
     pub fn get_mut(&mut self, id: u64) -> Option<&mut T> {
         let index = self.position(id).ok()?;
-        self.slots[index].1.as_mut()
+        self.slots.get_mut(index)?.1.as_mut()
     }
 
     /// A value is held for `id`.
@@ -105,7 +117,7 @@ impl<T> IdSlab<T> {
     /// Removes the value of `id` and returns it.
     pub fn remove(&mut self, id: u64) -> Option<T> {
         let index = self.position(id).ok()?;
-        let value = self.slots[index].1.take()?;
+        let value = self.slots.get_mut(index)?.1.take()?;
         self.len -= 1;
         if self.slots.len() > 2 * self.len {
             self.slots.retain(|(_, slot)| slot.is_some());
@@ -143,13 +155,23 @@ impl<T> IdSlab<T> {
             Some(&(first, _)) if first <= id => first,
             _ => return Err(0),
         };
-        if let Ok(guess) = usize::try_from(id - first) {
-            if matches!(self.slots.get(guess), Some(&(at_guess, _)) if at_guess == id) {
-                return Ok(guess);
-            }
+        // A guess cut short by the cast is only a wrong guess: the slot's id is checked.
+        let guess = (id - first) as usize;
+        if matches!(self.slots.get(guess), Some(&(at_guess, _)) if at_guess == id) {
+            return Ok(guess);
         }
         self.slots.binary_search_by(|(slot_id, _)| slot_id.cmp(&id))
     }
+}
+
+/// Inserts `item` into `items` at `index` (at the end when `index` is past it), moving the items from
+/// there on up by one: `Vec::insert` without its bounds check, whose panic (a message with numbers)
+/// kept its text and core's integer formatting in the wasm module. O(n) after `index`.
+pub(crate) fn insert_at<T>(items: &mut Vec<T>, index: usize, mut item: T) {
+    for slot in items.iter_mut().skip(index) {
+        core::mem::swap(slot, &mut item);
+    }
+    items.push(item);
 }
 
 #[cfg(test)]
@@ -242,6 +264,30 @@ mod tests {
         slab.clear();
         assert!(slab.is_empty());
         assert_eq!(slab.slots(), 0);
+    }
+
+    #[test]
+    fn push_takes_only_ids_above_the_highest() {
+        let mut slab = IdSlab::new();
+        assert_eq!(slab.push(3, "three"), Ok(()));
+        assert_eq!(slab.push(3, "again"), Err("again"));
+        assert_eq!(slab.push(2, "two"), Err("two"));
+        assert_eq!(slab.push(7, "seven"), Ok(()));
+        assert_eq!(slab.iter().collect::<Vec<_>>(), vec![(3, &"three"), (7, &"seven")]);
+        slab.remove(7);
+        assert_eq!(slab.push(5, "five"), Ok(()), "the highest id held counts, not the highest ever");
+        assert_eq!(slab.len(), 2);
+    }
+
+    #[test]
+    fn insert_at_moves_the_rest_up() {
+        let mut items = vec![1, 2, 4, 5];
+        insert_at(&mut items, 2, 3);
+        assert_eq!(items, [1, 2, 3, 4, 5]);
+        insert_at(&mut items, 0, 0);
+        insert_at(&mut items, 6, 6);
+        insert_at(&mut items, 99, 7);
+        assert_eq!(items, [0, 1, 2, 3, 4, 5, 6, 7]);
     }
 
     #[derive(Clone, Debug)]
