@@ -283,8 +283,9 @@ pub extern "C" fn live_calls() -> u32 {
     with(|calls| calls.engine.live_calls() as u32)
 }
 
-/// The version of this module's exports and record layouts (docs/boundary.md). The runtime refuses a
-/// module of another version, such as a stale cached `.wasm` beside a newer facade.
+/// The version of this module's exports and record layouts (docs/boundary.md), for tools that read
+/// the module. The facade carries this module inside its own JS module (scripts/inline-wasm.mjs), so
+/// the two always come from one build and the facade need not check it.
 ///
 /// The one export made through wasm-bindgen, which wasm-pack runs: the others are plain
 /// `extern "C"` functions of numbers, which need no glue (the runtime calls them on the instance).
@@ -293,7 +294,7 @@ pub fn boundary_version() -> u32 {
     BOUNDARY_VERSION
 }
 
-/// See [`boundary_version`]; the TS runtime holds the same number.
+/// See [`boundary_version`].
 pub const BOUNDARY_VERSION: u32 = 5;
 
 #[cfg(test)]
