@@ -9,7 +9,6 @@
 
 use alloc::borrow::ToOwned;
 use alloc::boxed::Box;
-use alloc::collections::VecDeque;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -18,6 +17,7 @@ use muxws_proto::{
     ReconnectOptions, StreamError, StreamEvent, StreamRef,
 };
 
+use crate::fifo::Fifo;
 use crate::records::{class, kind, OUT_FIELDS};
 use crate::source::{PulledText, TextReader};
 
@@ -113,8 +113,8 @@ struct Slot {
     /// In no particular order: found by stream or by tag, one look at each.
     live: Vec<Live>,
     calls: usize,
-    waiting: VecDeque<Held>,
-    failed: VecDeque<Held>,
+    waiting: Fifo<Held>,
+    failed: Fifo<Held>,
 }
 
 /// The output record and its text.
@@ -255,7 +255,7 @@ fn drain_waiting(slot: &mut Slot, now: u64) {
 }
 
 /// Drops the waiting call `tag`, unsent: the others are queued again in their order (as
-/// `VecDeque::retain` does, in less code).
+/// a queue's `retain` would, in less code).
 fn drop_waiting(slot: &mut Slot, tag: u32) {
     let mut waiting = core::mem::take(&mut slot.waiting);
     while let Some(call) = waiting.pop_front() {
@@ -379,8 +379,8 @@ impl<R: TextReader + Clone + 'static> Module<R> {
             call_concurrency: (ms(config.call_concurrency) as usize).max(1),
             live: Vec::new(),
             calls: 0,
-            waiting: VecDeque::new(),
-            failed: VecDeque::new(),
+            waiting: Fifo::new(),
+            failed: Fifo::new(),
         }));
         self.slots.len() as u32
     }

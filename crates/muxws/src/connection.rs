@@ -25,10 +25,10 @@
 //! round-robin over lanes with work; a fragmented payload yields one fragment per turn and the next
 //! fragment is cut only when it is asked for (WSM-FRG-017/018/019, WSM-INV-004).
 
-use alloc::collections::VecDeque;
 use alloc::{borrow::ToOwned, boxed::Box, string::String, vec::Vec};
 
 use crate::error::{code, ConfigError, OpenError, SendError, StreamError};
+use crate::fifo::Fifo;
 use crate::fragment::{
     check_sendable, check_sendable_source, Assembler, AssemblyError, FragmentError, PayloadSource,
     Split, Splitter, DEFAULT_MAX_PAYLOAD_BYTES, MAX_FRAME_BYTES, MIN_FRAME_BYTES,
@@ -487,7 +487,7 @@ impl Body {
 
 #[derive(Default)]
 struct Lane {
-    queue: VecDeque<Queued>,
+    queue: Fifo<Queued>,
     split: Option<Splitter>,
 }
 
@@ -502,8 +502,8 @@ impl Lane {
 struct Writer {
     lanes: IdMap<Lane>,
     /// Connection-level frames (always `Queued::Frame`: one queue type for every lane).
-    control: VecDeque<Queued>,
-    ring: VecDeque<StreamId>,
+    control: Fifo<Queued>,
+    ring: Fifo<StreamId>,
 }
 
 impl Writer {
@@ -659,7 +659,7 @@ pub struct Connection {
     highest_remote_open: StreamId,
     streams: IdMap<StreamRec>,
     writer: Writer,
-    events: VecDeque<ConnEvent>,
+    events: Fifo<ConnEvent>,
     phase: Phase,
     goaway_sent: bool,
     goaway_received: Option<StreamId>,
@@ -687,7 +687,7 @@ impl Connection {
             highest_remote_open: 0,
             streams: IdMap::default(),
             writer: Writer::default(),
-            events: VecDeque::new(),
+            events: Fifo::new(),
             phase: Phase::Open,
             goaway_sent: false,
             goaway_received: None,

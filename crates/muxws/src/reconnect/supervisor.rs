@@ -16,7 +16,6 @@
 //! of a socket that is being closed can never leak into the next one. Stream handles are
 //! [`StreamRef`]s — socket plus id — because ids restart at 1 on every socket (WSM-RCN-031).
 
-use alloc::collections::VecDeque;
 use alloc::{borrow::ToOwned, boxed::Box, string::String, vec::Vec};
 use core::fmt;
 
@@ -26,6 +25,7 @@ use crate::connection::{
     Termination, CLOSE_CODEC_MISMATCH, CLOSE_NORMAL, CLOSE_PROTOCOL_ERROR,
 };
 use crate::error::{ConfigError, ConnectError, OpenError, SendError, StreamError};
+use crate::fifo::Fifo;
 use crate::fragment::{check_sendable, PayloadSource};
 use crate::frame::{Frame, FrameType, Headers, Payload, CODEC_NAME, SUBPROTOCOL};
 use crate::text::{around, cat3, udecimal};
@@ -223,7 +223,7 @@ pub struct Peer {
     retiring: Vec<Retiring>,
     /// A few at most (a dial, a close): a `Vec`, taken from the front.
     actions: Vec<Action>,
-    events: VecDeque<Event>,
+    events: Fifo<Event>,
     next_socket: SocketId,
     attempts: u32,
     reconnects: u32,
@@ -283,7 +283,7 @@ impl Peer {
             live: None,
             retiring: Vec::new(),
             actions: Vec::new(),
-            events: VecDeque::new(),
+            events: Fifo::new(),
             next_socket: 1,
             attempts: 0,
             reconnects: 0,
@@ -933,7 +933,7 @@ impl Peer {
     fn pump_into(
         socket: SocketId,
         conn: &mut Connection,
-        events: &mut VecDeque<Event>,
+        events: &mut Fifo<Event>,
         hello_id: Option<StreamId>,
     ) -> Option<Result<(), StreamError>> {
         let mut hello = None;
