@@ -14,7 +14,7 @@ use alloc::vec::Vec;
 
 use muxws_proto::{
     Action, Event, Headers, Hello, Outbound, Payload, PayloadSource, Peer, PeerOptions,
-    ReconnectOptions, StreamError, StreamEvent, StreamRef,
+    ReconnectOptions, StreamError, StreamEvent, StreamRef, TextSource,
 };
 
 use crate::fifo::Fifo;
@@ -227,11 +227,13 @@ fn open_now(
     if slot.peer.is_closed() {
         return Err(closed_for_good());
     }
-    let opened = match source {
-        Some(source) => slot.peer.open_with_source(headers, source, end, now),
-        None => slot.peer.open(headers, Payload::null(), end, now),
-    };
-    opened.map_err(|e| (e.class() as u32, e.message()))
+    // No payload given: `null`, as `open()` sends (WSM-API-003), read from a source like any
+    // other payload, so that one of the protocol layer's two open paths is linked in. Checked and
+    // cut as `Payload::null()` would be: the same frame, the same errors.
+    let source = source.unwrap_or_else(|| Box::new(TextSource::new("null".to_owned())));
+    slot.peer
+        .open_with_source(headers, source, end, now)
+        .map_err(|e| (e.class() as u32, e.message()))
 }
 
 fn closed_for_good() -> (u32, String) {
