@@ -90,7 +90,9 @@ pub struct ConnectionConfig {
     /// (WSM-RCN-011).
     pub ping_timeout_ms: u64,
     /// Whether an incoming-stream (push) handler is registered; without one every incoming `open`
-    /// is answered `reset(REFUSED)` (WSM-STM-033).
+    /// is answered `reset(REFUSED)` (WSM-STM-033). Built without the crate's `incoming` feature
+    /// (on by default), the crate has no push support and refuses every incoming `open` whatever
+    /// this says.
     pub accept_incoming: bool,
     /// Hand the fragments of a fragmented `data` payload to the driver one by one
     /// ([`StreamEvent::Fragment`]) instead of reassembling them here: the driver joins and parses
@@ -1423,12 +1425,13 @@ impl Connection {
             }
             if fragment {
                 match self.streams.get(&id) {
-                    // A later fragment of an open being reassembled.
+                    // A later fragment of an open being reassembled (only an accepted push is).
                     Some(rec)
-                        if rec
-                            .assembly
-                            .as_ref()
-                            .is_some_and(|a| a.kind == FrameType::Open) =>
+                        if cfg!(feature = "incoming")
+                            && rec
+                                .assembly
+                                .as_ref()
+                                .is_some_and(|a| a.kind == FrameType::Open) =>
                     {
                         return Ok((id, Route::OpenContinuation));
                     }
@@ -1504,7 +1507,9 @@ impl Connection {
         let live_remote = self.streams.values().filter(|rec| !rec.local).count();
         let refusal = if !matches!(self.phase, Phase::Open) || self.goaway_sent {
             Some("going away (WSM-CON-021)")
-        } else if !self.cfg.accept_incoming {
+        } else if !(cfg!(feature = "incoming") && self.cfg.accept_incoming) {
+            // Without the `incoming` feature this is constant, and what accepts a push is not
+            // compiled in (the wasm module registers no push handler).
             Some("no incoming-stream handler (WSM-STM-033)")
         } else if live_remote >= self.cfg.max_concurrent_streams {
             Some("too many streams in flight (WSM-STM-036)")
@@ -1762,7 +1767,8 @@ impl Connection {
         if end {
             rec.remote_ended = true;
         }
-        if kind == FrameType::Open {
+        // Only an accepted push delivers an open.
+        if cfg!(feature = "incoming") && kind == FrameType::Open {
             rec.surfaced = true;
             self.events.push_back(ConnEvent::Incoming {
                 id,
