@@ -950,17 +950,19 @@ impl Peer {
                     stream: StreamRef { socket, id },
                     event,
                 }),
+                // Without the `incoming` feature no push is accepted, so none is surfaced.
                 ConnEvent::Incoming {
                     id,
                     headers,
                     payload,
                     end,
-                } => events.push_back(Event::Incoming {
+                } if cfg!(feature = "incoming") => events.push_back(Event::Incoming {
                     stream: StreamRef { socket, id },
                     headers,
                     payload,
                     end,
                 }),
+                ConnEvent::Incoming { .. } => {}
                 ConnEvent::GoAway {
                     code,
                     reason,
