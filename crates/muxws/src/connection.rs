@@ -1730,17 +1730,17 @@ impl Connection {
     /// Input arrived while payloads still wait for the driver's verdict: they count as parsed,
     /// so that a driver that never reports cannot stall its streams.
     fn settle_verdicts(&mut self) {
-        if self.verdicts_awaited == 0 {
-            return;
-        }
-        let awaiting: Vec<StreamId> = self
-            .streams
-            .iter()
-            .filter(|(_, rec)| rec.verdict.is_some())
-            .map(|(id, _)| *id)
-            .collect();
-        for id in awaiting {
+        // In ascending id order, each stream looked at once (the count never falls below the
+        // streams that still wait: it is only lowered when a verdict is taken).
+        let mut next = 0;
+        while self.verdicts_awaited > 0 {
+            let from = self.streams.index(next).unwrap_or_else(|at| at);
+            let waiting = self.streams.0.get(from..).unwrap_or_default();
+            let Some(&(id, _)) = waiting.iter().find(|(_, rec)| rec.verdict.is_some()) else {
+                break;
+            };
             self.payload_checked(id, true);
+            next = id + 1;
         }
         self.verdicts_awaited = 0;
     }
