@@ -388,9 +388,6 @@ impl<V> IdMap<V> {
     fn values(&self) -> impl Iterator<Item = &V> {
         self.0.iter().map(|(_, v)| v)
     }
-    fn iter(&self) -> impl Iterator<Item = (&StreamId, &V)> {
-        self.0.iter().map(|(k, v)| (k, v))
-    }
     fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
@@ -1350,13 +1347,13 @@ impl Connection {
             reason: frame.reason.take(),
             last_stream: last,
         });
-        let refused: Vec<StreamId> = self
-            .streams
-            .iter()
-            .filter(|(id, rec)| rec.local && **id > last)
-            .map(|(id, _)| *id)
-            .collect();
-        for id in refused {
+        // Our streams above `last`, in ascending id order: from the first id above it on.
+        let mut at = self.streams.index(last).map_or_else(|at| at, |at| at + 1);
+        while let Some(&(id, StreamRec { local, .. })) = self.streams.0.get(at) {
+            if !local {
+                at += 1;
+                continue;
+            }
             self.streams.remove(&id);
             self.writer.drop_lane(id);
             self.events.push_back(ConnEvent::Stream {
