@@ -868,8 +868,8 @@ impl Connection {
 
     fn lose_all(&mut self) {
         let streams = core::mem::take(&mut self.streams);
-        for (id, rec) in streams.0 {
-            if rec.surfaced {
+        for &(id, StreamRec { surfaced, .. }) in &streams.0 {
+            if surfaced {
                 self.events.push_back(ConnEvent::Stream {
                     id,
                     event: StreamEvent::Failed(StreamError::ConnectionLost),

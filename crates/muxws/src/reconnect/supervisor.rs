@@ -538,8 +538,11 @@ impl Peer {
                 return;
             }
         }
-        // A socket we were closing anyway: nothing left to flush or close.
-        self.retiring.retain(|r| r.socket != socket);
+        // A socket we were closing anyway: nothing left to flush or close (socket ids are never
+        // reused, so it is retiring at most once).
+        if let Some(at) = self.retiring.iter().position(|r| r.socket == socket) {
+            self.retiring.remove(at);
+        }
     }
 
     // ------------------------------------------------------------------------------ application calls
@@ -747,7 +750,9 @@ impl Peer {
         self.phase = Phase::Dialing { socket };
         let mut protocols = Vec::with_capacity(1 + self.options.subprotocols.len());
         protocols.push(SUBPROTOCOL.to_owned());
-        protocols.extend(self.options.subprotocols.iter().cloned());
+        for protocol in &self.options.subprotocols {
+            protocols.push(protocol.clone());
+        }
         self.actions.push(Action::Dial { socket, protocols });
     }
 
