@@ -620,7 +620,7 @@ impl Writer {
     }
 
     fn is_idle(&self) -> bool {
-        self.control.is_empty() && !self.lanes.values().any(Lane::has_work)
+        self.control.is_empty() && !self.lanes.0.iter().any(|(_, lane)| lane.has_work())
     }
 }
 
