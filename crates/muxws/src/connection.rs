@@ -594,7 +594,7 @@ impl Writer {
     fn discard_for_reset(&mut self, lane: StreamId) {
         if let Some(lane) = self.lanes.get_mut(&lane) {
             if let Some(splitter) = &lane.split {
-                if *splitter.kind() == FrameType::Open {
+                if matches!(splitter.kind(), FrameType::Open) {
                     lane.queue.clear();
                     return;
                 }
@@ -603,7 +603,7 @@ impl Writer {
             let keep = usize::from(
                 lane.queue
                     .front()
-                    .is_some_and(|f| *f.kind() == FrameType::Open),
+                    .is_some_and(|f| matches!(f.kind(), FrameType::Open)),
             );
             lane.queue.truncate(keep);
         }
@@ -1384,7 +1384,7 @@ impl Connection {
         match route {
             Route::NewOpen => self.on_remote_open(id, frame),
             Route::OpenContinuation => self.on_continuation(id, frame),
-            _ if frame.kind == FrameType::Reset => self.on_reset(id, frame),
+            _ if matches!(frame.kind, FrameType::Reset) => self.on_reset(id, frame),
             _ => self.on_data(id, frame),
         }
         Ok(())
@@ -1409,7 +1409,7 @@ impl Connection {
             }
         };
         let remote_parity = id % 2 == 0;
-        if *kind == FrameType::Open {
+        if matches!(kind, FrameType::Open) {
             if !remote_parity {
                 return Err(around(
                     "open for stream ",
@@ -1428,7 +1428,7 @@ impl Connection {
                             && rec
                                 .assembly
                                 .as_ref()
-                                .is_some_and(|a| a.kind == FrameType::Open) =>
+                                .is_some_and(|a| matches!(a.kind, FrameType::Open)) =>
                     {
                         return Ok((id, Route::OpenContinuation));
                     }
@@ -1580,7 +1580,7 @@ impl Connection {
             return;
         }
         if let Some(assembly) = &rec.assembly {
-            if frame.fragment.is_none() || assembly.kind != FrameType::Data {
+            if frame.fragment.is_none() || !matches!(assembly.kind, FrameType::Data) {
                 self.stream_error(
                     id,
                     code::PROTOCOL_ERROR,
@@ -1655,7 +1655,7 @@ impl Connection {
         else {
             return;
         };
-        if handed_out && assembly.kind == FrameType::Data {
+        if handed_out && matches!(assembly.kind, FrameType::Data) {
             if assembly.passed + fragment.len() > limit {
                 self.payload_too_large(id);
                 return;
@@ -1765,7 +1765,7 @@ impl Connection {
             rec.remote_ended = true;
         }
         // Only an accepted push delivers an open.
-        if cfg!(feature = "incoming") && kind == FrameType::Open {
+        if cfg!(feature = "incoming") && matches!(kind, FrameType::Open) {
             rec.surfaced = true;
             self.events.push_back(ConnEvent::Incoming {
                 id,
