@@ -529,8 +529,13 @@ impl<R: TextReader + Clone + 'static> Module<R> {
         };
         let sent = match source {
             Some(source) => slot.peer.send_with_source(stream, source, end),
-            None if end => slot.peer.send(stream, Outbound::end(Payload::Absent)),
-            None => slot.peer.send(stream, Outbound::data(Payload::Absent)),
+            None => slot.peer.send(
+                stream,
+                Outbound {
+                    end,
+                    ..Outbound::default()
+                },
+            ),
         };
         match sent {
             Ok(()) => 0,

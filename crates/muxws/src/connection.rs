@@ -1178,13 +1178,20 @@ impl Connection {
     /// refused from its first `max_frame_bytes` bytes without being decoded (WSM-FRG-031, see
     /// [`Connection::receive_over_cap`]).
     pub fn receive(&mut self, text: &str, now: u64) {
+        self.take_message(text, false, now);
+    }
+
+    /// One inbound message, `text`, or its head when `over_cap` (known to be over the frame
+    /// cap): the one path of [`Connection::receive`] and [`Connection::receive_over_cap`].
+    #[inline(never)]
+    fn take_message(&mut self, text: &str, over_cap: bool, now: u64) {
         if self.is_done() {
             return;
         }
         self.settle_verdicts();
         self.arrived(now);
         let cap = self.cfg.max_frame_bytes;
-        let outcome = if text.len() > cap {
+        let outcome = if over_cap || text.len() > cap {
             self.on_over_cap(prefix(text, cap))
         } else {
             let rules = MapRules {
@@ -1213,13 +1220,7 @@ impl Connection {
     /// connection-level protocol error, as in the reference ports. Cost: linear in `head`, read
     /// up to `max_frame_bytes`.
     pub fn receive_over_cap(&mut self, head: &str, now: u64) {
-        if self.is_done() {
-            return;
-        }
-        self.settle_verdicts();
-        self.arrived(now);
-        let outcome = self.on_over_cap(prefix(head, self.cfg.max_frame_bytes));
-        self.finish_input(outcome);
+        self.take_message(head, true, now);
     }
 
     /// A binary message arrived. The JSON codec is a text codec and the peer never sniffs messages
