@@ -768,20 +768,40 @@ impl Peer {
         if self.options.reconnect.should_retry(self.attempts) {
             self.backoff(now);
         } else {
-            if !self.final_reported {
-                self.final_reported = true;
-                self.events.push_back(Event::Closed(CloseReason {
-                    code: 1006,
-                    reason: around(
-                        "gave up reconnecting after ",
-                        u64::from(self.attempts),
-                        " attempts",
-                    ),
-                    was_clean: false,
-                    will_retry: false,
-                }));
-            }
+            let reason = around(
+                "gave up reconnecting after ",
+                u64::from(self.attempts),
+                " attempts",
+            );
+            self.report_closed(1006, reason, false, false, now);
+        }
+    }
+
+    /// Reports `Closed` and, when `will_retry`, waits out the backoff before the next dial;
+    /// otherwise the peer stops, its final `Closed` reported once (WSM-RCN-040/044/045).
+    fn report_closed(
+        &mut self,
+        code: u16,
+        reason: String,
+        was_clean: bool,
+        will_retry: bool,
+        now: u64,
+    ) {
+        if !will_retry {
             self.phase = Phase::Stopped;
+            if self.final_reported {
+                return;
+            }
+            self.final_reported = true;
+        }
+        self.events.push_back(Event::Closed(CloseReason {
+            code,
+            reason,
+            was_clean,
+            will_retry,
+        }));
+        if will_retry {
+            self.backoff(now);
         }
     }
 
@@ -813,16 +833,7 @@ impl Peer {
             self.connect_failed(ConnectError::Closed);
             return;
         }
-        if !self.final_reported {
-            self.final_reported = true;
-            self.events.push_back(Event::Closed(CloseReason {
-                code: CLOSE_NORMAL,
-                reason,
-                was_clean: true,
-                will_retry: false,
-            }));
-        }
-        self.phase = Phase::Stopped;
+        self.report_closed(CLOSE_NORMAL, reason, true, false, self.last_now);
     }
 
     fn established(&mut self) {
@@ -843,18 +854,7 @@ impl Peer {
     /// Report it once and decide whether to redial (WSM-RCN-040/044).
     fn lost(&mut self, code: u16, reason: String, was_clean: bool, now: u64) {
         match self.phase {
-            Phase::Closing => {
-                if !self.final_reported {
-                    self.final_reported = true;
-                    self.events.push_back(Event::Closed(CloseReason {
-                        code,
-                        reason,
-                        was_clean,
-                        will_retry: false,
-                    }));
-                }
-                self.phase = Phase::Stopped;
-            }
+            Phase::Closing => self.report_closed(code, reason, was_clean, false, now),
             Phase::Hello { .. } if self.first_is_final() => {
                 self.connect_failed(ConnectError::Hello(StreamError::ConnectionLost));
             }
@@ -864,18 +864,7 @@ impl Peer {
                     self.attempts = self.attempts.saturating_add(1);
                 }
                 let will_retry = self.options.reconnect.should_retry(self.attempts);
-                self.events.push_back(Event::Closed(CloseReason {
-                    code,
-                    reason,
-                    was_clean,
-                    will_retry,
-                }));
-                if will_retry {
-                    self.backoff(now);
-                } else {
-                    self.final_reported = true;
-                    self.phase = Phase::Stopped;
-                }
+                self.report_closed(code, reason, was_clean, will_retry, now);
             }
         }
     }
@@ -898,18 +887,7 @@ impl Peer {
         }
         self.attempts = self.attempts.saturating_add(1);
         let will_retry = self.options.reconnect.should_retry(self.attempts);
-        self.events.push_back(Event::Closed(CloseReason {
-            code: CLOSE_NORMAL,
-            reason,
-            was_clean: true,
-            will_retry,
-        }));
-        if will_retry {
-            self.backoff(now);
-        } else {
-            self.final_reported = true;
-            self.phase = Phase::Stopped;
-        }
+        self.report_closed(CLOSE_NORMAL, reason, true, will_retry, now);
     }
 
     fn on_termination(&mut self, termination: Termination, now: u64) {
