@@ -14,7 +14,7 @@ use alloc::vec::Vec;
 
 use muxws_proto::{
     Action, Event, Headers, Hello, Outbound, Payload, PayloadSource, Peer, PeerOptions,
-    ReconnectOptions, StreamError, StreamEvent, StreamRef, TextSource,
+    ReconnectOptions, SendError, StreamError, StreamEvent, StreamRef, TextSource,
 };
 
 use crate::fifo::Fifo;
@@ -524,8 +524,9 @@ impl<R: TextReader + Clone + 'static> Module<R> {
         let live = slot_of(&mut self.slots, peer)
             .and_then(|slot| stream_of(slot, tag).map(|stream| (slot, stream)));
         let Some((slot, stream)) = live else {
-            let message = "the stream is no longer open".to_owned();
-            return self.out.error(class::STREAM_CLOSED, message);
+            // The protocol layer's own refusal of a stream that is not live (its message).
+            let refused = SendError::NotLive;
+            return self.out.error(refused.class() as u32, refused.message());
         };
         let sent = match source {
             Some(source) => slot.peer.send_with_source(stream, source, end),
