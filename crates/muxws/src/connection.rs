@@ -1738,7 +1738,7 @@ impl Connection {
                 break;
             };
             self.payload_checked(id, true);
-            next = id + 1;
+            next = id.saturating_add(1);
         }
         self.verdicts_awaited = 0;
     }

@@ -248,10 +248,10 @@ fn key_hash(key: &str, seed: u64) -> u32 {
 }
 
 /// Of duplicate keys keep one entry, in the first one's position, with the last one's value —
-/// `JSON.parse`'s rule, in place. One pass over an open-addressing table of at least twice as many slots
-/// as entries, each slot holding a key's hash and its entry: a key is hashed once and compared
-/// in full only with keys of the same 32-bit hash, so the pass is linear in the keys' bytes
-/// (with a secret seed, also for keys chosen to collide; inbound maps hold at most
+/// `JSON.parse`'s rule — in place. One pass over an open-addressing table of at least twice as
+/// many slots as entries, each slot holding a key's hash and its entry: a key is hashed once and
+/// compared in full only with keys of the same 32-bit hash, so the pass is linear in the keys'
+/// bytes (with a secret seed, also for keys chosen to collide; inbound maps hold at most
 /// `MAX_HEADER_KEYS` keys, which bounds even a full collision).
 fn keep_last_of_duplicates(entries: &mut Vec<(String, RawJson)>, seed: u64) {
     if entries.len() < 2 {
