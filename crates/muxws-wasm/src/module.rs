@@ -194,7 +194,9 @@ fn subprotocols(list: &str) -> Vec<String> {
     out
 }
 
-/// Milliseconds as the protocol layer counts them.
+/// Milliseconds as the protocol layer counts them. Out of line: it is called from most entry
+/// points.
+#[inline(never)]
 fn ms(value: f64) -> u64 {
     if value.is_nan() || value < 0.0 {
         0
