@@ -68,15 +68,21 @@ impl TextReader for JsReader {
     fn release(&self, source: u32) {
         let mut released = RELEASED.0.take();
         released.push(source);
-        RELEASED.0.set(released);
+        put_back(released);
     }
 
     fn next_released(&self) -> Option<u32> {
         let mut released = RELEASED.0.take();
         let next = released.pop();
-        RELEASED.0.set(released);
+        put_back(released);
         next
     }
+}
+
+/// Puts the released sources back. What it replaces is the empty `Vec` their `take` left (no
+/// code runs in between), which owns no memory: forgetting it skips the drop code.
+fn put_back(released: Vec<u32>) {
+    core::mem::forget(RELEASED.0.replace(released));
 }
 
 fn with<T: Default>(f: impl FnOnce(&mut Module<JsReader>) -> T) -> T {

@@ -9,15 +9,15 @@
 
 use alloc::borrow::ToOwned;
 use alloc::boxed::Box;
-use alloc::collections::VecDeque;
 use alloc::string::String;
 use alloc::vec::Vec;
 
 use muxws_proto::{
     Action, Event, Headers, Hello, Outbound, Payload, PayloadSource, Peer, PeerOptions,
-    ReconnectOptions, StreamError, StreamEvent, StreamRef,
+    ReconnectOptions, SendError, StreamError, StreamEvent, StreamRef, TextSource,
 };
 
+use crate::fifo::Fifo;
 use crate::records::{class, kind, OUT_FIELDS};
 use crate::source::{PulledText, TextReader};
 
@@ -96,6 +96,8 @@ struct Held {
 
 impl Held {
     /// Call `tag` could not open: `class` and `message`.
+    // Out of line: the muxws module measured smaller so (gzip).
+    #[inline(never)]
     fn failed(tag: u32, (class, message): (u32, String)) -> Held {
         Held {
             tag,
@@ -113,8 +115,8 @@ struct Slot {
     /// In no particular order: found by stream or by tag, one look at each.
     live: Vec<Live>,
     calls: usize,
-    waiting: VecDeque<Held>,
-    failed: VecDeque<Held>,
+    waiting: Fifo<Held>,
+    failed: Fifo<Held>,
 }
 
 /// The output record and its text.
@@ -194,7 +196,9 @@ fn subprotocols(list: &str) -> Vec<String> {
     out
 }
 
-/// Milliseconds as the protocol layer counts them.
+/// Milliseconds as the protocol layer counts them. Out of line: it is called from most entry
+/// points.
+#[inline(never)]
 fn ms(value: f64) -> u64 {
     if value.is_nan() || value < 0.0 {
         0
@@ -227,11 +231,13 @@ fn open_now(
     if slot.peer.is_closed() {
         return Err(closed_for_good());
     }
-    let opened = match source {
-        Some(source) => slot.peer.open_with_source(headers, source, end, now),
-        None => slot.peer.open(headers, Payload::null(), end, now),
-    };
-    opened.map_err(|e| (e.class() as u32, e.message()))
+    // No payload given: `null`, as `open()` sends (WSM-API-003), read from a source like any
+    // other payload, so that one of the protocol layer's two open paths is linked in. Checked and
+    // cut as `Payload::null()` would be: the same frame, the same errors.
+    let source = source.unwrap_or_else(|| Box::new(TextSource::new("null".to_owned())));
+    slot.peer
+        .open_with_source(headers, source, end, now)
+        .map_err(|e| (e.class() as u32, e.message()))
 }
 
 fn closed_for_good() -> (u32, String) {
@@ -255,7 +261,7 @@ fn drain_waiting(slot: &mut Slot, now: u64) {
 }
 
 /// Drops the waiting call `tag`, unsent: the others are queued again in their order (as
-/// `VecDeque::retain` does, in less code).
+/// a queue's `retain` would, in less code).
 fn drop_waiting(slot: &mut Slot, tag: u32) {
     let mut waiting = core::mem::take(&mut slot.waiting);
     while let Some(call) = waiting.pop_front() {
@@ -379,8 +385,8 @@ impl<R: TextReader + Clone + 'static> Module<R> {
             call_concurrency: (ms(config.call_concurrency) as usize).max(1),
             live: Vec::new(),
             calls: 0,
-            waiting: VecDeque::new(),
-            failed: VecDeque::new(),
+            waiting: Fifo::new(),
+            failed: Fifo::new(),
         }));
         self.slots.len() as u32
     }
@@ -522,13 +528,19 @@ impl<R: TextReader + Clone + 'static> Module<R> {
         let live = slot_of(&mut self.slots, peer)
             .and_then(|slot| stream_of(slot, tag).map(|stream| (slot, stream)));
         let Some((slot, stream)) = live else {
-            let message = "the stream is no longer open".to_owned();
-            return self.out.error(class::STREAM_CLOSED, message);
+            // The protocol layer's own refusal of a stream that is not live (its message).
+            let refused = SendError::NotLive;
+            return self.out.error(refused.class() as u32, refused.message());
         };
         let sent = match source {
             Some(source) => slot.peer.send_with_source(stream, source, end),
-            None if end => slot.peer.send(stream, Outbound::end(Payload::Absent)),
-            None => slot.peer.send(stream, Outbound::data(Payload::Absent)),
+            None => slot.peer.send(
+                stream,
+                Outbound {
+                    end,
+                    ..Outbound::default()
+                },
+            ),
         };
         match sent {
             Ok(()) => 0,

@@ -25,10 +25,10 @@
 //! round-robin over lanes with work; a fragmented payload yields one fragment per turn and the next
 //! fragment is cut only when it is asked for (WSM-FRG-017/018/019, WSM-INV-004).
 
-use alloc::collections::VecDeque;
 use alloc::{borrow::ToOwned, boxed::Box, string::String, vec::Vec};
 
 use crate::error::{code, ConfigError, OpenError, SendError, StreamError};
+use crate::fifo::Fifo;
 use crate::fragment::{
     check_sendable, check_sendable_source, Assembler, AssemblyError, FragmentError, PayloadSource,
     Split, Splitter, DEFAULT_MAX_PAYLOAD_BYTES, MAX_FRAME_BYTES, MIN_FRAME_BYTES,
@@ -90,7 +90,9 @@ pub struct ConnectionConfig {
     /// (WSM-RCN-011).
     pub ping_timeout_ms: u64,
     /// Whether an incoming-stream (push) handler is registered; without one every incoming `open`
-    /// is answered `reset(REFUSED)` (WSM-STM-033).
+    /// is answered `reset(REFUSED)` (WSM-STM-033). Built without the crate's `incoming` feature
+    /// (on by default), the crate has no push support and refuses every incoming `open` whatever
+    /// this says.
     pub accept_incoming: bool,
     /// Hand the fragments of a fragmented `data` payload to the driver one by one
     /// ([`StreamEvent::Fragment`]) instead of reassembling them here: the driver joins and parses
@@ -350,6 +352,8 @@ impl<V> IdMap<V> {
     }
     // The explicit bounds below hold by construction (a binary search's answer); spelled out,
     // they let the compiler drop `Vec::insert`/`remove`'s panicking checks.
+    // Out of line: the muxws module measured smaller so (gzip).
+    #[inline(never)]
     fn insert(&mut self, id: StreamId, value: V) {
         match self.index(id) {
             Ok(i) => {
@@ -385,9 +389,6 @@ impl<V> IdMap<V> {
     }
     fn values(&self) -> impl Iterator<Item = &V> {
         self.0.iter().map(|(_, v)| v)
-    }
-    fn iter(&self) -> impl Iterator<Item = (&StreamId, &V)> {
-        self.0.iter().map(|(k, v)| (k, v))
     }
     fn is_empty(&self) -> bool {
         self.0.is_empty()
@@ -487,7 +488,7 @@ impl Body {
 
 #[derive(Default)]
 struct Lane {
-    queue: VecDeque<Queued>,
+    queue: Fifo<Queued>,
     split: Option<Splitter>,
 }
 
@@ -502,8 +503,8 @@ impl Lane {
 struct Writer {
     lanes: IdMap<Lane>,
     /// Connection-level frames (always `Queued::Frame`: one queue type for every lane).
-    control: VecDeque<Queued>,
-    ring: VecDeque<StreamId>,
+    control: Fifo<Queued>,
+    ring: Fifo<StreamId>,
 }
 
 impl Writer {
@@ -595,7 +596,7 @@ impl Writer {
     fn discard_for_reset(&mut self, lane: StreamId) {
         if let Some(lane) = self.lanes.get_mut(&lane) {
             if let Some(splitter) = &lane.split {
-                if *splitter.kind() == FrameType::Open {
+                if matches!(splitter.kind(), FrameType::Open) {
                     lane.queue.clear();
                     return;
                 }
@@ -604,7 +605,7 @@ impl Writer {
             let keep = usize::from(
                 lane.queue
                     .front()
-                    .is_some_and(|f| *f.kind() == FrameType::Open),
+                    .is_some_and(|f| matches!(f.kind(), FrameType::Open)),
             );
             lane.queue.truncate(keep);
         }
@@ -621,7 +622,7 @@ impl Writer {
     }
 
     fn is_idle(&self) -> bool {
-        self.control.is_empty() && !self.lanes.values().any(Lane::has_work)
+        self.control.is_empty() && !self.lanes.0.iter().any(|(_, lane)| lane.has_work())
     }
 }
 
@@ -659,7 +660,7 @@ pub struct Connection {
     highest_remote_open: StreamId,
     streams: IdMap<StreamRec>,
     writer: Writer,
-    events: VecDeque<ConnEvent>,
+    events: Fifo<ConnEvent>,
     phase: Phase,
     goaway_sent: bool,
     goaway_received: Option<StreamId>,
@@ -687,7 +688,7 @@ impl Connection {
             highest_remote_open: 0,
             streams: IdMap::default(),
             writer: Writer::default(),
-            events: VecDeque::new(),
+            events: Fifo::new(),
             phase: Phase::Open,
             goaway_sent: false,
             goaway_received: None,
@@ -869,8 +870,8 @@ impl Connection {
 
     fn lose_all(&mut self) {
         let streams = core::mem::take(&mut self.streams);
-        for (id, rec) in streams.0 {
-            if rec.surfaced {
+        for &(id, StreamRec { surfaced, .. }) in &streams.0 {
+            if surfaced {
                 self.events.push_back(ConnEvent::Stream {
                     id,
                     event: StreamEvent::Failed(StreamError::ConnectionLost),
@@ -1179,13 +1180,20 @@ impl Connection {
     /// refused from its first `max_frame_bytes` bytes without being decoded (WSM-FRG-031, see
     /// [`Connection::receive_over_cap`]).
     pub fn receive(&mut self, text: &str, now: u64) {
+        self.take_message(text, false, now);
+    }
+
+    /// One inbound message, `text`, or its head when `over_cap` (known to be over the frame
+    /// cap): the one path of [`Connection::receive`] and [`Connection::receive_over_cap`].
+    #[inline(never)]
+    fn take_message(&mut self, text: &str, over_cap: bool, now: u64) {
         if self.is_done() {
             return;
         }
         self.settle_verdicts();
         self.arrived(now);
         let cap = self.cfg.max_frame_bytes;
-        let outcome = if text.len() > cap {
+        let outcome = if over_cap || text.len() > cap {
             self.on_over_cap(prefix(text, cap))
         } else {
             let rules = MapRules {
@@ -1214,13 +1222,7 @@ impl Connection {
     /// connection-level protocol error, as in the reference ports. Cost: linear in `head`, read
     /// up to `max_frame_bytes`.
     pub fn receive_over_cap(&mut self, head: &str, now: u64) {
-        if self.is_done() {
-            return;
-        }
-        self.settle_verdicts();
-        self.arrived(now);
-        let outcome = self.on_over_cap(prefix(head, self.cfg.max_frame_bytes));
-        self.finish_input(outcome);
+        self.take_message(head, true, now);
     }
 
     /// A binary message arrived. The JSON codec is a text codec and the peer never sniffs messages
@@ -1288,6 +1290,8 @@ impl Connection {
         self.termination = Some(Termination::ProtocolError { reason });
     }
 
+    // Out of line: the muxws module measured smaller so (gzip).
+    #[inline(never)]
     fn on_frame(
         &mut self,
         frame: &mut Frame,
@@ -1348,13 +1352,13 @@ impl Connection {
             reason: frame.reason.take(),
             last_stream: last,
         });
-        let refused: Vec<StreamId> = self
-            .streams
-            .iter()
-            .filter(|(id, rec)| rec.local && **id > last)
-            .map(|(id, _)| *id)
-            .collect();
-        for id in refused {
+        // Our streams above `last`, in ascending id order: from the first id above it on.
+        let mut at = self.streams.index(last).map_or_else(|at| at, |at| at + 1);
+        while let Some(&(id, StreamRec { local, .. })) = self.streams.0.get(at) {
+            if !local {
+                at += 1;
+                continue;
+            }
             self.streams.remove(&id);
             self.writer.drop_lane(id);
             self.events.push_back(ConnEvent::Stream {
@@ -1385,7 +1389,7 @@ impl Connection {
         match route {
             Route::NewOpen => self.on_remote_open(id, frame),
             Route::OpenContinuation => self.on_continuation(id, frame),
-            _ if frame.kind == FrameType::Reset => self.on_reset(id, frame),
+            _ if matches!(frame.kind, FrameType::Reset) => self.on_reset(id, frame),
             _ => self.on_data(id, frame),
         }
         Ok(())
@@ -1410,7 +1414,7 @@ impl Connection {
             }
         };
         let remote_parity = id % 2 == 0;
-        if *kind == FrameType::Open {
+        if matches!(kind, FrameType::Open) {
             if !remote_parity {
                 return Err(around(
                     "open for stream ",
@@ -1423,12 +1427,13 @@ impl Connection {
             }
             if fragment {
                 match self.streams.get(&id) {
-                    // A later fragment of an open being reassembled.
+                    // A later fragment of an open being reassembled (only an accepted push is).
                     Some(rec)
-                        if rec
-                            .assembly
-                            .as_ref()
-                            .is_some_and(|a| a.kind == FrameType::Open) =>
+                        if cfg!(feature = "incoming")
+                            && rec
+                                .assembly
+                                .as_ref()
+                                .is_some_and(|a| matches!(a.kind, FrameType::Open)) =>
                     {
                         return Ok((id, Route::OpenContinuation));
                     }
@@ -1504,7 +1509,9 @@ impl Connection {
         let live_remote = self.streams.values().filter(|rec| !rec.local).count();
         let refusal = if !matches!(self.phase, Phase::Open) || self.goaway_sent {
             Some("going away (WSM-CON-021)")
-        } else if !self.cfg.accept_incoming {
+        } else if !(cfg!(feature = "incoming") && self.cfg.accept_incoming) {
+            // Without the `incoming` feature this is constant, and what accepts a push is not
+            // compiled in (the wasm module registers no push handler).
             Some("no incoming-stream handler (WSM-STM-033)")
         } else if live_remote >= self.cfg.max_concurrent_streams {
             Some("too many streams in flight (WSM-STM-036)")
@@ -1578,7 +1585,7 @@ impl Connection {
             return;
         }
         if let Some(assembly) = &rec.assembly {
-            if frame.fragment.is_none() || assembly.kind != FrameType::Data {
+            if frame.fragment.is_none() || !matches!(assembly.kind, FrameType::Data) {
                 self.stream_error(
                     id,
                     code::PROTOCOL_ERROR,
@@ -1653,7 +1660,7 @@ impl Connection {
         else {
             return;
         };
-        if handed_out && assembly.kind == FrameType::Data {
+        if handed_out && matches!(assembly.kind, FrameType::Data) {
             if assembly.passed + fragment.len() > limit {
                 self.payload_too_large(id);
                 return;
@@ -1725,17 +1732,17 @@ impl Connection {
     /// Input arrived while payloads still wait for the driver's verdict: they count as parsed,
     /// so that a driver that never reports cannot stall its streams.
     fn settle_verdicts(&mut self) {
-        if self.verdicts_awaited == 0 {
-            return;
-        }
-        let awaiting: Vec<StreamId> = self
-            .streams
-            .iter()
-            .filter(|(_, rec)| rec.verdict.is_some())
-            .map(|(id, _)| *id)
-            .collect();
-        for id in awaiting {
+        // In ascending id order, each stream looked at once (the count never falls below the
+        // streams that still wait: it is only lowered when a verdict is taken).
+        let mut next = 0;
+        while self.verdicts_awaited > 0 {
+            let from = self.streams.index(next).unwrap_or_else(|at| at);
+            let waiting = self.streams.0.get(from..).unwrap_or_default();
+            let Some(&(id, _)) = waiting.iter().find(|(_, rec)| rec.verdict.is_some()) else {
+                break;
+            };
             self.payload_checked(id, true);
+            next = id.saturating_add(1);
         }
         self.verdicts_awaited = 0;
     }
@@ -1762,7 +1769,8 @@ impl Connection {
         if end {
             rec.remote_ended = true;
         }
-        if kind == FrameType::Open {
+        // Only an accepted push delivers an open.
+        if cfg!(feature = "incoming") && matches!(kind, FrameType::Open) {
             rec.surfaced = true;
             self.events.push_back(ConnEvent::Incoming {
                 id,

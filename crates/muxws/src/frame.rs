@@ -248,46 +248,60 @@ fn key_hash(key: &str, seed: u64) -> u32 {
 }
 
 /// Of duplicate keys keep one entry, in the first one's position, with the last one's value —
-/// `JSON.parse`'s rule. One pass over an open-addressing table of at least twice as many slots
-/// as entries, each slot holding a key's hash and its entry: a key is hashed once and compared
-/// in full only with keys of the same 32-bit hash, so the pass is linear in the keys' bytes
-/// (with a secret seed, also for keys chosen to collide; inbound maps hold at most
+/// `JSON.parse`'s rule — in place. One pass over an open-addressing table of at least twice as
+/// many slots as entries, each slot holding a key's hash and its entry: a key is hashed once and
+/// compared in full only with keys of the same 32-bit hash, so the pass is linear in the keys'
+/// bytes (with a secret seed, also for keys chosen to collide; inbound maps hold at most
 /// `MAX_HEADER_KEYS` keys, which bounds even a full collision).
 fn keep_last_of_duplicates(entries: &mut Vec<(String, RawJson)>, seed: u64) {
     if entries.len() < 2 {
         return;
     }
     let mask = (entries.len() * 2).next_power_of_two() - 1;
-    // (hash, 1 + index in `kept`); 0: an empty slot.
+    // (hash, 1 + index of its entry among the kept ones); 0: an empty slot.
     let mut table: Vec<(u32, u32)> = Vec::new();
     table.resize(mask + 1, (0, 0));
-    let mut kept: Vec<(String, RawJson)> = Vec::with_capacity(entries.len());
-    for (key, value) in entries.drain(..) {
-        let hash = key_hash(&key, seed);
-        let mut at = hash as usize;
+    // In place: `entries[..kept]` are the distinct keys met so far, each with its latest value.
+    let mut kept = 0;
+    for at in 0..entries.len() {
+        let Some((key, _)) = entries.get(at) else {
+            break;
+        };
+        let hash = key_hash(key, seed);
+        let mut probe = hash as usize;
         loop {
             json::tick(1);
-            at &= mask;
-            let Some(slot) = table.get_mut(at) else {
+            probe &= mask;
+            let Some(slot) = table.get_mut(probe) else {
                 break;
             };
             if slot.1 == 0 {
-                *slot = (hash, kept.len() as u32 + 1);
-                kept.push((key, value));
-                break;
-            }
-            if slot.0 == hash {
-                if let Some(first) = kept.get_mut(slot.1 as usize - 1) {
-                    if first.0 == key {
-                        first.1 = value;
-                        break;
+                *slot = (hash, kept as u32 + 1);
+                // Moved down to the end of the kept entries (`kept <= at`).
+                if let Some((first, rest)) =
+                    entries.get_mut(kept..=at).and_then(<[_]>::split_first_mut)
+                {
+                    if let Some(last) = rest.last_mut() {
+                        core::mem::swap(first, last);
                     }
                 }
+                kept += 1;
+                break;
             }
-            at += 1;
+            let earlier = slot.1 as usize - 1;
+            if slot.0 == hash && entries.get(earlier).map(|e| &e.0) == entries.get(at).map(|e| &e.0)
+            {
+                if let Some(value) = entries.get_mut(at).map(|e| core::mem::take(&mut e.1 .0)) {
+                    if let Some(first) = entries.get_mut(earlier) {
+                        first.1 = RawJson(value);
+                    }
+                }
+                break;
+            }
+            probe += 1;
         }
     }
-    *entries = kept;
+    entries.truncate(kept);
 }
 
 /// The `type` field. Six types in v1 (`SPEC.md` §2.3); anything else is kept as `Unknown` so the

@@ -331,7 +331,12 @@ impl<'a> Members<'a> {
 /// Decode a string literal (quotes included) that the scanner accepted. `None` if it is not a
 /// string literal or holds a lone surrogate, which no Rust `String` can carry.
 pub(crate) fn decode_string(literal: &str) -> Option<String> {
-    let inner = literal.strip_prefix('"')?.strip_suffix('"')?;
+    // The quotes as bytes (a `char` pattern costs code to encode and match).
+    let quoted = literal.len() >= 2 && literal.as_bytes().first() == Some(&b'"');
+    if !quoted || literal.as_bytes().last() != Some(&b'"') {
+        return None;
+    }
+    let inner = literal.get(1..literal.len() - 1)?;
     let bytes = inner.as_bytes();
     let mut out = String::with_capacity(inner.len());
     let mut run = 0;

@@ -556,6 +556,40 @@ fn goaway_drains_then_closes() {
 }
 
 #[test]
+fn a_goaway_refuses_exactly_our_streams_above_its_last_stream_in_id_order() {
+    let mut h = Harness::default_connected();
+    let ours: Vec<StreamRef> = (0..4).map(|_| h.open(json!(null), false)).collect();
+    // A push the server opened (stream 4, above every last_stream below) is not ours to refuse.
+    h.recv(json!({"type": "open", "stream": 4, "payload": {"push": true}}));
+    let refused = |h: &Harness| -> Vec<u64> {
+        h.events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Stream {
+                    stream,
+                    event: StreamEvent::Failed(StreamError::Refused),
+                } => Some(stream.id),
+                _ => None,
+            })
+            .collect()
+    };
+    h.recv(json!({"type": "goaway", "code": 0, "last_stream": u64::MAX}));
+    assert_eq!(refused(&h), Vec::<u64>::new());
+    h.recv(json!({"type": "goaway", "code": 0, "last_stream": 3}));
+    assert_eq!(refused(&h), [5, 7]);
+    h.recv(json!({"type": "goaway", "code": 0, "last_stream": 0}));
+    assert_eq!(refused(&h), [5, 7, 1, 3]);
+    for stream in &ours {
+        assert_eq!(h.peer.stream_state(*stream), None);
+    }
+    let push = StreamRef {
+        socket: ours[0].socket,
+        id: 4,
+    };
+    assert!(h.peer.stream_state(push).is_some());
+}
+
+#[test]
 fn a_server_that_never_closes_after_its_goaway_is_closed_by_the_dialer() {
     let mut h = Harness::default_connected();
     h.recv(json!({"type": "goaway", "code": 0, "last_stream": 0}));

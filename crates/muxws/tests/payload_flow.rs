@@ -359,6 +359,33 @@ fn input_without_a_verdict_counts_as_parsed_and_whole_payloads_still_arrive_whol
 }
 
 #[test]
+fn input_settles_the_payload_waiting_for_a_verdict_and_skips_one_whose_stream_is_gone() {
+    let mut h = delivering(quiet_options());
+    let first = h.open(json!(null), true);
+    let second = h.open(json!(null), true);
+    // Stream 3's payload waits for a verdict; the next input (stream 1's first fragment) settles it.
+    reply_fragments(&mut h, 3, &["[", "3]"], true);
+    reply_fragments(&mut h, 1, &["[", "1]"], true);
+    assert!(matches!(
+        h.stream_events(second)[..],
+        [.., StreamEvent::End { .. }, StreamEvent::Closed]
+    ));
+    // Stream 1's payload now waits; cancelled, its verdict is never given, and input goes on.
+    h.peer.cancel(first, None);
+    h.flush();
+    let before = h.stream_events(first).len();
+    h.recv(json!({"type": "ping", "nonce": "n"}));
+    h.recv(json!({"type": "ping", "nonce": "m"}));
+    let events = h.stream_events(first);
+    assert_eq!(events.len(), before);
+    assert!(matches!(
+        events.last(),
+        Some(StreamEvent::Failed(StreamError::LocalReset { code: 1, .. }))
+    ));
+    assert!(h.is_alive());
+}
+
+#[test]
 fn a_fragmented_hello_answer_acknowledges_the_hello_without_a_verdict() {
     let mut options = quiet_options();
     options.connection.deliver_fragments = true;

@@ -16,7 +16,6 @@
 //! of a socket that is being closed can never leak into the next one. Stream handles are
 //! [`StreamRef`]s — socket plus id — because ids restart at 1 on every socket (WSM-RCN-031).
 
-use alloc::collections::VecDeque;
 use alloc::{borrow::ToOwned, boxed::Box, string::String, vec::Vec};
 use core::fmt;
 
@@ -26,6 +25,7 @@ use crate::connection::{
     Termination, CLOSE_CODEC_MISMATCH, CLOSE_NORMAL, CLOSE_PROTOCOL_ERROR,
 };
 use crate::error::{ConfigError, ConnectError, OpenError, SendError, StreamError};
+use crate::fifo::Fifo;
 use crate::fragment::{check_sendable, PayloadSource};
 use crate::frame::{Frame, FrameType, Headers, Payload, CODEC_NAME, SUBPROTOCOL};
 use crate::text::{around, cat3, udecimal};
@@ -223,7 +223,7 @@ pub struct Peer {
     retiring: Vec<Retiring>,
     /// A few at most (a dial, a close): a `Vec`, taken from the front.
     actions: Vec<Action>,
-    events: VecDeque<Event>,
+    events: Fifo<Event>,
     next_socket: SocketId,
     attempts: u32,
     reconnects: u32,
@@ -239,6 +239,8 @@ fn close_reason_text(reason: &str) -> String {
 }
 
 /// WSM-CDC-028: the socket opened, but with another subprotocol than the one this client speaks.
+// Out of line: the muxws module measured smaller so (gzip).
+#[inline(never)]
 fn codec_mismatch(selected: &str) -> ConnectError {
     let mut message = String::from("the server ");
     if selected.is_empty() {
@@ -283,7 +285,7 @@ impl Peer {
             live: None,
             retiring: Vec::new(),
             actions: Vec::new(),
-            events: VecDeque::new(),
+            events: Fifo::new(),
             next_socket: 1,
             attempts: 0,
             reconnects: 0,
@@ -538,8 +540,11 @@ impl Peer {
                 return;
             }
         }
-        // A socket we were closing anyway: nothing left to flush or close.
-        self.retiring.retain(|r| r.socket != socket);
+        // A socket we were closing anyway: nothing left to flush or close (socket ids are never
+        // reused, so it is retiring at most once).
+        if let Some(at) = self.retiring.iter().position(|r| r.socket == socket) {
+            self.retiring.remove(at);
+        }
     }
 
     // ------------------------------------------------------------------------------ application calls
@@ -747,7 +752,9 @@ impl Peer {
         self.phase = Phase::Dialing { socket };
         let mut protocols = Vec::with_capacity(1 + self.options.subprotocols.len());
         protocols.push(SUBPROTOCOL.to_owned());
-        protocols.extend(self.options.subprotocols.iter().cloned());
+        for protocol in &self.options.subprotocols {
+            protocols.push(protocol.clone());
+        }
         self.actions.push(Action::Dial { socket, protocols });
     }
 
@@ -763,20 +770,40 @@ impl Peer {
         if self.options.reconnect.should_retry(self.attempts) {
             self.backoff(now);
         } else {
-            if !self.final_reported {
-                self.final_reported = true;
-                self.events.push_back(Event::Closed(CloseReason {
-                    code: 1006,
-                    reason: around(
-                        "gave up reconnecting after ",
-                        u64::from(self.attempts),
-                        " attempts",
-                    ),
-                    was_clean: false,
-                    will_retry: false,
-                }));
-            }
+            let reason = around(
+                "gave up reconnecting after ",
+                u64::from(self.attempts),
+                " attempts",
+            );
+            self.report_closed(1006, reason, false, false, now);
+        }
+    }
+
+    /// Reports `Closed` and, when `will_retry`, waits out the backoff before the next dial;
+    /// otherwise the peer stops, its final `Closed` reported once (WSM-RCN-040/044/045).
+    fn report_closed(
+        &mut self,
+        code: u16,
+        reason: String,
+        was_clean: bool,
+        will_retry: bool,
+        now: u64,
+    ) {
+        if !will_retry {
             self.phase = Phase::Stopped;
+            if self.final_reported {
+                return;
+            }
+            self.final_reported = true;
+        }
+        self.events.push_back(Event::Closed(CloseReason {
+            code,
+            reason,
+            was_clean,
+            will_retry,
+        }));
+        if will_retry {
+            self.backoff(now);
         }
     }
 
@@ -808,16 +835,7 @@ impl Peer {
             self.connect_failed(ConnectError::Closed);
             return;
         }
-        if !self.final_reported {
-            self.final_reported = true;
-            self.events.push_back(Event::Closed(CloseReason {
-                code: CLOSE_NORMAL,
-                reason,
-                was_clean: true,
-                will_retry: false,
-            }));
-        }
-        self.phase = Phase::Stopped;
+        self.report_closed(CLOSE_NORMAL, reason, true, false, self.last_now);
     }
 
     fn established(&mut self) {
@@ -838,18 +856,7 @@ impl Peer {
     /// Report it once and decide whether to redial (WSM-RCN-040/044).
     fn lost(&mut self, code: u16, reason: String, was_clean: bool, now: u64) {
         match self.phase {
-            Phase::Closing => {
-                if !self.final_reported {
-                    self.final_reported = true;
-                    self.events.push_back(Event::Closed(CloseReason {
-                        code,
-                        reason,
-                        was_clean,
-                        will_retry: false,
-                    }));
-                }
-                self.phase = Phase::Stopped;
-            }
+            Phase::Closing => self.report_closed(code, reason, was_clean, false, now),
             Phase::Hello { .. } if self.first_is_final() => {
                 self.connect_failed(ConnectError::Hello(StreamError::ConnectionLost));
             }
@@ -859,18 +866,7 @@ impl Peer {
                     self.attempts = self.attempts.saturating_add(1);
                 }
                 let will_retry = self.options.reconnect.should_retry(self.attempts);
-                self.events.push_back(Event::Closed(CloseReason {
-                    code,
-                    reason,
-                    was_clean,
-                    will_retry,
-                }));
-                if will_retry {
-                    self.backoff(now);
-                } else {
-                    self.final_reported = true;
-                    self.phase = Phase::Stopped;
-                }
+                self.report_closed(code, reason, was_clean, will_retry, now);
             }
         }
     }
@@ -893,18 +889,7 @@ impl Peer {
         }
         self.attempts = self.attempts.saturating_add(1);
         let will_retry = self.options.reconnect.should_retry(self.attempts);
-        self.events.push_back(Event::Closed(CloseReason {
-            code: CLOSE_NORMAL,
-            reason,
-            was_clean: true,
-            will_retry,
-        }));
-        if will_retry {
-            self.backoff(now);
-        } else {
-            self.final_reported = true;
-            self.phase = Phase::Stopped;
-        }
+        self.report_closed(CLOSE_NORMAL, reason, true, will_retry, now);
     }
 
     fn on_termination(&mut self, termination: Termination, now: u64) {
@@ -933,7 +918,7 @@ impl Peer {
     fn pump_into(
         socket: SocketId,
         conn: &mut Connection,
-        events: &mut VecDeque<Event>,
+        events: &mut Fifo<Event>,
         hello_id: Option<StreamId>,
     ) -> Option<Result<(), StreamError>> {
         let mut hello = None;
@@ -950,17 +935,19 @@ impl Peer {
                     stream: StreamRef { socket, id },
                     event,
                 }),
+                // Without the `incoming` feature no push is accepted, so none is surfaced.
                 ConnEvent::Incoming {
                     id,
                     headers,
                     payload,
                     end,
-                } => events.push_back(Event::Incoming {
+                } if cfg!(feature = "incoming") => events.push_back(Event::Incoming {
                     stream: StreamRef { socket, id },
                     headers,
                     payload,
                     end,
                 }),
+                ConnEvent::Incoming { .. } => {}
                 ConnEvent::GoAway {
                     code,
                     reason,
