@@ -219,7 +219,7 @@ export const muxwsScenarios = {
   },
 };
 
-muxwsScenarios['muxws: open() gives a stream: id at once, reply headers, the payload; cancel; synchronous throws between sockets and after close'] = async ({ pkg, wsUrl, ctl }) => {
+muxwsScenarios['muxws: open() gives a stream: id at once, reply headers, the payload; a send once it is over throws StreamClosed; cancel; synchronous throws between sockets and after close'] = async ({ pkg, wsUrl, ctl }) => {
   const { peer } = await connect(pkg, wsUrl);
   try {
     const stream = peer.open({ streamed: true }, { headers: { ':method': 'POST', ':path': '/items/echo' } });
@@ -229,6 +229,13 @@ muxwsScenarios['muxws: open() gives a stream: id at once, reply headers, the pay
     const payload = await stream;
     same(payload.body, { streamed: true }, 'the payload');
     await stream.closed;
+    let thrown = null;
+    try {
+      stream.send({ late: true });
+    } catch (error) {
+      thrown = error;
+    }
+    ok(thrown instanceof pkg.StreamClosed, `a send after the stream closed throws StreamClosed (${thrown === null ? 'nothing was thrown' : thrown.name})`);
     const slow = peer.open(null, { headers: { ':method': 'POST', ':path': '/items/slow', ':query': 'sleep=1' } });
     slow.cancel('not needed');
     const error = await rejects(Promise.resolve(slow), pkg.StreamReset, 'a cancelled stream');

@@ -528,9 +528,12 @@ impl<R: TextReader + Clone + 'static> Module<R> {
         let live = slot_of(&mut self.slots, peer)
             .and_then(|slot| stream_of(slot, tag).map(|stream| (slot, stream)));
         let Some((slot, stream)) = live else {
-            // The protocol layer's own refusal of a stream that is not live (its message).
+            // The protocol layer's own refusal of a stream that is not live (its class and message):
+            // the class is returned, as for any refusal (the output record's error returns 0).
             let refused = SendError::NotLive;
-            return self.out.error(refused.class() as u32, refused.message());
+            let class = refused.class() as u32;
+            self.out.error(class, refused.message());
+            return class;
         };
         let sent = match source {
             Some(source) => slot.peer.send_with_source(stream, source, end),

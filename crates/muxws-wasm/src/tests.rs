@@ -663,6 +663,18 @@ proptest! {
 }
 
 #[test]
+fn a_send_on_a_stream_that_is_over_is_refused_with_stream_closed() {
+    let mut d = Driver::new();
+    let peer = d.peer(quiet());
+    // no stream was ever opened with this tag, and none of an unknown peer
+    let (source, units) = d.source("\"late\"");
+    assert_eq!(d.module.send(peer, 77, source, units, true), class::STREAM_CLOSED);
+    assert_eq!(d.module.out.fields[1], f64::from(class::STREAM_CLOSED));
+    assert!(!d.module.out.text.is_empty(), "the refusal carries the protocol layer's message");
+    assert_eq!(d.module.send(peer + 1, 77, 0, 0, true), class::STREAM_CLOSED);
+}
+
+#[test]
 fn error_classes_are_the_numbers_the_driver_maps() {
     // pkg-template/src/muxws-driver.ts: CLASSES[1..=11], CONFIG = 12.
     let numbers = [
