@@ -60,11 +60,11 @@ build_plain_wasm muxws-wasm muxws
 tsc -p pkg-template/tsconfig.json --outDir "$work/tsc"
 mkdir -p "$work/tsc/wasm" && cp "$gen"/*.js "$work/tsc/wasm/"
 node scripts/bundle.mjs "$work/tsc" "$out"
-# The declarations stay one file per module, as tsc wrote them (index.d.ts re-exports the others).
+# The declarations stay one file per module, as tsc wrote them (index.d.ts re-exports the others);
+# the calls module's bytes (wasm/calls-bytes.js) are inside index.js and no declaration names them.
 (cd "$work/tsc" && find . -name '*.d.ts') | while read -r file; do
   mkdir -p "$out/$(dirname "$file")" && cp "$work/tsc/$file" "$out/$file"
 done
-cp "$gen"/*.d.ts "$out/wasm/"
 node scripts/package-json.mjs pkg-template/package.json crates/calls-wasm/Cargo.toml "$out/package.json"
 cp README.md "$out/README.md" 2>/dev/null || true
 
