@@ -313,7 +313,9 @@ pub struct CallEngine {
     peers: Vec<(PeerId, PeerState)>,
     /// The actions queued, oldest first: those before `actions_taken` were handed out already
     /// (`None`). Emptied when the last is handed out (a `Vec` rather than a `VecDeque`: 0.1 KB less
-    /// gzip of wasm).
+    /// gzip of wasm). Not `vec_fifo::Fifo`, the queue of the muxws crates: every pump drains this one
+    /// completely, so it needs none of `Fifo`'s compaction, whose code measured 164 B more gzip of
+    /// the calls module.
     actions: Vec<Option<Action>>,
     /// How many of `actions` [`CallEngine::poll_action`] has handed out.
     actions_taken: usize,

@@ -21,10 +21,6 @@
 
 extern crate alloc;
 
-// The protocol layer's queue, compiled here too (it is not part of that crate's public API).
-#[path = "../../muxws/src/fifo.rs"]
-#[allow(dead_code)]
-mod fifo;
 pub mod module;
 pub mod records;
 pub mod source;

@@ -17,7 +17,7 @@ use muxws_proto::{
     ReconnectOptions, SendError, StreamError, StreamEvent, StreamRef, TextSource,
 };
 
-use crate::fifo::Fifo;
+use vec_fifo::Fifo;
 use crate::records::{class, kind, OUT_FIELDS};
 use crate::source::{PulledText, TextReader};
 

@@ -28,7 +28,7 @@
 use alloc::{borrow::ToOwned, boxed::Box, string::String, vec::Vec};
 
 use crate::error::{code, ConfigError, OpenError, SendError, StreamError};
-use crate::fifo::Fifo;
+use vec_fifo::Fifo;
 use crate::fragment::{
     check_sendable, check_sendable_source, Assembler, AssemblyError, FragmentError, PayloadSource,
     Split, Splitter, DEFAULT_MAX_PAYLOAD_BYTES, MAX_FRAME_BYTES, MIN_FRAME_BYTES,

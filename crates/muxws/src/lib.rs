@@ -64,8 +64,6 @@ pub mod frame;
 /// Backoff schedule and supervisor (WSM-RCN-*).
 pub mod reconnect;
 
-/// The queue behind the event and writer queues.
-mod fifo;
 /// The strict JSON scanner behind the codec (validation, byte ranges, string decoding).
 mod json;
 /// Message text without `core::fmt`.

@@ -25,7 +25,7 @@ use crate::connection::{
     Termination, CLOSE_CODEC_MISMATCH, CLOSE_NORMAL, CLOSE_PROTOCOL_ERROR,
 };
 use crate::error::{ConfigError, ConnectError, OpenError, SendError, StreamError};
-use crate::fifo::Fifo;
+use vec_fifo::Fifo;
 use crate::fragment::{check_sendable, PayloadSource};
 use crate::frame::{Frame, FrameType, Headers, Payload, CODEC_NAME, SUBPROTOCOL};
 use crate::text::{around, cat3, udecimal};

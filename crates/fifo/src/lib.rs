@@ -1,12 +1,22 @@
 //! A first-in, first-out queue in far less wasm than `VecDeque`, whose ring-buffer code (wrapping
-//! growth, two-slice drops, truncation) is instantiated once per element type.
+//! growth, two-slice drops, truncation) is instantiated once per element type. One crate, so that
+//! the muxws protocol layer and the muxws module share one queue.
+
+#![no_std]
+#![warn(missing_docs)]
+#![forbid(unsafe_code)]
+
+extern crate alloc;
+#[cfg(test)]
+extern crate std;
 
 use alloc::vec::Vec;
 
 /// A queue kept as a `Vec` and the index of its front: taken entries are left behind as `None`
 /// and dropped in one go when the queue empties, or when they make up half of a long `Vec`
 /// (each entry is then moved at most once more: pushing and taking stay amortized O(1)).
-pub(crate) struct Fifo<T> {
+#[derive(Debug)]
+pub struct Fifo<T> {
     items: Vec<Option<T>>,
     front: usize,
 }
@@ -22,7 +32,7 @@ const COMPACT_AFTER: usize = 32;
 
 impl<T> Fifo<T> {
     /// An empty queue.
-    pub(crate) const fn new() -> Fifo<T> {
+    pub const fn new() -> Fifo<T> {
         Fifo {
             items: Vec::new(),
             front: 0,
@@ -30,13 +40,13 @@ impl<T> Fifo<T> {
     }
 
     /// Adds `item` at the back.
-    pub(crate) fn push_back(&mut self, item: T) {
+    pub fn push_back(&mut self, item: T) {
         self.items.push(Some(item));
     }
 
     /// Takes the item at the front. Out of line: inlined into each caller it costs more.
     #[inline(never)]
-    pub(crate) fn pop_front(&mut self) -> Option<T> {
+    pub fn pop_front(&mut self) -> Option<T> {
         let item = self.items.get_mut(self.front)?.take();
         self.front += 1;
         if self.front >= self.items.len() {
@@ -49,22 +59,22 @@ impl<T> Fifo<T> {
     }
 
     /// The item at the front.
-    pub(crate) fn front(&self) -> Option<&T> {
+    pub fn front(&self) -> Option<&T> {
         self.items.get(self.front)?.as_ref()
     }
 
     /// How many items are queued.
-    pub(crate) fn len(&self) -> usize {
+    pub fn len(&self) -> usize {
         self.items.len().saturating_sub(self.front)
     }
 
     /// True when nothing is queued.
-    pub(crate) fn is_empty(&self) -> bool {
+    pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     /// Keeps the first `len` items, dropping the rest.
-    pub(crate) fn truncate(&mut self, len: usize) {
+    pub fn truncate(&mut self, len: usize) {
         if len == 0 {
             self.clear();
         } else {
@@ -73,7 +83,7 @@ impl<T> Fifo<T> {
     }
 
     /// Drops every item.
-    pub(crate) fn clear(&mut self) {
+    pub fn clear(&mut self) {
         self.items.clear();
         self.front = 0;
     }
@@ -81,7 +91,7 @@ impl<T> Fifo<T> {
 
 impl<T: PartialEq> Fifo<T> {
     /// True when `item` is queued.
-    pub(crate) fn contains(&self, item: &T) -> bool {
+    pub fn contains(&self, item: &T) -> bool {
         self.items
             .get(self.front..)
             .unwrap_or_default()
@@ -127,6 +137,20 @@ mod tests {
         }
         fifo.clear();
         assert_eq!(fifo.pop_front(), None);
+    }
+
+    #[test]
+    fn taking_the_last_item_empties_the_storage() {
+        let mut fifo = Fifo::new();
+        fifo.push_back(1);
+        fifo.push_back(2);
+        assert_eq!(fifo.pop_front(), Some(1));
+        fifo.push_back(3);
+        assert_eq!(fifo.pop_front(), Some(2));
+        assert_eq!(fifo.pop_front(), Some(3));
+        assert!(fifo.items.is_empty() && fifo.front == 0, "storage left behind");
+        assert_eq!(fifo.pop_front(), None);
+        assert!(fifo.items.is_empty() && fifo.front == 0);
     }
 
     #[test]
