@@ -365,10 +365,11 @@ async function deadSocketInNode({ wsUrl, silence, unsilence, rounds }) {
 }
 
 /**
- * The baseline in a page: the import time of a small module without imports, and how long after
- * the module arrived (Resource Timing) the import resolved.
+ * The baseline of the instantiate time: the import time of a small module without imports, and how
+ * long after the module arrived the import resolved (in a page, from Resource Timing; NaN in Node,
+ * which lists no entry for a file it imports).
  */
-async function baselineInPage(url) {
+async function baselineImport(url) {
   const t0 = performance.now();
   await import(url);
   const end = performance.now();
@@ -376,12 +377,6 @@ async function baselineInPage(url) {
   return { ms: end - t0, afterArrival: entry ? end - entry.responseEnd : NaN };
 }
 
-/** The baseline of the instantiate time: importing a small module without imports, in the same way. */
-async function baselineImportInPage(url) {
-  const t0 = performance.now();
-  await import(url);
-  return performance.now() - t0;
-}
 
 // ------------------------------------------------------------------ Node
 const BASELINE_MODULE = 'tests/e2e/check.mjs'; // 1.5 KB, no imports
@@ -396,7 +391,7 @@ async function instantiateInNode() {
     if (result.status !== 0) throw new Error(`node instantiate run failed: ${result.stderr}`);
     runs.push(JSON.parse(result.stdout.trim().split('\n').at(-1)));
     const baseUrl = pathToFileURL(path.join(repoRoot, BASELINE_MODULE)).href;
-    const baseline = spawnSync(process.execPath, ['--input-type=module', '-e', `const f = ${baselineImportInPage.toString()}; f(${JSON.stringify(baseUrl)}).then((ms) => console.log(ms));`], { encoding: 'utf8', cwd: repoRoot });
+    const baseline = spawnSync(process.execPath, ['--input-type=module', '-e', `const f = ${baselineImport.toString()}; f(${JSON.stringify(baseUrl)}).then((r) => console.log(r.ms));`], { encoding: 'utf8', cwd: repoRoot });
     if (baseline.status !== 0) throw new Error(`node baseline run failed: ${baseline.stderr}`);
     runs.at(-1).baseline = Number(baseline.stdout.trim().split('\n').at(-1));
   }
@@ -467,7 +462,7 @@ async function main() {
       const baselineContext = await browser.newContext();
       const baselinePage = await baselineContext.newPage();
       await baselinePage.goto(runner);
-      const baseline = await baselinePage.evaluate(baselineInPage, `/${BASELINE_MODULE}`);
+      const baseline = await baselinePage.evaluate(baselineImport, `/${BASELINE_MODULE}`);
       Object.assign(results.chromiumInstantiate.at(-1), { baseline: baseline.ms, baselineAfterArrival: baseline.afterArrival });
       await baselineContext.close();
     }
