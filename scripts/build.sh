@@ -6,7 +6,7 @@
 #   npm) -> the calls module's bytes into a JS module (scripts/inline-wasm.mjs) -> the TS facade (pkg-template/src, compiled by tsc, bundled by scripts/bundle.mjs into
 #   index.js and a chunk per dynamic import) -> package.json from pkg-template;
 #   then the sizes an app ships, measured with a bundler (scripts/size.mjs), against the budget.
-# The calls module is instantiated on import (top-level await), from the bytes the package's module
+# The calls module is instantiated on import (synchronously), from the bytes the package's module
 # carries; the muxws module, a file of its own, only by connectMuxws().
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -50,9 +50,26 @@ function wasmBytes(text: string, shift: number): Uint8Array<ArrayBuffer> {
  */
 const IMPORTS = { './calls_bg.js': { __wbindgen_init_externref_table(): void {} } };
 
-// Compiled off the main thread. The module and the facade ship in one file, so they never differ in
-// version (`boundary_version()` is the crate's record of it, for tools).
-const { instance } = await WebAssembly.instantiate(wasmBytes(WASM_TEXT, WASM_SHIFT), IMPORTS);
+/**
+ * The module compiled and instantiated synchronously, as the package's module is evaluated: for
+ * 14 KB of wasm that is a fraction of a millisecond (Liftoff), where the asynchronous API waits for
+ * a compile on another thread and a task before the import can resolve. Null where the engine
+ * refuses it with a RangeError: Chromium before 115 allowed only 4 KB on the main thread (since
+ * then 8 MB).
+ */
+function instantiateNow(bytes: Uint8Array<ArrayBuffer>): WebAssembly.Instance | null {
+  try {
+    return new WebAssembly.Instance(new WebAssembly.Module(bytes), IMPORTS);
+  } catch (error) {
+    if (error instanceof RangeError) return null;
+    throw error;
+  }
+}
+
+// The module and the facade ship in one file, so they never differ in version
+// (`boundary_version()` is the crate's record of it, for tools).
+const moduleBytes = wasmBytes(WASM_TEXT, WASM_SHIFT);
+const instance = instantiateNow(moduleBytes) ?? (await WebAssembly.instantiate(moduleBytes, IMPORTS)).instance;
 /** The engine's exports. */
 export const engine = instance.exports as unknown as CallsExports & { __wbindgen_start(): void };
 engine.__wbindgen_start();
@@ -62,9 +79,47 @@ export const ACTION_FIELDS = 8;
 /** Fields of one pending-call record (`pending_fill`). */
 export const PENDING_FIELDS = 6;
 
-/** A copy of `count` records of `fields` numbers at `pointer` in the module's memory. */
+/**
+ * Views of the whole memory, made again only when it has grown: growing detaches the buffer, and a
+ * view of a detached buffer has length 0. (Reading `memory.buffer` and making a view on every call
+ * cost more than the rest of a call's record handling.)
+ */
+let memoryU8 = new Uint8Array(engine.memory.buffer);
+let doubles = new Float64Array(engine.memory.buffer);
+
+/** The memory as bytes. */
+function memoryBytesView(): Uint8Array {
+  if (memoryU8.length === 0) memoryU8 = new Uint8Array(engine.memory.buffer);
+  return memoryU8;
+}
+
+/** The memory as 64-bit floats. */
+function memoryDoubles(): Float64Array {
+  if (doubles.length === 0) doubles = new Float64Array(engine.memory.buffer);
+  return doubles;
+}
+
+/** A copy of `count` records of `fields` numbers at `pointer` (8-aligned) in the module's memory. */
 export function records(pointer: number, count: number, fields: number): Float64Array {
-  return new Float64Array(engine.memory.buffer, pointer, count * fields).slice();
+  const at = pointer / 8;
+  return memoryDoubles().slice(at, at + count * fields);
+}
+
+/** The one array the action records are copied into (see {@link actionRecords}). */
+let actionBatch = new Float64Array(8 * 16);
+
+/**
+ * The `count` action records at `pointer`, copied into one array that the next call overwrites: the
+ * runtime's pump, which alone drains actions and never while it performs them, reads a batch whole
+ * before it drains again. (A new array per batch cost a call more than the copy.)
+ */
+export function actionRecords(pointer: number, count: number): Float64Array {
+  const length = count * ACTION_FIELDS;
+  if (actionBatch.length < length) actionBatch = new Float64Array(length * 2);
+  const memory = memoryDoubles();
+  const at = pointer / 8;
+  for (let field = 0; field < length; field++) actionBatch[field] = memory[at + field];
+  return actionBatch;
 }
 
 /**
@@ -75,22 +130,29 @@ export function records(pointer: number, count: number, fields: number): Float64
 export function putText(text: string): { length: number; badIndex: number; badCode: number } {
   // The window first: growing it may grow the memory, which detaches a buffer read before.
   const pointer = engine.scratch(text.length);
-  const bytes = new Uint8Array(engine.memory.buffer, pointer, text.length);
+  const memory = memoryBytesView();
   let index = 0;
   for (const ch of text) {
     const code = ch.codePointAt(0)!;
     if (code > 0x7f) return { length: index, badIndex: index, badCode: code };
-    bytes[index++] = code;
+    memory[pointer + index++] = code;
   }
   return { length: index, badIndex: -1, badCode: 0 };
 }
 
-const ascii = new TextDecoder('latin1');
-
-/** The first `length` bytes of the module's text window (ASCII), as a string. */
+/**
+ * The first `length` bytes of the module's text window (ASCII), as a string. Its texts are short (a
+ * key, a header rule), which `String.fromCharCode` makes faster than a `TextDecoder`.
+ */
 export function takeText(length: number): string {
   const pointer = engine.scratch(0);
-  return ascii.decode(new Uint8Array(engine.memory.buffer, pointer, length));
+  const memory = memoryBytesView();
+  let text = '';
+  // In slices: a caller's own key may be long, and each byte is an argument of fromCharCode.
+  for (let at = 0; at < length; at += 4096) {
+    text += String.fromCharCode.apply(null, memory.subarray(pointer + at, pointer + Math.min(length, at + 4096)) as unknown as number[]);
+  }
+  return text;
 }
 
 /** The size of the module's linear memory in bytes (it never shrinks: its high-water mark). */

@@ -2,7 +2,7 @@
  * `@dynamicforms/fastapi-viewsets`: ViewSet proxies whose every call carries an Idempotency-Key and
  * is repeated safely when its answer is lost, over REST and muxws, with call activity for the UI.
  *
- * Importing the package instantiates its calls module (top-level await); there is no init step to
+ * Importing the package instantiates its calls module (synchronously); there is no init step to
  * call, in a browser, a bundler (Vite, webpack, Rollup) or Node 20. The muxws module is loaded only
  * by `connectMuxws()`.
  */

@@ -39,6 +39,7 @@ export interface RestSend {
 
 /** `application/json` and every `…+json` media type. */
 function isJson(contentType: string): boolean {
+  if (contentType === 'application/json') return true;
   const media = contentType.split(';', 1)[0].trim().toLowerCase();
   return media === 'application/json' || media.endsWith('+json');
 }
@@ -110,7 +111,9 @@ async function readAnswer(call: CallRecord, attempt: number, response: Response)
     }
   }
   const end = End.HttpAnswer | (hasDetail(body) ? End.JsonDetail : 0);
-  report(call.id, attempt, end, status, { kind: 'answer', status, body, headers }, retryAfterMs(response.headers.get('retry-after')));
+  // Only a 502, 503 or 504 is repeated, and only its Retry-After is read (by the engine).
+  const retryAfter = status >= 502 && status <= 504 ? retryAfterMs(response.headers.get('retry-after')) : -1;
+  report(call.id, attempt, end, status, { kind: 'answer', status, body, headers }, retryAfter);
 }
 
 function send(call: CallRecord, attempt: number, rest: RestSend, init: BodyInit | null, signal: AbortSignal): void {

@@ -7,7 +7,7 @@
  * Every action is performed in its own `try`: an exception from user code or the platform ends at
  * most the call it belongs to. The pumping state is restored in `finally`.
  */
-import { ACTION_FIELDS, engine, memoryBytes, PENDING_FIELDS, records } from './calls.js';
+import { ACTION_FIELDS, actionRecords, engine, memoryBytes, PENDING_FIELDS, records } from './calls.js';
 import { describe } from './caller.js';
 import type { HeaderList } from './headers.js';
 import {
@@ -317,8 +317,8 @@ export function pump(): void {
   pumping = true;
   try {
     for (let count = engine.drain_actions(); count > 0; count = engine.drain_actions()) {
-      const batch = records(engine.action_records(), count, ACTION_FIELDS);
-      for (let at = 0; at < batch.length; at += ACTION_FIELDS) perform(batch, at);
+      const batch = actionRecords(engine.action_records(), count);
+      for (let at = 0; at < count * ACTION_FIELDS; at += ACTION_FIELDS) perform(batch, at);
       justSettled.clear();
     }
   } finally {
