@@ -84,29 +84,29 @@ export const PENDING_FIELDS = 6;
  * view of a detached buffer has length 0. (Reading `memory.buffer` and making a view on every call
  * cost more than the rest of a call's record handling.)
  */
-let memoryU8 = new Uint8Array(engine.memory.buffer);
-let doubles = new Float64Array(engine.memory.buffer);
+let memoryAsBytes = new Uint8Array(engine.memory.buffer);
+let memoryAsDoubles = new Float64Array(engine.memory.buffer);
 
-/** The memory as bytes. */
-function memoryBytesView(): Uint8Array {
-  if (memoryU8.length === 0) memoryU8 = new Uint8Array(engine.memory.buffer);
-  return memoryU8;
+/** A view of the whole memory as bytes. */
+function byteView(): Uint8Array {
+  if (memoryAsBytes.length === 0) memoryAsBytes = new Uint8Array(engine.memory.buffer);
+  return memoryAsBytes;
 }
 
-/** The memory as 64-bit floats. */
-function memoryDoubles(): Float64Array {
-  if (doubles.length === 0) doubles = new Float64Array(engine.memory.buffer);
-  return doubles;
+/** A view of the whole memory as 64-bit floats. */
+function doubleView(): Float64Array {
+  if (memoryAsDoubles.length === 0) memoryAsDoubles = new Float64Array(engine.memory.buffer);
+  return memoryAsDoubles;
 }
 
 /** A copy of `count` records of `fields` numbers at `pointer` (8-aligned) in the module's memory. */
 export function records(pointer: number, count: number, fields: number): Float64Array {
   const at = pointer / 8;
-  return memoryDoubles().slice(at, at + count * fields);
+  return doubleView().slice(at, at + count * fields);
 }
 
 /** The one array the action records are copied into (see {@link actionRecords}). */
-let actionBatch = new Float64Array(8 * 16);
+let actionBatch = new Float64Array(ACTION_FIELDS * 16);
 
 /**
  * The `count` action records at `pointer`, copied into one array that the next call overwrites: the
@@ -116,7 +116,7 @@ let actionBatch = new Float64Array(8 * 16);
 export function actionRecords(pointer: number, count: number): Float64Array {
   const length = count * ACTION_FIELDS;
   if (actionBatch.length < length) actionBatch = new Float64Array(length * 2);
-  const memory = memoryDoubles();
+  const memory = doubleView();
   const at = pointer / 8;
   for (let field = 0; field < length; field++) actionBatch[field] = memory[at + field];
   return actionBatch;
@@ -130,7 +130,7 @@ export function actionRecords(pointer: number, count: number): Float64Array {
 export function putText(text: string): { length: number; badIndex: number; badCode: number } {
   // The window first: growing it may grow the memory, which detaches a buffer read before.
   const pointer = engine.scratch(text.length);
-  const memory = memoryBytesView();
+  const memory = byteView();
   let index = 0;
   for (const ch of text) {
     const code = ch.codePointAt(0)!;
@@ -146,7 +146,7 @@ export function putText(text: string): { length: number; badIndex: number; badCo
  */
 export function takeText(length: number): string {
   const pointer = engine.scratch(0);
-  const memory = memoryBytesView();
+  const memory = byteView();
   let text = '';
   // In slices: a caller's own key may be long, and each byte is an argument of fromCharCode.
   for (let at = 0; at < length; at += 4096) {

@@ -165,7 +165,7 @@ const FORM_DIFFERENT = /[!'()~]|%20/g;
  * ASCII letters, digits and `*-._` stay, a space is `+`), without building a `URLSearchParams`,
  * which costs a call more than the rest of its query.
  */
-export function formEncode(text: string): string {
+function formEncode(text: string): string {
   let encoded: string;
   try {
     encoded = encodeURIComponent(text);
@@ -269,8 +269,7 @@ export function composeCall(
   const headers: HeaderList = new Map(core.headers);
   reading('options.headers', () => applyHeaders(headers, get(options, 'headers'), 'options.headers'));
   headers.set('idempotency-key', ['Idempotency-Key', key.keyField]);
-  // joinPath(baseUrl, basePath, path), from the path joined above
-  const url = (fullPath === '/' ? joinPath(core.baseUrl) : trimSlashes(core.baseUrl, false) + fullPath) + (query ? `?${query}` : '');
+  const url = joinPath(core.baseUrl, fullPath) + (query ? `?${query}` : '');
   const send = core.transport.prepare({
     method: upper,
     path: fullPath,

@@ -111,9 +111,7 @@ async function readAnswer(call: CallRecord, attempt: number, response: Response)
     }
   }
   const end = End.HttpAnswer | (hasDetail(body) ? End.JsonDetail : 0);
-  // Only a 502, 503 or 504 is repeated, and only its Retry-After is read (by the engine).
-  const retryAfter = status >= 502 && status <= 504 ? retryAfterMs(response.headers.get('retry-after')) : -1;
-  report(call.id, attempt, end, status, { kind: 'answer', status, body, headers }, retryAfter);
+  report(call.id, attempt, end, status, { kind: 'answer', status, body, headers }, retryAfterMs(response.headers.get('retry-after')));
 }
 
 function send(call: CallRecord, attempt: number, rest: RestSend, init: BodyInit | null, signal: AbortSignal): void {
