@@ -251,10 +251,9 @@ async function callsInPage({ baseUrl, wsUrl, nSeq, nConc, rounds, warmup }) {
     if (answer?.note !== note) throw new Error(`wrong answer ${JSON.stringify(answer)} for ${note}`);
   };
   for (let i = 0; i < warmup; i += 1) {
-    for (const kind of order) check(await kinds[kind](`warm ${i}`), `warm ${i}`);
+    for (const kind of seqOrder) check(await seqKinds[kind](`warm ${i}`), `warm ${i}`);
   }
   const latency = { raw: [], rest: [], mux: [], rawDue: [] };
-  for (let i = 0; i < warmup; i += 1) check(await rawDue(`warm ${i}`), `warm ${i}`);
   for (let i = 0; i < nSeq; i += 1) {
     for (let j = 0; j < seqOrder.length; j += 1) {
       const kind = seqOrder[(i + j) % seqOrder.length]; // rotate who goes first
