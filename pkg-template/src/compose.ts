@@ -283,7 +283,9 @@ export function composeCall(
   const background = Boolean(get(options, 'background'));
   return {
     request: {
-      ...key,
+      // Not `...key`: see runtime.ts, issue().
+      key: key.key,
+      keyField: key.keyField,
       method: upper,
       path: fullPath,
       query,
