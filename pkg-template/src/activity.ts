@@ -73,17 +73,6 @@ export function onCallActivity(listener: (event: CallActivityEvent) => void): ()
   return runtime.addListener(listener as unknown as (event: Record<string, unknown>) => void);
 }
 
-/** The calls that have not settled, oldest first. */
-export function pendingCalls(): PendingCall[] {
-  return runtime.pendingCalls();
-}
-
-/** How many calls have not settled, background calls left out. */
-export function pendingCallCount(): number {
-  return runtime.pendingCallCount();
-}
-
-/** Sends every waiting repeat at once (the "try again now" button); a muxws repeat waiting for a reconnect makes its peer reconnect now. */
-export function retryNow(): void {
-  runtime.retryNow();
-}
+// The other three are the runtime's own functions, exported as they are (their documentation is
+// there): a wrapper here would only add a call and its bytes.
+export { pendingCalls, pendingCallCount, retryNow } from './runtime.js';

@@ -593,7 +593,7 @@ export function pendingCallCount(): number {
   return engine.pending_count();
 }
 
-/** Sends every waiting repeat at once. */
+/** Sends every waiting repeat at once (the "try again now" button); a muxws repeat waiting for a reconnect makes its peer reconnect now. */
 export function retryNow(): void {
   engine.retry_now(Date.now());
   pump();
@@ -660,7 +660,10 @@ export function addStats(provider: () => Record<string, number | boolean>): void
   moreStats.push(provider);
 }
 
-/** What the runtime holds right now: for leak checks and the memory figures of the benchmark. */
+/**
+ * What the runtime holds right now (calls, listeners, timers, peers, memory): for leak checks in
+ * tests and the memory figures of the benchmark. The package exports it as `internalStats`.
+ */
 export function stats(): Record<string, number | boolean> {
   const figures: Record<string, number | boolean> = {
     calls: calls.size,
