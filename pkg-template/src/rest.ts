@@ -58,7 +58,7 @@ export function retryAfterMs(value: string | null | undefined): number {
 
 /** A body FastAPI gives an HTTPException: a JSON object holding `detail`. */
 export function hasDetail(body: unknown): boolean {
-  return body !== null && typeof body === 'object' && !Array.isArray(body) && Object.prototype.hasOwnProperty.call(body, 'detail');
+  return body !== null && typeof body === 'object' && !Array.isArray(body) && Object.hasOwn(body, 'detail');
 }
 
 /** Something `fetch` resolved with that can be read as a Response (any realm's). */

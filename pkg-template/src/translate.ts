@@ -83,7 +83,7 @@ export function translateApiError(source: ApiErrorBody | unknown): string {
   }
   let code = body.detail_code ?? '';
   if (code.startsWith(NAMESPACE)) code = code.slice(NAMESPACE.length);
-  if (!Object.prototype.hasOwnProperty.call(ENGLISH, code)) return body.detail;
+  if (!Object.hasOwn(ENGLISH, code)) return body.detail;
   const params = body.detail_params ?? {};
   return template(code as TranslatableCode).replace(/\{(\w+)\}/g, (placeholder, name: string) => {
     const value = params[name];

@@ -59,7 +59,7 @@ function withCallKey(method: (...args: unknown[]) => unknown): (...args: unknown
       keyCapture = outer;
     }
     if (outer && outer.key === undefined) outer.key = slot.key;
-    if (slot.key !== undefined && result instanceof Promise && !Object.prototype.hasOwnProperty.call(result, 'key')) {
+    if (slot.key !== undefined && result instanceof Promise && !Object.hasOwn(result, 'key')) {
       Object.defineProperty(result, 'key', { value: slot.key, enumerable: true });
     }
     return result;
