@@ -86,7 +86,8 @@ export interface MuxwsOpenOptions {
  */
 export class MuxwsStream<R = unknown> implements PromiseLike<R> {
   /** The driver's stream behind this object. */
-  readonly core: StreamCore;
+  // `declare`: set by the constructor, not declared again as a class field (the same property, fewer bytes).
+  declare readonly core: StreamCore;
 
   /** @internal Made by `MuxwsPeer.open()`. */
   constructor(core: StreamCore) {
@@ -138,7 +139,8 @@ export interface MuxwsReply<R = unknown> {
 /** A muxws peer (dialer side). */
 export class MuxwsPeer {
   /** The driver's peer behind this object; what a muxws proxy sends its calls through. */
-  readonly core: PeerCore;
+  // `declare`: set by the constructor, not declared again as a class field (the same property, fewer bytes).
+  declare readonly core: PeerCore;
 
   /** @internal Made by `connectMuxws()`. */
   constructor(core: PeerCore) {
