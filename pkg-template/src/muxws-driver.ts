@@ -186,34 +186,24 @@ const enum Kind {
   OpenFailed,
 }
 
-/** The error class for the module's class code (records.rs). */
-function errorClass(cls: number) {
-  const byCode = [
-    kit.ProtocolError,
-    kit.ProtocolError,
-    kit.ConnectionClosed,
-    kit.ConnectionGoingAway,
-    kit.StreamClosed,
-    kit.CodecMismatch,
-    kit.ConnectionRefused,
-    kit.StreamReset,
-    kit.RemoteError,
-    kit.StreamTimeout,
-    kit.StreamRefused,
-    kit.ConnectionLost,
-  ];
-  return byCode[cls] ?? kit.ProtocolError;
+/** The module's class codes (records.rs) the driver names; below 12, the index of their class in `kit.errorClasses`. */
+const enum ErrorClass {
+  Protocol = 1,
+  ConnectionClosed = 2,
+  StreamTimeout = 9,
+  /** A bad option or argument: a TypeError. */
+  Config = 12,
 }
-const CONFIG = 12;
 
+/** The error for the module's class code (records.rs): a protocol error for an unknown one. */
 function makeError(cls: number, message: string, props?: ErrorProps): Error {
-  if (cls === CONFIG) return new TypeError(message);
-  return new (errorClass(cls))(message, props);
+  if (cls === ErrorClass.Config) return new TypeError(message);
+  return new (kit.errorClasses[cls] ?? kit.errorClasses[ErrorClass.Protocol])(message, props);
 }
 
 /** The error a peer closed for good answers every open with. */
 function closedForGood(): Error {
-  return new kit.ConnectionClosed('the muxws peer is closed for good', { code: 1000, wasClean: true });
+  return makeError(ErrorClass.ConnectionClosed, 'the muxws peer is closed for good', { code: 1000, wasClean: true });
 }
 
 /** How an attempt whose stream failed (`opened`) or could not be opened ended, by error class. */
@@ -401,7 +391,7 @@ export class StreamCore {
   over(error: unknown): void {
     if (!this.#settled) {
       this.#settled = true;
-      this.#result.reject(error ?? new kit.ProtocolError('the stream closed without a payload'));
+      this.#result.reject(error ?? makeError(ErrorClass.Protocol, 'the stream closed without a payload'));
     }
     if (error !== null) this.failure = error;
     this.#headers.resolve({});
@@ -545,7 +535,7 @@ export class PeerCore {
         if (call.inflight?.attempt === attempt) call.inflight.abandon(why);
       },
       reconnectNow: () => this.reconnectNow(),
-      timeoutError: (message, props) => new kit.StreamTimeout(message, props),
+      timeoutError: (message, props) => makeError(ErrorClass.StreamTimeout, message, props),
     };
   }
 

@@ -20,6 +20,7 @@ import {
   StreamReset,
   StreamTimeout,
   TransportUrlError,
+  type ErrorProps,
 } from './errors.js';
 import { hasDetail, intercept } from './rest.js';
 import { addStats, captureHeaders, peerState, registerPeer, report, unregisterPeer, warn } from './runtime.js';
@@ -33,17 +34,24 @@ export const driverKit = {
   muxwsBody,
   describe,
   get,
-  CodecMismatch,
-  ConnectionClosed,
-  ConnectionGoingAway,
-  ConnectionLost,
-  ConnectionRefused,
-  ProtocolError,
-  RemoteError,
-  StreamClosed,
-  StreamRefused,
-  StreamReset,
-  StreamTimeout,
+  /**
+   * The muxws error classes by the module's class code (records.rs; 0 and 1 are both protocol
+   * errors): an array, so the driver names none of them by property (12, CONFIG, is a TypeError).
+   */
+  errorClasses: [
+    ProtocolError,
+    ProtocolError,
+    ConnectionClosed,
+    ConnectionGoingAway,
+    StreamClosed,
+    CodecMismatch,
+    ConnectionRefused,
+    StreamReset,
+    RemoteError,
+    StreamTimeout,
+    StreamRefused,
+    ConnectionLost,
+  ] as readonly (new (message: string, props?: ErrorProps) => Error)[],
   TransportUrlError,
   hasDetail,
   intercept,
