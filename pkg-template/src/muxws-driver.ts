@@ -70,8 +70,25 @@ interface MuxwsExports {
 /** The version of the exports and records this driver speaks (`BOUNDARY_VERSION` in the crate). */
 const BOUNDARY_VERSION = 1;
 
-/** What the rest of the package lends the driver (`muxws-kit.ts`), set by the first `connect`. */
-let kit!: DriverKit;
+/**
+ * What the rest of the package lends the driver (`muxws-kit.ts`), taken out of the kit by position
+ * (its order) by the first `connect`; each has the name it has in the package.
+ */
+let muxwsBody!: DriverKit[0];
+let describe!: DriverKit[1];
+let get!: DriverKit[2];
+let errorClasses!: DriverKit[3];
+let TransportUrlError!: DriverKit[4];
+let hasDetail!: DriverKit[5];
+let intercept!: DriverKit[6];
+let addStats!: DriverKit[7];
+let captureHeaders!: DriverKit[8];
+let peerState!: DriverKit[9];
+let registerPeer!: DriverKit[10];
+let report!: DriverKit[11];
+let unregisterPeer!: DriverKit[12];
+let warn!: DriverKit[13];
+let compileWasm!: DriverKit[14];
 /** The muxws module's exports, once instantiated. */
 let mw!: MuxwsExports;
 /** Where the module's output record lives in its memory. */
@@ -82,8 +99,8 @@ let loading: Promise<void> | null = null;
 /** Compiles and instantiates the muxws module once, with what the package lends the driver. */
 function load(given: DriverKit): Promise<void> {
   loading ??= (async () => {
-    kit = given;
-    const module = await kit.compileWasm(new URL('./wasm/muxws_bg.wasm', import.meta.url));
+    [muxwsBody, describe, get, errorClasses, TransportUrlError, hasDetail, intercept, addStats, captureHeaders, peerState, registerPeer, report, unregisterPeer, warn, compileWasm] = given;
+    const module = await compileWasm(new URL('./wasm/muxws_bg.wasm', import.meta.url));
     const exports = new WebAssembly.Instance(module, { muxws: { read } }).exports as unknown as MuxwsExports;
     if (exports.boundary_version() !== BOUNDARY_VERSION) {
       throw new Error(`the muxws module speaks version ${exports.boundary_version()} of the boundary, its driver ${BOUNDARY_VERSION}: a stale cached .wasm?`);
@@ -91,7 +108,7 @@ function load(given: DriverKit): Promise<void> {
     mw = exports;
     outPointer = mw.out();
     followOnline();
-    kit.addStats(() => ({ muxwsMemoryBytes: mw.memory.buffer.byteLength, muxwsSources: sources.size }));
+    addStats(() => ({ muxwsMemoryBytes: mw.memory.buffer.byteLength, muxwsSources: sources.size }));
   })().catch((error: unknown) => {
     loading = null;
     throw error;
@@ -186,7 +203,7 @@ const enum Kind {
   OpenFailed,
 }
 
-/** The module's class codes (records.rs) the driver names; below 12, the index of their class in `kit.errorClasses`. */
+/** The module's class codes (records.rs) the driver names; below 12, the index of their class in `errorClasses`. */
 const enum ErrorClass {
   Protocol = 1,
   ConnectionClosed = 2,
@@ -198,7 +215,7 @@ const enum ErrorClass {
 /** The error for the module's class code (records.rs): a protocol error for an unknown one. */
 function makeError(cls: number, message: string, props?: ErrorProps): Error {
   if (cls === ErrorClass.Config) return new TypeError(message);
-  return new (kit.errorClasses[cls] ?? kit.errorClasses[ErrorClass.Protocol])(message, props);
+  return new (errorClasses[cls] ?? errorClasses[ErrorClass.Protocol])(message, props);
 }
 
 /** The error a peer closed for good answers every open with. */
@@ -287,7 +304,7 @@ function callHeaders(object: Record<string, unknown>): string {
 
 /** `options[name]`: a non-negative whole number, or `fallback` when not given. */
 function whole(options: unknown, name: string, fallback: number): number {
-  const value = kit.get(options, name);
+  const value = get(options, name);
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw new TypeError(`${name} must be a non-negative whole number`);
   return value;
@@ -295,7 +312,7 @@ function whole(options: unknown, name: string, fallback: number): number {
 
 /** `options[name]`: a number (Infinity allowed), or `fallback`. */
 function number(options: unknown, name: string, fallback: number): number {
-  const value = kit.get(options, name);
+  const value = get(options, name);
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || Number.isNaN(value)) throw new TypeError(`reconnect.${name} must be a number`);
   return value;
@@ -303,7 +320,7 @@ function number(options: unknown, name: string, fallback: number): number {
 
 /** Listener options: a function or an array of functions. */
 function functions(options: unknown, name: string): ((...args: never[]) => unknown)[] {
-  const value = kit.get(options, name);
+  const value = get(options, name);
   if (value === undefined || value === null) return [];
   const list = Array.isArray(value) ? value : [value];
   if (!list.every((f) => typeof f === 'function')) throw new TypeError(`${name} must be a function or an array of functions`);
@@ -322,7 +339,7 @@ function socketUrl(url: unknown): string {
     resolved.protocol = resolved.protocol === 'https:' ? 'wss:' : 'ws:';
     return resolved.href;
   }
-  if (!/^wss?:\/\//i.test(url)) throw new kit.TransportUrlError(`muxws dials ws:// or wss:// URLs (or a path on the page's origin), not ${url}`);
+  if (!/^wss?:\/\//i.test(url)) throw new TransportUrlError(`muxws dials ws:// or wss:// URLs (or a path on the page's origin), not ${url}`);
   return url;
 }
 
@@ -427,11 +444,11 @@ export class PeerCore {
   /** @internal Made by `connect()`. */
   constructor(url: string, options: Options) {
     this.#url = url;
-    const subprotocols = kit.get(options, 'subprotocols') ?? [];
+    const subprotocols = get(options, 'subprotocols') ?? [];
     if (!Array.isArray(subprotocols) || subprotocols.some((p) => typeof p !== 'string' || p === '' || p.includes(','))) {
       throw new TypeError('subprotocols must be an array of subprotocol tokens');
     }
-    const reconnect = kit.get(options, 'reconnect');
+    const reconnect = get(options, 'reconnect');
     if (reconnect !== undefined && reconnect !== false && (reconnect === null || typeof reconnect !== 'object')) {
       throw new TypeError('reconnect must be false or an object { initialDelayMs, factor, maxDelayMs, jitter, maxAttempts }');
     }
@@ -450,10 +467,10 @@ export class PeerCore {
     if (maxPayload < 1) throw new TypeError('maxPayloadBytes must be at least 1');
     const concurrency = whole(options, 'callConcurrency', 100);
     if (concurrency < 1) throw new TypeError('callConcurrency must be at least 1');
-    const lazy = kit.get(options, 'lazy');
+    const lazy = get(options, 'lazy');
     if (lazy !== undefined && typeof lazy !== 'boolean') throw new TypeError('lazy must be a boolean');
-    const hello = kit.get(options, 'hello');
-    const helloHeaders = kit.get(options, 'helloHeaders');
+    const hello = get(options, 'hello');
+    const helloHeaders = get(options, 'helloHeaders');
     if (helloHeaders != null && typeof helloHeaders !== 'object') throw new TypeError('helloHeaders must be an object');
     for (const f of functions(options, 'onClose')) this.#onClose.add(f as (reason: unknown) => unknown);
     for (const f of functions(options, 'onReconnect')) this.#onReconnect.add(f as (attempt: number, peer: object) => unknown);
@@ -462,7 +479,7 @@ export class PeerCore {
     const texts = [
       subprotocols.join(','),
       helloHeaders != null ? JSON.stringify(helloHeaders) : null,
-      withHello ? kit.muxwsBody(hello, 'hello') ?? 'null' : null,
+      withHello ? muxwsBody(hello, 'hello') ?? 'null' : null,
     ];
     const room = texts.reduce((sum, text) => sum + (text?.length ?? 0) * 3, 1);
     const { lengths } = put(texts, room);
@@ -496,9 +513,9 @@ export class PeerCore {
    */
   start(facade: object): void {
     this.#facade = facade;
-    this.#peerId = kit.registerPeer((peerId) => this.#makeTransport(peerId), facade, this).peerId;
+    this.#peerId = registerPeer((peerId) => this.#makeTransport(peerId), facade, this).peerId;
     // Until the first connection the peer is not available: calls wait for it.
-    kit.peerState(this.#peerId, 0);
+    peerState(this.#peerId, 0);
     livePeers.add(this);
     this.#pump();
   }
@@ -546,7 +563,7 @@ export class PeerCore {
    */
   #openAttempt(call: CallRecord, attempt: number, carried: string | null): string | null {
     if (this.isClosed) {
-      kit.report(call.id, attempt, End.OpenConnectionClosed | End.ClosedForGood, 0, { kind: 'failure', error: closedForGood() });
+      report(call.id, attempt, End.OpenConnectionClosed | End.ClosedForGood, 0, { kind: 'failure', error: closedForGood() });
       return null;
     }
     const send = call.send as MuxwsSend;
@@ -556,13 +573,13 @@ export class PeerCore {
       this.#intercept(object, send.value);
       object['idempotency-key'] = call.keyField;
       headers = callHeaders(object);
-      kit.captureHeaders(call.id, attempt, headers);
+      captureHeaders(call.id, attempt, headers);
     }
     const tag = this.#open(headers, send.payload, true, true);
     if (tag <= 0) {
       const [cls, message] = lastError;
       const outcome: Outcome = { kind: 'failure', error: makeError(cls, message, { code: 9 }) };
-      kit.report(call.id, attempt, endOf(cls, false, this.isClosed), 0, outcome);
+      report(call.id, attempt, endOf(cls, false, this.isClosed), 0, outcome);
       return headers;
     }
     this.#pending.set(tag, { call, attempt, id: 0, headers: null, parts: [], payload: null, paid: false });
@@ -618,12 +635,12 @@ export class PeerCore {
   #direct(payload: unknown, options: unknown, end: boolean): number {
     if (this.isClosed) throw closedForGood();
     if (options !== undefined && (options === null || typeof options !== 'object')) throw new TypeError('options must be an object');
-    const given = kit.get(options, 'headers');
+    const given = get(options, 'headers');
     if (given != null && typeof given !== 'object') throw new TypeError('options.headers must be an object');
     const headers: Record<string, unknown> = { ...(given as object | undefined) };
     this.#intercept(headers, payload);
     const text = given != null || Object.keys(headers).length > 0 ? JSON.stringify(headers) : null;
-    const body = kit.muxwsBody(payload, 'the payload') ?? 'null';
+    const body = muxwsBody(payload, 'the payload') ?? 'null';
     const tag = this.#open(text, body, end, false);
     if (tag <= 0) throw makeError(lastError[0], lastError[1], { code: 9 });
     return tag;
@@ -631,7 +648,7 @@ export class PeerCore {
 
   /** `open(payload, {headers, end = true})`: a stream at once; throws `ConnectionLost`, `ConnectionGoingAway`, `ConnectionClosed`. */
   open(payload: unknown, options: unknown): StreamCore {
-    const tag = this.#direct(payload, options, kit.get(options, 'end') !== false);
+    const tag = this.#direct(payload, options, get(options, 'end') !== false);
     const stream = new StreamCore(this, tag, mw.stream_id(this.#handle, tag));
     this.#pending.set(tag, { stream, id: stream.id, headers: null, parts: [], payload: null, paid: false });
     return stream;
@@ -659,7 +676,7 @@ export class PeerCore {
 
   /** @internal `stream.send()`. */
   sendOn(stream: StreamCore, tag: number, payload: unknown, end: boolean): void {
-    const text = payload === undefined ? null : kit.muxwsBody(payload, 'the payload');
+    const text = payload === undefined ? null : muxwsBody(payload, 'the payload');
     const cls = mw.send(this.#handle, tag, text === null ? 0 : source(text), text?.length ?? 0, end ? 1 : 0);
     const message = cls === 0 ? '' : textOf(record());
     this.#pump();
@@ -680,8 +697,8 @@ export class PeerCore {
   /** `close({code, reason, drainMs})`; resolves once `onClose` reported `willRetry: false`. */
   close(options: unknown): Promise<void> {
     if (this.isClosed) return Promise.resolve();
-    const code = kit.get(options, 'code') ?? 0;
-    const reason = kit.get(options, 'reason');
+    const code = get(options, 'code') ?? 0;
+    const reason = get(options, 'reason');
     if (typeof code !== 'number') return Promise.reject(new TypeError('close(): code must be a number'));
     let drain: number;
     try {
@@ -792,7 +809,7 @@ export class PeerCore {
       try {
         this.#dispatch(kind, a, b, c, d, e, text, parts);
       } catch (error) {
-        kit.warn('a muxws step failed; the other streams and calls go on', error);
+        warn('a muxws step failed; the other streams and calls go on', error);
       }
     }
   }
@@ -806,7 +823,7 @@ export class PeerCore {
       case Kind.Close:
         return this.#closeSocket(a, b, text);
       case Kind.Established:
-        kit.peerState(this.#peerId, 1);
+        peerState(this.#peerId, 1);
         this.#connecting?.resolve(this.#facade);
         this.#connecting = null;
         return;
@@ -815,15 +832,15 @@ export class PeerCore {
         const error = makeError(a, text, { code: 1006 });
         this.#connecting?.reject(error);
         this.#connecting = null;
-        return kit.peerState(this.#peerId, 2);
+        return peerState(this.#peerId, 2);
       }
       case Kind.Reconnected:
-        kit.peerState(this.#peerId, 1);
+        peerState(this.#peerId, 1);
         for (const listener of [...this.#onReconnect]) {
           try {
             listener(a, this.#facade);
           } catch (error) {
-            kit.warn('a muxws onReconnect listener threw; the peer and the other listeners go on', error);
+            warn('a muxws onReconnect listener threw; the peer and the other listeners go on', error);
           }
         }
         return;
@@ -835,7 +852,7 @@ export class PeerCore {
           try {
             listener(reason);
           } catch (error) {
-            kit.warn('a muxws onClose listener threw; the peer and the other listeners go on', error);
+            warn('a muxws onClose listener threw; the peer and the other listeners go on', error);
           }
         }
         if (!willRetry) {
@@ -843,10 +860,10 @@ export class PeerCore {
           this.#connecting = null;
           for (const resolve of this.#closing.splice(0)) resolve();
         }
-        return kit.peerState(this.#peerId, willRetry ? 0 : 2);
+        return peerState(this.#peerId, willRetry ? 0 : 2);
       }
       case Kind.GoAway:
-        return kit.peerState(this.#peerId, 0);
+        return peerState(this.#peerId, 0);
       case Kind.Release:
         sources.delete(a);
         return;
@@ -921,10 +938,10 @@ export class PeerCore {
     const call = pending.call;
     if (!call) return;
     const attempt = pending.attempt ?? 0;
-    if (error) return kit.report(call.id, attempt, endOf(cls, opened, this.isClosed), 0, { kind: 'failure', error });
+    if (error) return report(call.id, attempt, endOf(cls, opened, this.isClosed), 0, { kind: 'failure', error });
     const status = typeof headers[':status'] === 'number' ? (headers[':status'] as number) : 200;
     const body = pending.paid ? pending.payload : null;
-    kit.report(call.id, attempt, End.MuxwsReply | (kit.hasDetail(body) ? End.JsonDetail : 0), status, { kind: 'answer', status, body, headers: () => headers });
+    report(call.id, attempt, End.MuxwsReply | (hasDetail(body) ? End.JsonDetail : 0), status, { kind: 'answer', status, body, headers: () => headers });
   }
 
   // --------------------------------------------------------------------------------- sockets
@@ -934,7 +951,7 @@ export class PeerCore {
     try {
       feed();
     } catch (error) {
-      kit.warn('a muxws socket event could not be handled', error);
+      warn('a muxws socket event could not be handled', error);
     }
     this.#pump();
   }
@@ -946,7 +963,7 @@ export class PeerCore {
       ws.binaryType = 'arraybuffer';
     } catch (error) {
       // The platform refused to make it: a socket that never opened, with what the platform said.
-      return this.#input(() => mw.socket_closed(this.#handle, socket, 1006, putShort(kit.describe(error)), 0, Date.now()));
+      return this.#input(() => mw.socket_closed(this.#handle, socket, 1006, putShort(describe(error)), 0, Date.now()));
     }
     this.#sockets.set(socket, ws);
     ws.onopen = () => this.#input(() => mw.socket_opened(this.#handle, socket, putShort(String(ws.protocol)), Date.now()));
@@ -958,7 +975,7 @@ export class PeerCore {
         mw.socket_message(this.#handle, socket, lengths[0], whole ? 1 : 0, Date.now());
       });
     // Node 20 reports a refused handshake with `error` alone; browsers send `error`, then `close`.
-    ws.onerror = (event) => this.#ended(socket, 1006, kit.get(event, 'message'), false);
+    ws.onerror = (event) => this.#ended(socket, 1006, get(event, 'message'), false);
     ws.onclose = (event) => this.#ended(socket, event.code, event.reason, event.wasClean);
   }
 
@@ -983,7 +1000,7 @@ export class PeerCore {
       } catch {
         // already gone
       }
-      this.#ended(socket, 1006, `the socket could not send: ${kit.describe(error)}`, false);
+      this.#ended(socket, 1006, `the socket could not send: ${describe(error)}`, false);
     }
   }
 
@@ -1029,7 +1046,7 @@ export class PeerCore {
     if (this.#timer !== null) clearTimeout(this.#timer);
     this.#timer = null;
     livePeers.delete(this);
-    kit.unregisterPeer();
+    unregisterPeer();
   }
 }
 
@@ -1049,7 +1066,7 @@ function followOnline(): void {
       try {
         peer.reconnectNow();
       } catch (error) {
-        kit.warn('a muxws peer could not redial on the online event', error);
+        warn('a muxws peer could not redial on the online event', error);
       }
     }
   });
@@ -1060,8 +1077,8 @@ let lastError: [number, string] = [1, ''];
 
 /** What every attempt of a ViewSet call over muxws sends, composed once when it is issued. */
 function prepareCall(parts: CallParts): MuxwsSend {
-  const payload = kit.muxwsBody(parts.body, 'options.body') ?? 'null';
-  const merged = kit.intercept(parts);
+  const payload = muxwsBody(parts.body, 'options.body') ?? 'null';
+  const merged = intercept(parts);
   const headers: Record<string, string> = { ':method': parts.method, ':path': parts.path };
   if (parts.query) headers[':query'] = parts.query;
   for (const [name, [, value]] of merged) headers[name] = value;
@@ -1083,7 +1100,7 @@ export async function connect<P extends object>(url: unknown, options: unknown, 
   const core = new PeerCore(target, (options ?? {}) as Options);
   const peer = wrap(core);
   core.start(peer);
-  if (kit.get(options, 'lazy') === true) return peer;
+  if (get(options, 'lazy') === true) return peer;
   await core.connected;
   return peer;
 }

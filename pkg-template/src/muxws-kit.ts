@@ -27,18 +27,20 @@ import { addStats, captureHeaders, peerState, registerPeer, report, unregisterPe
 import { compileWasm } from './wasm-loader.js';
 
 /**
- * The functions and error classes the muxws driver is given (one object, made once; a plain literal,
- * so an app that never calls `connectMuxws()` drops it and what only it names).
+ * The functions and error classes the muxws driver is given (one array, made once; a plain literal,
+ * so an app that never calls `connectMuxws()` drops it and what only it names). An array, not an
+ * object: neither file then spells the names (the driver takes the items out by position, in
+ * `load`, in this order; their types, each different, catch a mismatch).
  */
-export const driverKit = {
+export const driverKit = [
   muxwsBody,
   describe,
   get,
   /**
    * The muxws error classes by the module's class code (records.rs; 0 and 1 are both protocol
-   * errors): an array, so the driver names none of them by property (12, CONFIG, is a TypeError).
+   * errors): the driver names none of them (12, `ErrorClass.Config`, is a TypeError).
    */
-  errorClasses: [
+  [
     ProtocolError,
     ProtocolError,
     ConnectionClosed,
@@ -63,7 +65,7 @@ export const driverKit = {
   unregisterPeer,
   warn,
   compileWasm,
-} as const;
+] as const;
 
 /** The type of {@link driverKit}. */
 export type DriverKit = typeof driverKit;
