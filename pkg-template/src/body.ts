@@ -37,27 +37,31 @@ export function jsonBody(body: unknown, what: string): string {
   return text;
 }
 
+/** A `RestBody` (one module-level function: no closure made per call). */
+function restBodyOf(init: BodyInit | null, contentType: string | null = null, pending: RestBody['pending'] = null): RestBody {
+  return { init, contentType, pending };
+}
+
 /**
  * The body of a REST call: every `BodyInit` as `fetch` takes it, plain JSON values as JSON.
  * `request` builds the `Request` a FormData is read through (its URL and method).
  */
 export function restBody(body: unknown, request: () => Request): RestBody {
-  const raw = (init: BodyInit): RestBody => ({ init, contentType: null, pending: null });
-  if (body === undefined) return { init: null, contentType: null, pending: null };
-  if (typeof body === 'string' || (typeof Blob !== 'undefined' && body instanceof Blob)) return raw(body as BodyInit);
-  if (body instanceof ArrayBuffer) return raw(body.slice(0));
-  if (ArrayBuffer.isView(body)) return raw(new Uint8Array(body.buffer, body.byteOffset, body.byteLength).slice());
-  if (body instanceof URLSearchParams) return raw(new URLSearchParams(body));
+  if (body === undefined) return restBodyOf(null);
+  if (typeof body === 'string' || (typeof Blob !== 'undefined' && body instanceof Blob)) return restBodyOf(body as BodyInit);
+  if (body instanceof ArrayBuffer) return restBodyOf(body.slice(0));
+  if (ArrayBuffer.isView(body)) return restBodyOf(new Uint8Array(body.buffer, body.byteOffset, body.byteLength).slice());
+  if (body instanceof URLSearchParams) return restBodyOf(new URLSearchParams(body));
   if (typeof FormData !== 'undefined' && body instanceof FormData) {
     // fetch draws a new multipart boundary on every send: the bytes are taken once.
     const once = request();
     const contentType = once.headers.get('content-type') ?? 'multipart/form-data';
-    return { init: null, contentType: null, pending: once.arrayBuffer().then((init) => ({ init, contentType })) };
+    return restBodyOf(null, null, once.arrayBuffer().then((init) => ({ init, contentType })));
   }
   if (body !== null && typeof body === 'object' && isReadableStream(body)) {
     throw new TypeError('options.body cannot be a ReadableStream: a repeat must send the same bytes again');
   }
-  return { init: jsonBody(body, 'options.body'), contentType: 'application/json', pending: null };
+  return restBodyOf(jsonBody(body, 'options.body'), 'application/json');
 }
 /**
  * A muxws payload (a call's body; `what` names it in errors): JSON text (null: none, sent as a
