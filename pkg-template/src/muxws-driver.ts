@@ -247,7 +247,10 @@ interface Deferred<T> {
  */
 function deferred<T>(quiet = true): Deferred<T> {
   const parts = {} as Deferred<T>;
-  parts.promise = new Promise<T>((resolve, reject) => Object.assign(parts, { resolve, reject }));
+  parts.promise = new Promise<T>((resolve, reject) => {
+    parts.resolve = resolve;
+    parts.reject = reject;
+  });
   if (quiet) parts.promise.catch(() => {});
   return parts;
 }
