@@ -36,6 +36,7 @@ use crate::fragment::{
 use crate::frame::{
     decode_limited, encode, read_head, Frame, FrameType, Headers, MapRules, Payload, RawJson,
 };
+use crate::list::{put_at, take_at};
 use crate::text::{around, cat3, prefix, push_u64};
 
 /// A stream id on one socket. Ids restart at 1 on every socket (WSM-RCN-031).
@@ -350,8 +351,8 @@ impl<V> IdMap<V> {
     fn contains_key(&self, id: &StreamId) -> bool {
         self.index(*id).is_ok()
     }
-    // The explicit bounds below hold by construction (a binary search's answer); spelled out,
-    // they let the compiler drop `Vec::insert`/`remove`'s panicking checks.
+    // Entries move with `list`'s helpers, which have no panicking path (a binary search's
+    // answer is always a valid place).
     // Out of line: the muxws module measured smaller so (gzip).
     #[inline(never)]
     fn insert(&mut self, id: StreamId, value: V) {
@@ -361,13 +362,12 @@ impl<V> IdMap<V> {
                     entry.1 = value;
                 }
             }
-            Err(i) if i <= self.0.len() => self.0.insert(i, (id, value)),
-            Err(_) => {}
+            Err(i) => put_at(&mut self.0, i, (id, value)),
         }
     }
     fn remove(&mut self, id: &StreamId) -> Option<V> {
-        let i = self.index(*id).ok().filter(|i| *i < self.0.len())?;
-        Some(self.0.remove(i).1)
+        let i = self.index(*id).ok()?;
+        take_at(&mut self.0, i).map(|(_, v)| v)
     }
     fn entry_or_default(&mut self, id: StreamId) -> Option<&mut V>
     where
@@ -376,9 +376,7 @@ impl<V> IdMap<V> {
         let i = match self.index(id) {
             Ok(i) => i,
             Err(i) => {
-                if i <= self.0.len() {
-                    self.0.insert(i, (id, V::default()));
-                }
+                put_at(&mut self.0, i, (id, V::default()));
                 i
             }
         };

@@ -66,6 +66,8 @@ pub mod reconnect;
 
 /// The strict JSON scanner behind the codec (validation, byte ranges, string decoding).
 mod json;
+/// `Vec` insertion and removal without panicking paths.
+mod list;
 /// Message text without `core::fmt`.
 mod text;
 

@@ -27,6 +27,7 @@ use crate::connection::{
 use crate::error::{ConfigError, ConnectError, OpenError, SendError, StreamError};
 use vec_fifo::Fifo;
 use crate::fragment::{check_sendable, PayloadSource};
+use crate::list::take_at;
 use crate::frame::{Frame, FrameType, Headers, Payload, CODEC_NAME, SUBPROTOCOL};
 use crate::text::{around, cat3, udecimal};
 
@@ -353,8 +354,7 @@ impl Peer {
     /// a long fragmented upload (WSM-FRG-019).
     pub fn poll_action(&mut self, now: u64) -> Option<Action> {
         self.progress(now);
-        if !self.actions.is_empty() {
-            let action = self.actions.remove(0);
+        if let Some(action) = take_at(&mut self.actions, 0) {
             return Some(action);
         }
         if let Some((socket, conn)) = &mut self.live {
@@ -371,7 +371,7 @@ impl Peer {
                     text,
                 });
             }
-            let retiring = self.retiring.remove(0);
+            let retiring = take_at(&mut self.retiring, 0)?;
             return Some(Action::Close {
                 socket: retiring.socket,
                 code: retiring.code,
@@ -543,7 +543,7 @@ impl Peer {
         // A socket we were closing anyway: nothing left to flush or close (socket ids are never
         // reused, so it is retiring at most once).
         if let Some(at) = self.retiring.iter().position(|r| r.socket == socket) {
-            self.retiring.remove(at);
+            take_at(&mut self.retiring, at);
         }
     }
 
