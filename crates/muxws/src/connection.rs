@@ -28,7 +28,6 @@
 use alloc::{borrow::ToOwned, boxed::Box, string::String, vec::Vec};
 
 use crate::error::{code, ConfigError, OpenError, SendError, StreamError};
-use vec_fifo::Fifo;
 use crate::fragment::{
     check_sendable, check_sendable_source, Assembler, AssemblyError, FragmentError, PayloadSource,
     Split, Splitter, DEFAULT_MAX_PAYLOAD_BYTES, MAX_FRAME_BYTES, MIN_FRAME_BYTES,
@@ -38,6 +37,7 @@ use crate::frame::{
 };
 use crate::list::{put_at, take_at};
 use crate::text::{around, cat3, prefix, push_u64};
+use vec_fifo::Fifo;
 
 /// A stream id on one socket. Ids restart at 1 on every socket (WSM-RCN-031).
 pub type StreamId = u64;
@@ -679,7 +679,13 @@ impl Connection {
     /// (WSM-CON-030). Ids start at 1 (WSM-SID-002, WSM-RCN-031); the heartbeat clock starts now.
     pub fn new(cfg: ConnectionConfig, now: u64) -> Result<Connection, ConfigError> {
         cfg.validate()?;
-        Ok(Connection {
+        Ok(Connection::with_valid_config(cfg, now))
+    }
+
+    /// [`Connection::new`] for a configuration already validated (the supervisor validates its
+    /// options once, in `Peer::new`).
+    pub(crate) fn with_valid_config(cfg: ConnectionConfig, now: u64) -> Connection {
+        Connection {
             cfg,
             next_local_id: 1,
             highest_local_open: 0,
@@ -698,7 +704,7 @@ impl Connection {
             ignored_frames: 0,
             unknown_frames: 0,
             verdicts_awaited: 0,
-        })
+        }
     }
 
     // ----------------------------------------------------------------------------- queries
@@ -866,14 +872,16 @@ impl Connection {
         self.termination = Some(termination);
     }
 
+    /// Queue `event` for stream `id`.
+    fn stream_event(&mut self, id: StreamId, event: StreamEvent) {
+        self.events.push_back(ConnEvent::Stream { id, event });
+    }
+
     fn lose_all(&mut self) {
         let streams = core::mem::take(&mut self.streams);
         for &(id, StreamRec { surfaced, .. }) in &streams.0 {
             if surfaced {
-                self.events.push_back(ConnEvent::Stream {
-                    id,
-                    event: StreamEvent::Failed(StreamError::ConnectionLost),
-                });
+                self.stream_event(id, StreamEvent::Failed(StreamError::ConnectionLost));
             }
         }
     }
@@ -1086,13 +1094,13 @@ impl Connection {
         };
         self.enqueue_reset(id, reset_code, reason.clone(), payload);
         if rec.surfaced {
-            self.events.push_back(ConnEvent::Stream {
+            self.stream_event(
                 id,
-                event: StreamEvent::Failed(StreamError::LocalReset {
+                StreamEvent::Failed(StreamError::LocalReset {
                     code: reset_code,
                     reason,
                 }),
-            });
+            );
         }
         self.check_drained();
         true
@@ -1161,10 +1169,7 @@ impl Connection {
     fn close_normally(&mut self, id: StreamId) {
         if let Some(rec) = self.streams.remove(&id) {
             if rec.surfaced {
-                self.events.push_back(ConnEvent::Stream {
-                    id,
-                    event: StreamEvent::Closed,
-                });
+                self.stream_event(id, StreamEvent::Closed);
             }
         }
     }
@@ -1359,10 +1364,7 @@ impl Connection {
             }
             self.streams.remove(&id);
             self.writer.drop_lane(id);
-            self.events.push_back(ConnEvent::Stream {
-                id,
-                event: StreamEvent::Failed(StreamError::Refused),
-            });
+            self.stream_event(id, StreamEvent::Failed(StreamError::Refused));
         }
     }
 
@@ -1605,10 +1607,10 @@ impl Connection {
         let first_answer = !rec.remote_spoke && rec.local;
         rec.remote_spoke = true;
         if first_answer {
-            self.events.push_back(ConnEvent::Stream {
+            self.stream_event(
                 id,
-                event: StreamEvent::ReplyHeaders(frame.headers.take().unwrap_or_default()),
-            });
+                StreamEvent::ReplyHeaders(frame.headers.take().unwrap_or_default()),
+            );
         }
         match frame.fragment.take() {
             Some(fragment) => {
@@ -1664,13 +1666,13 @@ impl Connection {
                 return;
             }
             assembly.passed += fragment.len();
-            self.events.push_back(ConnEvent::Stream {
+            self.stream_event(
                 id,
-                event: StreamEvent::Fragment {
+                StreamEvent::Fragment {
                     text: fragment,
                     more,
                 },
-            });
+            );
             if !more {
                 if let Some(rec) = self.streams.get_mut(&id) {
                     rec.assembly = None;
@@ -1780,16 +1782,10 @@ impl Connection {
         }
         let closed = rec.remote_ended && rec.local_ended;
         if let Payload::Json(raw) = payload {
-            self.events.push_back(ConnEvent::Stream {
-                id,
-                event: StreamEvent::Payload(raw),
-            });
+            self.stream_event(id, StreamEvent::Payload(raw));
         }
         if end {
-            self.events.push_back(ConnEvent::Stream {
-                id,
-                event: StreamEvent::End { trailers },
-            });
+            self.stream_event(id, StreamEvent::End { trailers });
         }
         if closed {
             self.close_normally(id);
@@ -1813,14 +1809,14 @@ impl Connection {
             (None, _) => core::mem::take(&mut frame.payload),
         };
         if rec.surfaced {
-            self.events.push_back(ConnEvent::Stream {
+            self.stream_event(
                 id,
-                event: StreamEvent::Failed(StreamError::RemoteReset {
+                StreamEvent::Failed(StreamError::RemoteReset {
                     code: frame.code.unwrap_or(code::PROTOCOL_ERROR),
                     reason: frame.reason.take(),
                     payload,
                 }),
-            });
+            );
         }
     }
 }

@@ -25,11 +25,11 @@ use crate::connection::{
     Termination, CLOSE_CODEC_MISMATCH, CLOSE_NORMAL, CLOSE_PROTOCOL_ERROR,
 };
 use crate::error::{ConfigError, ConnectError, OpenError, SendError, StreamError};
-use vec_fifo::Fifo;
 use crate::fragment::{check_sendable, PayloadSource};
-use crate::list::take_at;
 use crate::frame::{Frame, FrameType, Headers, Payload, CODEC_NAME, SUBPROTOCOL};
+use crate::list::take_at;
 use crate::text::{around, cat3, udecimal};
+use vec_fifo::Fifo;
 
 /// Default `helloTimeoutMs` (WSM-RCN-026).
 pub const DEFAULT_HELLO_TIMEOUT_MS: u64 = 10_000;
@@ -437,19 +437,8 @@ impl Peer {
             self.dial_failed(codec_mismatch(protocol), now);
             return;
         }
-        let mut conn = match Connection::new(self.options.connection.clone(), now) {
-            Ok(conn) => conn,
-            Err(_) => {
-                // Unreachable: validated in `Peer::new`.
-                self.actions.push(Action::Close {
-                    socket,
-                    code: CLOSE_NORMAL,
-                    reason: String::new(),
-                });
-                self.dial_failed(ConnectError::Closed, now);
-                return;
-            }
-        };
+        // The options were validated in `Peer::new`.
+        let mut conn = Connection::with_valid_config(self.options.connection.clone(), now);
         let hello = self.options.hello.clone();
         match hello {
             Some(hello) => {
