@@ -56,15 +56,24 @@ pub(crate) struct JsonError(pub usize);
 type Scan<T> = Result<T, JsonError>;
 
 struct Cursor<'a> {
-    bytes: &'a [u8],
+    text: &'a str,
     pos: usize,
 }
 
-impl Cursor<'_> {
+impl<'a> Cursor<'a> {
+    /// A cursor at the start of `text`.
+    fn new(text: &'a str) -> Cursor<'a> {
+        Cursor { text, pos: 0 }
+    }
+
+    fn bytes(&self) -> &'a [u8] {
+        self.text.as_bytes()
+    }
+
     /// The current byte; `0` past the end (a raw NUL is never valid where a byte is inspected).
     fn peek(&self) -> u8 {
         tick(1);
-        self.bytes.get(self.pos).copied().unwrap_or(0)
+        self.bytes().get(self.pos).copied().unwrap_or(0)
     }
 
     fn fail<T>(&self) -> Scan<T> {
@@ -104,7 +113,7 @@ impl Cursor<'_> {
                 loop {
                     if object {
                         self.skip_ws();
-                        self.string()?;
+                        self.string(None)?;
                         self.skip_ws();
                         self.eat(b':')?;
                     }
@@ -120,7 +129,7 @@ impl Cursor<'_> {
                     }
                 }
             }
-            b'"' => self.string().map(drop),
+            b'"' => self.string(None).map(drop),
             b't' => self.word(b"true"),
             b'f' => self.word(b"false"),
             b'n' => self.word(b"null"),
@@ -131,7 +140,7 @@ impl Cursor<'_> {
 
     fn word(&mut self, word: &[u8]) -> Scan<()> {
         if !self
-            .bytes
+            .bytes()
             .get(self.pos..)
             .unwrap_or_default()
             .starts_with(word)
@@ -142,34 +151,71 @@ impl Cursor<'_> {
         Ok(())
     }
 
-    /// A string literal at the cursor; returns whether it contains escapes.
-    fn string(&mut self) -> Scan<bool> {
+    /// A string literal at the cursor; returns whether it contains escapes. With `out`, its
+    /// content is also decoded onto `out`, and a lone surrogate escape, which no Rust `String`
+    /// can carry, is an error there (the scanner alone accepts it, as JSON does).
+    fn string(&mut self, mut out: Option<&mut String>) -> Scan<bool> {
         self.eat(b'"')?;
         let mut escaped = false;
+        // Where the current run of literal text started.
+        let mut run = self.pos;
         loop {
             let byte = self.peek(); // 0 at the end
             if byte < 0x20 {
                 return self.fail();
             }
+            let at = self.pos;
             self.pos += 1;
-            match byte {
-                b'"' => return Ok(escaped),
-                b'\\' => {
-                    escaped = true;
-                    match self.peek() {
-                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => self.pos += 1,
-                        b'u' => {
-                            self.pos += 1;
-                            if hex4(self.bytes, self.pos).is_none() {
-                                return self.fail();
-                            }
-                            self.pos += 4;
-                        }
-                        _ => return self.fail(),
+            if byte != b'"' && byte != b'\\' {
+                continue;
+            }
+            // `at` is on a `"` or `\` byte, so on a character boundary.
+            if let Some(out) = out.as_deref_mut() {
+                out.push_str(self.text.get(run..at).unwrap_or_default());
+            }
+            if byte == b'"' {
+                return Ok(escaped);
+            }
+            escaped = true;
+            let c = match self.peek() {
+                b'b' => '\u{8}',
+                b'f' => '\u{c}',
+                b'n' => '\n',
+                b'r' => '\r',
+                b't' => '\t',
+                c @ (b'"' | b'\\' | b'/') => char::from(c),
+                b'u' => {
+                    self.pos += 1;
+                    let Some(mut unit) = hex4(self.bytes(), self.pos) else {
+                        return self.fail();
+                    };
+                    // On the last digit: the step past the escape follows.
+                    self.pos += 3;
+                    if out.is_some() && (0xD800..0xDC00).contains(&unit) {
+                        // A high surrogate decodes only with the low one that must follow.
+                        let low = match self.bytes().get(self.pos + 1..self.pos + 3) {
+                            Some(b"\\u") => hex4(self.bytes(), self.pos + 3),
+                            _ => None,
+                        };
+                        let Some(low) = low.filter(|low| (0xDC00..0xE000).contains(low)) else {
+                            return self.fail();
+                        };
+                        self.pos += 6;
+                        unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
+                    }
+                    match char::from_u32(unit) {
+                        Some(c) => c,
+                        None if out.is_none() => '?', // a lone surrogate: valid JSON
+                        None => return self.fail(),
                     }
                 }
-                _ => {}
+                _ => return self.fail(),
+            };
+            self.pos += 1;
+            if let Some(out) = out.as_deref_mut() {
+                out.push(c);
             }
+            run = self.pos;
         }
     }
 
@@ -214,7 +260,7 @@ impl Cursor<'_> {
     /// After the value: only whitespace may follow.
     fn end(&mut self) -> Scan<()> {
         self.skip_ws();
-        if self.pos != self.bytes.len() {
+        if self.pos != self.text.len() {
             return self.fail();
         }
         Ok(())
@@ -233,20 +279,14 @@ fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
 
 /// Whether `text` is exactly one JSON value, with optional surrounding whitespace.
 pub(crate) fn validate(text: &str) -> Scan<()> {
-    let mut cursor = Cursor {
-        bytes: text.as_bytes(),
-        pos: 0,
-    };
+    let mut cursor = Cursor::new(text);
     cursor.value(0)?;
     cursor.end()
 }
 
 /// Whether the first non-whitespace byte of `text` opens an object.
 pub(crate) fn looks_like_object(text: &str) -> bool {
-    let mut cursor = Cursor {
-        bytes: text.as_bytes(),
-        pos: 0,
-    };
+    let mut cursor = Cursor::new(text);
     cursor.skip_ws();
     cursor.peek() == b'{'
 }
@@ -263,10 +303,7 @@ pub(crate) struct Members<'a> {
 impl<'a> Members<'a> {
     /// Start reading `text`, which must be an object (after optional whitespace).
     pub(crate) fn of(text: &'a str) -> Scan<Members<'a>> {
-        let mut cursor = Cursor {
-            bytes: text.as_bytes(),
-            pos: 0,
-        };
+        let mut cursor = Cursor::new(text);
         cursor.skip_ws();
         cursor.eat(b'{')?;
         Ok(Members {
@@ -307,7 +344,7 @@ impl<'a> Members<'a> {
         }
         self.first = false;
         let key_start = c.pos;
-        let escaped = c.string()?;
+        let escaped = c.string(None)?;
         let key = self.text.get(key_start..c.pos).unwrap_or_default();
         c.skip_ws();
         c.eat(b':')?;
@@ -328,57 +365,13 @@ impl<'a> Members<'a> {
     }
 }
 
-/// Decode a string literal (quotes included) that the scanner accepted. `None` if it is not a
-/// string literal or holds a lone surrogate, which no Rust `String` can carry.
+/// Decode a string literal (quotes included), the whole of `literal`. `None` if it is not one
+/// or holds a lone surrogate, which no Rust `String` can carry.
 pub(crate) fn decode_string(literal: &str) -> Option<String> {
-    // The quotes as bytes (a `char` pattern costs code to encode and match).
-    let quoted = literal.len() >= 2 && literal.as_bytes().first() == Some(&b'"');
-    if !quoted || literal.as_bytes().last() != Some(&b'"') {
-        return None;
-    }
-    let inner = literal.get(1..literal.len() - 1)?;
-    let bytes = inner.as_bytes();
-    let mut out = String::with_capacity(inner.len());
-    let mut run = 0;
-    let mut i = 0;
-    while let Some(&byte) = bytes.get(i) {
-        tick(1);
-        if byte != b'\\' {
-            i += 1;
-            continue;
-        }
-        out.push_str(inner.get(run..i).unwrap_or_default());
-        let escape = *bytes.get(i + 1)?;
-        i += 2;
-        let c = match escape {
-            b'b' => '\u{8}',
-            b'f' => '\u{c}',
-            b'n' => '\n',
-            b'r' => '\r',
-            b't' => '\t',
-            b'u' => {
-                let mut unit = hex4(bytes, i)?;
-                i += 4;
-                if (0xD800..0xDC00).contains(&unit) {
-                    if bytes.get(i..i + 2) != Some(b"\\u") {
-                        return None;
-                    }
-                    let low = hex4(bytes, i + 2)?;
-                    if !(0xDC00..0xE000).contains(&low) {
-                        return None;
-                    }
-                    i += 6;
-                    unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
-                }
-                char::from_u32(unit)?
-            }
-            other => char::from(other), // `"`, `\`, `/` (the scanner admitted no others)
-        };
-        out.push(c);
-        run = i;
-    }
-    out.push_str(inner.get(run..).unwrap_or_default());
-    Some(out)
+    let mut out = String::with_capacity(literal.len());
+    let mut cursor = Cursor::new(literal);
+    cursor.string(Some(&mut out)).ok()?;
+    (cursor.pos == literal.len()).then_some(out)
 }
 
 /// The exact integer a JSON number denotes, if it denotes one: `(negative, magnitude, plain)`,
@@ -599,6 +592,48 @@ mod tests {
             assert_eq!(d(lone), None, "{lone}");
         }
         assert_eq!(d("1"), None);
+    }
+
+    #[test]
+    fn decoding_agrees_with_serde_json() {
+        // Literals built from pieces that exercise every escape, surrogate pairs, lone and
+        // misordered surrogates and multi-byte text.
+        let pieces = [
+            "a",
+            "é",
+            "🛰",
+            "\\n",
+            "\\\"",
+            "\\\\",
+            "\\/",
+            "\\b",
+            "\\f",
+            "\\r",
+            "\\t",
+            "\\u0041",
+            "\\u00e9",
+            "\\ud83d",
+            "\\ude80",
+            "\\uD83D\\uDE80",
+            "\\ud800\\u0041",
+            "\\udbff\\udfff",
+            "\\u0000",
+            "x",
+        ];
+        let mut state = 12345u32;
+        for _ in 0..20_000 {
+            let mut literal = String::from("\"");
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            for k in 0..(state % 6) {
+                literal.push_str(pieces[(state >> (4 * k + 3)) as usize % pieces.len()]);
+            }
+            literal.push('"');
+            assert_eq!(validate(&literal), Ok(()), "{literal}");
+            let expected = serde_json::from_str::<String>(&literal).ok();
+            assert_eq!(decode_string(&literal), expected, "{literal}");
+        }
     }
 
     #[test]
