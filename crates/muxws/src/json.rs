@@ -374,6 +374,12 @@ pub(crate) fn decode_string(literal: &str) -> Option<String> {
     (cursor.pos == literal.len()).then_some(out)
 }
 
+/// `n · 10`, `None` when it overflows: `checked_mul(10)` without the 128-bit multiplication that
+/// detects its overflow in wasm.
+fn times_ten(n: u64) -> Option<u64> {
+    (n <= u64::MAX / 10).then(|| n * 10)
+}
+
 /// The exact integer a JSON number denotes, if it denotes one: `(negative, magnitude, plain)`,
 /// where `plain` means integer syntax (no fraction, no exponent). `1.0`, `10e-1` and `0.1e1` are
 /// the integer 1 (not plain); `1.5` and `1e-1` are not integers; `-0` is `(true, 0, true)`.
@@ -402,12 +408,10 @@ pub(crate) fn integer(number: &str) -> Option<(bool, u64, bool)> {
             } else {
                 tick(zeros as u64);
                 for _ in 0..zeros {
-                    significand = significand.checked_mul(10)?;
+                    significand = times_ten(significand)?;
                 }
                 zeros = 0;
-                significand = significand
-                    .checked_mul(10)?
-                    .checked_add(u64::from(b - b'0'))?;
+                significand = times_ten(significand)?.checked_add(u64::from(b - b'0'))?;
             }
         } else if b == b'.' && !fraction {
             fraction = true;
@@ -453,7 +457,7 @@ pub(crate) fn integer(number: &str) -> Option<(bool, u64, bool)> {
         return None;
     }
     for _ in 0..power.min(20) {
-        significand = significand.checked_mul(10)?;
+        significand = times_ten(significand)?;
     }
     Some((negative, significand, plain))
 }
@@ -633,6 +637,14 @@ mod tests {
             assert_eq!(validate(&literal), Ok(()), "{literal}");
             let expected = serde_json::from_str::<String>(&literal).ok();
             assert_eq!(decode_string(&literal), expected, "{literal}");
+        }
+    }
+
+    #[test]
+    fn times_ten_is_checked_mul() {
+        let edge = u64::MAX / 10;
+        for n in [0, 1, 7, edge - 1, edge, edge + 1, u64::MAX / 2, u64::MAX] {
+            assert_eq!(times_ten(n), n.checked_mul(10), "{n}");
         }
     }
 
