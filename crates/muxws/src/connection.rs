@@ -448,15 +448,18 @@ struct StreamRec {
 }
 
 /// A frame waiting in a lane: whole, or with a payload a [`PayloadSource`] gives.
-enum Queued {
-    Frame(Frame),
-    Pulled(Frame, Box<dyn PayloadSource>),
+struct Queued {
+    frame: Frame,
+    /// Where the payload comes from when `frame` does not carry it.
+    source: Option<Box<dyn PayloadSource>>,
 }
 
 impl Queued {
-    fn kind(&self) -> &FrameType {
-        match self {
-            Queued::Frame(frame) | Queued::Pulled(frame, _) => &frame.kind,
+    /// `frame` as it is.
+    fn whole(frame: Frame) -> Queued {
+        Queued {
+            frame,
+            source: None,
         }
     }
 }
@@ -474,11 +477,14 @@ impl Body {
             Body::Whole(payload) => {
                 frame.payload = payload;
                 check_sendable(&frame, cap)?;
-                Ok(Queued::Frame(frame))
+                Ok(Queued::whole(frame))
             }
             Body::Pulled(mut source) => {
                 check_sendable_source(&frame, source.as_mut(), cap)?;
-                Ok(Queued::Pulled(frame, source))
+                Ok(Queued {
+                    frame,
+                    source: Some(source),
+                })
             }
         }
     }
@@ -500,7 +506,7 @@ impl Lane {
 #[derive(Default)]
 struct Writer {
     lanes: IdMap<Lane>,
-    /// Connection-level frames (always `Queued::Frame`: one queue type for every lane).
+    /// Connection-level frames (always whole: one queue type for every lane).
     control: Fifo<Queued>,
     ring: Fifo<StreamId>,
 }
@@ -517,12 +523,12 @@ impl Writer {
     fn push(&mut self, lane: StreamId, frame: Frame) {
         if lane == 0 {
             let was_idle = self.control.is_empty();
-            self.control.push_back(Queued::Frame(frame));
+            self.control.push_back(Queued::whole(frame));
             if was_idle && !self.ring.contains(&0) {
                 self.ring.push_back(0);
             }
         } else {
-            self.push_queued(lane, Queued::Frame(frame));
+            self.push_queued(lane, Queued::whole(frame));
         }
     }
 
@@ -556,9 +562,7 @@ impl Writer {
 
     fn produce(&mut self, lane: StreamId, cap: usize) -> Option<String> {
         if lane == 0 {
-            return match self.control.pop_front()? {
-                Queued::Frame(frame) | Queued::Pulled(frame, _) => Some(encode(&frame)),
-            };
+            return Some(encode(&self.control.pop_front()?.frame));
         }
         let lane = self.lanes.get_mut(&lane)?;
         loop {
@@ -575,9 +579,10 @@ impl Writer {
                 }
                 continue;
             }
-            let started = match lane.queue.pop_front()? {
-                Queued::Frame(frame) => Splitter::start(frame, cap),
-                Queued::Pulled(frame, source) => Splitter::start_with_source(frame, source, cap),
+            let Queued { frame, source } = lane.queue.pop_front()?;
+            let started = match source {
+                None => Splitter::start(frame, cap),
+                Some(source) => Splitter::start_with_source(frame, source, cap),
             };
             match started {
                 Ok(Split::Whole(frame)) => return Some(encode(&frame)),
@@ -603,7 +608,7 @@ impl Writer {
             let keep = usize::from(
                 lane.queue
                     .front()
-                    .is_some_and(|f| matches!(f.kind(), FrameType::Open)),
+                    .is_some_and(|q| matches!(q.frame.kind, FrameType::Open)),
             );
             lane.queue.truncate(keep);
         }
