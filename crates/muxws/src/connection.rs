@@ -670,7 +670,9 @@ pub struct Connection {
     goaway_deadline: Option<u64>,
     /// When a message last arrived (the heartbeat's only clock).
     last_arrival: u64,
-    ping: Option<(String, u64)>,
+    /// The pong deadline of the outstanding heartbeat `ping`, whose nonce is
+    /// `hex16(ping_count)` (the count moves only when a ping goes out with none outstanding).
+    ping: Option<u64>,
     ping_count: u64,
     termination: Option<Termination>,
     ignored_frames: u64,
@@ -814,8 +816,8 @@ impl Connection {
         }
         let mut next: Option<u64> = None;
         let mut consider = |t: u64| next = Some(next.map_or(t, |n: u64| n.min(t)));
-        match &self.ping {
-            Some((_, deadline)) => consider(*deadline),
+        match self.ping {
+            Some(deadline) => consider(deadline),
             None if self.cfg.ping_interval_ms > 0 => {
                 consider(self.last_arrival.saturating_add(self.cfg.ping_interval_ms))
             }
@@ -837,22 +839,21 @@ impl Connection {
         }
         let ping_due = self.cfg.ping_interval_ms > 0
             && now >= self.last_arrival.saturating_add(self.cfg.ping_interval_ms);
-        match self.ping.as_ref().map(|(_, deadline)| *deadline) {
+        match self.ping {
             Some(deadline) if now >= deadline => {
                 self.terminate(Termination::HeartbeatTimeout);
                 return;
             }
             None if ping_due => {
                 self.ping_count += 1;
-                let nonce = crate::text::hex16(self.ping_count);
                 self.writer.push(
                     0,
                     Frame {
-                        nonce: Some(nonce.clone()),
+                        nonce: Some(crate::text::hex16(self.ping_count)),
                         ..Frame::new(FrameType::Ping)
                     },
                 );
-                self.ping = Some((nonce, now.saturating_add(self.cfg.ping_timeout_ms)));
+                self.ping = Some(now.saturating_add(self.cfg.ping_timeout_ms));
             }
             _ => {}
         }
@@ -1329,10 +1330,10 @@ impl Connection {
                 Ok(())
             }
             FrameType::Pong => {
-                if let Some((nonce, _)) = &self.ping {
-                    if frame.nonce.as_deref() == Some(nonce.as_str()) {
-                        self.ping = None;
-                    }
+                if self.ping.is_some()
+                    && frame.nonce.as_deref() == Some(crate::text::hex16(self.ping_count).as_str())
+                {
+                    self.ping = None;
                 }
                 Ok(())
             }
