@@ -357,8 +357,6 @@ impl<V> IdMap<V> {
     }
     // Entries move with `list`'s helpers, which have no panicking path (a binary search's
     // answer is always a valid place).
-    // Out of line: the muxws module measured smaller so (gzip).
-    #[inline(never)]
     fn insert(&mut self, id: StreamId, value: V) {
         match self.index(id) {
             Ok(i) => {
@@ -395,8 +393,6 @@ impl<V> IdMap<V> {
     fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
-    // Out of line: the muxws module measured smaller so (gzip).
-    #[inline(never)]
     fn clear(&mut self) {
         self.0.clear();
     }
