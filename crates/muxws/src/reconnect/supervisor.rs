@@ -439,30 +439,23 @@ impl Peer {
         }
         // The options were validated in `Peer::new`.
         let mut conn = Connection::with_valid_config(self.options.connection.clone(), now);
-        let hello = self.options.hello.clone();
-        match hello {
-            Some(hello) => {
-                // The hello is an ordinary open, stream 1, before any application frame; no
-                // interceptor sees it (WSM-RCN-021/023).
-                match conn.open(hello.headers, hello.payload, true, now) {
-                    Ok(hello_id) => {
-                        self.phase = Phase::Hello {
-                            hello_id,
-                            deadline: now.saturating_add(self.options.hello_timeout_ms),
-                        };
-                        self.live = Some((socket, conn));
-                    }
-                    Err(_) => {
-                        // Unreachable: the hello was checked in `Peer::new`.
-                        self.live = Some((socket, conn));
-                        self.established();
-                    }
-                }
+        // The hello is an ordinary open, stream 1, before any application frame; no
+        // interceptor sees it (WSM-RCN-021/023). It cannot be refused (it was checked in
+        // `Peer::new`); were it, the connection would count as established without one.
+        let hello_id = self
+            .options
+            .hello
+            .clone()
+            .and_then(|hello| conn.open(hello.headers, hello.payload, true, now).ok());
+        self.live = Some((socket, conn));
+        match hello_id {
+            Some(hello_id) => {
+                self.phase = Phase::Hello {
+                    hello_id,
+                    deadline: now.saturating_add(self.options.hello_timeout_ms),
+                };
             }
-            None => {
-                self.live = Some((socket, conn));
-                self.established();
-            }
+            None => self.established(),
         }
     }
 
