@@ -688,18 +688,17 @@ impl Peer {
                 self.phase = Phase::Closing;
                 self.progress(now);
             }
-            Phase::Dialing { socket } => {
+            // Dialing, in the hello window or in a backoff sleep: the peer stops here.
+            Phase::Dialing { .. } | Phase::Hello { .. } | Phase::Backoff { .. } => {
                 let reason = reason.unwrap_or_default();
-                self.actions.push(Action::Close {
-                    socket,
-                    code: CLOSE_NORMAL,
-                    reason: close_reason_text(&reason),
-                });
-                self.closed_by_application(reason);
-            }
-            Phase::Hello { .. } => {
-                let reason = reason.unwrap_or_default();
-                if let Some((socket, mut conn)) = self.live.take() {
+                if let Phase::Dialing { socket } = self.phase {
+                    self.actions.push(Action::Close {
+                        socket,
+                        code: CLOSE_NORMAL,
+                        reason: close_reason_text(&reason),
+                    });
+                } else if let Some((socket, mut conn)) = self.live.take() {
+                    // In the hello window.
                     conn.socket_lost();
                     Self::pump_into(socket, &mut conn, &mut self.events, None);
                     self.retiring.push(Retiring {
@@ -711,7 +710,6 @@ impl Peer {
                 }
                 self.closed_by_application(reason);
             }
-            Phase::Backoff { .. } => self.closed_by_application(reason.unwrap_or_default()),
         }
     }
 
