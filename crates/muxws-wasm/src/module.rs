@@ -13,13 +13,13 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use muxws_proto::{
-    Action, Event, Headers, Hello, Outbound, Payload, PayloadSource, Peer, PeerOptions,
-    ReconnectOptions, SendError, StreamError, StreamEvent, StreamRef, TextSource,
+    Action, ConnectionConfig, Event, Headers, Hello, Outbound, Payload, PayloadSource, Peer,
+    PeerOptions, ReconnectOptions, SendError, StreamError, StreamEvent, StreamRef, TextSource,
 };
 
-use vec_fifo::Fifo;
 use crate::records::{class, kind, OUT_FIELDS};
 use crate::source::{PulledText, TextReader};
+use vec_fifo::Fifo;
 
 /// A new peer's options, as the driver checked them.
 #[derive(Clone, Debug, PartialEq)]
@@ -336,28 +336,10 @@ impl<R: TextReader + Clone + 'static> Module<R> {
         hello_payload_len: i32,
     ) -> u32 {
         self.out.clear();
-        let mut options = PeerOptions::default();
-        let connection = &mut options.connection;
-        connection.ping_interval_ms = ms(config.ping_interval_ms);
-        connection.ping_timeout_ms = ms(config.ping_timeout_ms);
-        connection.max_frame_bytes = ms(config.max_frame_bytes) as usize;
-        connection.max_payload_bytes = ms(config.max_payload_bytes) as usize;
-        connection.deliver_fragments = true;
-        // All 53 random bits of the seed (the jitter generator takes its top 32).
-        connection.key_hash_seed = (config.seed.abs() * 9_007_199_254_740_992.0) as u64;
-        options.hello_timeout_ms = ms(config.hello_timeout_ms);
-        options.retry_first_connect = config.lazy;
-        options.reconnect = ReconnectOptions {
-            initial_delay_ms: config.initial_delay_ms,
-            factor: config.factor,
-            max_delay_ms: config.max_delay_ms,
-            jitter: config.jitter,
-            max_attempts: (config.max_attempts >= 0.0 && config.max_attempts.is_finite())
-                .then_some(config.max_attempts as u32),
-        };
+        // The input window: the subprotocols, then the hello's headers and payload. The hello
+        // is read first, so that its errors return before anything else is built.
         let input = &self.input;
         let protocols = text_of(input, protocols_len).unwrap_or_default();
-        options.subprotocols = subprotocols(protocols);
         let mut at = protocols.len();
         let mut next = |len: i32| {
             let text = text_of(input.get(at..).unwrap_or_default(), len);
@@ -365,6 +347,7 @@ impl<R: TextReader + Clone + 'static> Module<R> {
             text
         };
         let (hello_headers, hello_payload) = (next(hello_headers_len), next(hello_payload_len));
+        let mut hello = None;
         if hello_headers.is_some() || hello_payload.is_some() {
             let headers = match hello_headers.map(Headers::from_json).transpose() {
                 Ok(headers) => headers,
@@ -374,8 +357,32 @@ impl<R: TextReader + Clone + 'static> Module<R> {
                 Ok(payload) => payload.unwrap_or_else(Payload::null),
                 Err(e) => return self.out.error(class::CONFIG, e.message()),
             };
-            options.hello = Some(Hello { headers, payload });
+            hello = Some(Hello { headers, payload });
         }
+        let options = PeerOptions {
+            subprotocols: subprotocols(protocols),
+            hello,
+            hello_timeout_ms: ms(config.hello_timeout_ms),
+            reconnect: ReconnectOptions {
+                initial_delay_ms: config.initial_delay_ms,
+                factor: config.factor,
+                max_delay_ms: config.max_delay_ms,
+                jitter: config.jitter,
+                max_attempts: (config.max_attempts >= 0.0 && config.max_attempts.is_finite())
+                    .then_some(config.max_attempts as u32),
+            },
+            connection: ConnectionConfig {
+                ping_interval_ms: ms(config.ping_interval_ms),
+                ping_timeout_ms: ms(config.ping_timeout_ms),
+                max_frame_bytes: ms(config.max_frame_bytes) as usize,
+                max_payload_bytes: ms(config.max_payload_bytes) as usize,
+                deliver_fragments: true,
+                // All 53 random bits of the seed (the jitter generator takes its top 32).
+                key_hash_seed: (config.seed.abs() * 9_007_199_254_740_992.0) as u64,
+                ..ConnectionConfig::default()
+            },
+            retry_first_connect: config.lazy,
+        };
         let peer = match Peer::new(options, jitter(config.seed)) {
             Ok(peer) => peer,
             Err(e) => return self.out.error(class::CONFIG, e.0),
