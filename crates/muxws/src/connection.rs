@@ -326,6 +326,32 @@ impl Termination {
     }
 }
 
+/// An `open` or `data` frame this side sends on stream `id`, its payload still absent. Every
+/// field is written here (no default frame whose fields are then replaced and dropped).
+#[inline(never)]
+fn outbound_frame(
+    kind: FrameType,
+    id: StreamId,
+    headers: Option<Headers>,
+    trailers: Option<Headers>,
+    end: bool,
+) -> Frame {
+    Frame {
+        kind,
+        stream: Some(id),
+        payload: Payload::Absent,
+        fragment: None,
+        more: false,
+        headers,
+        end,
+        trailers,
+        code: None,
+        reason: None,
+        nonce: None,
+        last_stream: None,
+    }
+}
+
 /// A map from stream id to `V`, kept as a sorted vector: live streams are few, and this is far
 /// smaller in wasm than a `BTreeMap` per value type.
 struct IdMap<V>(Vec<(StreamId, V)>);
@@ -959,11 +985,7 @@ impl Connection {
         if id > MAX_STREAM_ID {
             return Err(OpenError::GoingAway);
         }
-        let frame = Frame {
-            headers,
-            end,
-            ..Frame::on_stream(FrameType::Open, id)
-        };
+        let frame = outbound_frame(FrameType::Open, id, headers, None, end);
         let item = body
             .queue(frame, self.cfg.max_frame_bytes)
             .map_err(OpenError::Unsendable)?;
@@ -1035,12 +1057,7 @@ impl Connection {
         if trailers.is_some() && !end {
             return Err(SendError::TrailersWithoutEnd);
         }
-        let frame = Frame {
-            headers,
-            trailers,
-            end,
-            ..Frame::on_stream(FrameType::Data, id)
-        };
+        let frame = outbound_frame(FrameType::Data, id, headers, trailers, end);
         let item = body.queue(frame, cap).map_err(SendError::Unsendable)?;
         rec.we_spoke = true;
         rec.local_ended = end;
