@@ -33,7 +33,8 @@ use crate::fragment::{
     Split, Splitter, DEFAULT_MAX_PAYLOAD_BYTES, MAX_FRAME_BYTES, MIN_FRAME_BYTES,
 };
 use crate::frame::{
-    decode_limited, encode, read_head, Frame, FrameType, Headers, MapRules, Payload, RawJson,
+    decode_limited, encode, read_head, set_fresh, Frame, FrameType, Headers, MapRules, Payload,
+    RawJson,
 };
 use crate::list::{put_at, take_at};
 use crate::text::{around, cat3, prefix, push_u64};
@@ -329,7 +330,7 @@ impl Termination {
 /// An `open` or `data` frame this side sends on stream `id`, its payload still absent. Every
 /// field is written here (no default frame whose fields are then replaced and dropped).
 #[inline(never)]
-fn outbound_frame(
+pub(crate) fn outbound_frame(
     kind: FrameType,
     id: StreamId,
     headers: Option<Headers>,
@@ -1146,7 +1147,7 @@ impl Connection {
     ) {
         self.writer.discard_for_reset(id);
         let mut frame = Frame::reset(id, reset_code, reason);
-        frame.payload = payload;
+        set_fresh(&mut frame.payload, payload);
         self.push_fitted(id, frame);
     }
 

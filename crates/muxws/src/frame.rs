@@ -418,7 +418,7 @@ impl Frame {
     pub fn reset(stream: u64, code: i64, reason: Option<String>) -> Frame {
         let mut frame = Frame::on_stream(FrameType::Reset, stream);
         frame.code = Some(code);
-        frame.reason = reason;
+        set_fresh(&mut frame.reason, reason);
         frame
     }
 
@@ -427,7 +427,7 @@ impl Frame {
         let mut frame = Frame::new(FrameType::Goaway);
         frame.code = Some(code);
         frame.last_stream = Some(last_stream);
-        frame.reason = reason;
+        set_fresh(&mut frame.reason, reason);
         frame
     }
 }
@@ -637,18 +637,31 @@ fn fill(decoded: &mut Decoded, f: &[Option<&str>; 12], rules: MapRules) -> Resul
     let frame = &mut decoded.frame;
     frame.stream = field_id("stream", f[1])?;
     if let Some(raw) = f[2] {
-        frame.payload = Payload::Json(RawJson(raw.to_owned()));
+        set_fresh(&mut frame.payload, Payload::Json(RawJson(raw.to_owned())));
     }
-    frame.fragment = field_string("fragment", f[3])?;
+    set_fresh(&mut frame.fragment, field_string("fragment", f[3])?);
     frame.more = field_bool("more", f[4])?;
-    frame.headers = field_map("headers", f[5], rules, too_many)?;
+    set_fresh(
+        &mut frame.headers,
+        field_map("headers", f[5], rules, too_many)?,
+    );
     frame.end = field_bool("end", f[6])?;
-    frame.trailers = field_map("trailers", f[7], rules, too_many)?;
+    set_fresh(
+        &mut frame.trailers,
+        field_map("trailers", f[7], rules, too_many)?,
+    );
     frame.code = field_int("code", f[8])?;
-    frame.reason = field_string("reason", f[9])?;
-    frame.nonce = field_string("nonce", f[10])?;
+    set_fresh(&mut frame.reason, field_string("reason", f[9])?);
+    set_fresh(&mut frame.nonce, field_string("nonce", f[10])?);
     frame.last_stream = field_id("last_stream", f[11])?;
     Ok(())
+}
+
+/// Sets a field of a frame fresh from [`Frame::new`], which holds `None` or
+/// [`Payload::Absent`] there: the value replaced owns nothing, so it is forgotten rather than
+/// dropped (no drop code per field).
+pub(crate) fn set_fresh<T>(field: &mut T, value: T) {
+    core::mem::forget(core::mem::replace(field, value));
 }
 
 /// What the first bytes of a message over the frame cap say about it (WSM-FRG-031): read from

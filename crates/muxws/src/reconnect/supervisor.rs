@@ -21,12 +21,12 @@ use core::fmt;
 
 use super::{delay_ms, ReconnectOptions};
 use crate::connection::{
-    ConnEvent, Connection, ConnectionConfig, Outbound, StreamEvent, StreamId, StreamState,
-    Termination, CLOSE_CODEC_MISMATCH, CLOSE_NORMAL, CLOSE_PROTOCOL_ERROR,
+    outbound_frame, ConnEvent, Connection, ConnectionConfig, Outbound, StreamEvent, StreamId,
+    StreamState, Termination, CLOSE_CODEC_MISMATCH, CLOSE_NORMAL, CLOSE_PROTOCOL_ERROR,
 };
 use crate::error::{ConfigError, ConnectError, OpenError, SendError, StreamError};
 use crate::fragment::{check_sendable, PayloadSource};
-use crate::frame::{Frame, FrameType, Headers, Payload, CODEC_NAME, SUBPROTOCOL};
+use crate::frame::{set_fresh, FrameType, Headers, Payload, CODEC_NAME, SUBPROTOCOL};
 use crate::list::take_at;
 use crate::text::{around, cat3, udecimal};
 use vec_fifo::Fifo;
@@ -270,12 +270,9 @@ impl Peer {
         options.reconnect.validate()?;
         options.connection.validate()?;
         if let Some(hello) = &options.hello {
-            let frame = Frame {
-                headers: hello.headers.clone(),
-                payload: hello.payload.clone(),
-                end: true,
-                ..Frame::on_stream(FrameType::Open, 1)
-            };
+            // The hello's `open`, as `socket_opened` will send it.
+            let mut frame = outbound_frame(FrameType::Open, 1, hello.headers.clone(), None, true);
+            set_fresh(&mut frame.payload, hello.payload.clone());
             check_sendable(&frame, options.connection.max_frame_bytes)
                 .map_err(|e| ConfigError(cat3("the hello cannot be sent: ", &e.message(), "")))?;
         }
