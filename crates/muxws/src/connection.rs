@@ -881,13 +881,7 @@ impl Connection {
             }
             None if ping_due => {
                 self.ping_count += 1;
-                self.writer.push(
-                    0,
-                    Frame {
-                        nonce: Some(crate::text::hex16(self.ping_count)),
-                        ..Frame::new(FrameType::Ping)
-                    },
-                );
+                self.push_nonce(FrameType::Ping, Some(crate::text::hex16(self.ping_count)));
                 self.ping = Some(now.saturating_add(self.cfg.ping_timeout_ms));
             }
             _ => {}
@@ -911,6 +905,13 @@ impl Connection {
         self.lose_all();
         self.phase = Phase::Done;
         self.termination = Some(termination);
+    }
+
+    /// Queue a `ping` or `pong` carrying `nonce` (WSM-CON-010).
+    fn push_nonce(&mut self, kind: FrameType, nonce: Option<String>) {
+        let mut frame = Frame::new(kind);
+        set_fresh(&mut frame.nonce, nonce);
+        self.writer.push(0, frame);
     }
 
     /// Queue `event` for stream `id`.
@@ -1300,11 +1301,9 @@ impl Connection {
                 return Err(reason);
             }
         };
-        let mut frame = Frame {
-            stream: head.stream,
-            fragment: head.fragment.then(String::new),
-            ..Frame::new(kind)
-        };
+        let mut frame = Frame::new(kind);
+        frame.stream = head.stream;
+        set_fresh(&mut frame.fragment, head.fragment.then(String::new));
         self.on_stream_frame(&mut frame, Some(Refusal::OverCap))
     }
 
@@ -1348,13 +1347,7 @@ impl Connection {
                 Ok(())
             }
             FrameType::Ping => {
-                self.writer.push(
-                    0,
-                    Frame {
-                        nonce: frame.nonce.take(),
-                        ..Frame::new(FrameType::Pong)
-                    },
-                );
+                self.push_nonce(FrameType::Pong, frame.nonce.take());
                 Ok(())
             }
             FrameType::Pong => {
