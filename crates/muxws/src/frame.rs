@@ -749,10 +749,9 @@ impl<'a> Envelope<'a> {
 
     /// The frame without its payload.
     pub(crate) fn bare(frame: &'a Frame) -> Envelope<'a> {
-        Envelope {
-            payload: None,
-            ..Envelope::of(frame)
-        }
+        let mut envelope = Envelope::of(frame);
+        envelope.payload = None;
+        envelope
     }
 
     /// One fragment of `source`: `headers` only when `first`, `end`/`trailers` only when `last`,
