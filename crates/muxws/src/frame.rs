@@ -259,8 +259,7 @@ fn keep_last_of_duplicates(entries: &mut Vec<(String, RawJson)>, seed: u64) {
     }
     let mask = (entries.len() * 2).next_power_of_two() - 1;
     // (hash, 1 + index of its entry among the kept ones); 0: an empty slot.
-    let mut table: Vec<(u32, u32)> = Vec::new();
-    table.resize(mask + 1, (0, 0));
+    let mut table: Vec<(u32, u32)> = alloc::vec![(0, 0); mask + 1];
     // In place: `entries[..kept]` are the distinct keys met so far, each with its latest value.
     let mut kept = 0;
     for at in 0..entries.len() {
