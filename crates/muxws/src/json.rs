@@ -73,8 +73,6 @@ impl<'a> Cursor<'a> {
     }
 
     /// The current byte; `0` past the end (a raw NUL is never valid where a byte is inspected).
-    // Out of line: the muxws module measured smaller so (gzip).
-    #[inline(never)]
     fn peek(&self) -> u8 {
         tick(1);
         self.bytes().get(self.pos).copied().unwrap_or(0)
