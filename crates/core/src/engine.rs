@@ -480,8 +480,8 @@ impl CallEngine {
             return;
         }
         // Those whose delay has elapsed: they wait for nothing else.
-        for (id, delay_until, reconnect) in self.waiting_calls() {
-            if reconnect == Some(peer) && delay_until.is_none() {
+        for id in self.waiting_calls() {
+            if self.wait_of(id) == Some((None, Some(peer))) {
                 self.repeat_now(id, now);
             }
         }
@@ -500,8 +500,8 @@ impl CallEngine {
             Some((_, state)) => *state = PeerState::ClosedForGood,
             None => self.peers.push((peer, PeerState::ClosedForGood)),
         }
-        for (id, _, reconnect) in self.waiting_calls() {
-            if reconnect == Some(peer) {
+        for id in self.waiting_calls() {
+            if self.wait_of(id).is_some_and(|(_, reconnect)| reconnect == Some(peer)) {
                 self.repeat_now(id, now);
             }
         }
@@ -704,17 +704,27 @@ impl CallEngine {
         self.peers.contains(&(peer, PeerState::ClosedForGood))
     }
 
-    /// The calls whose repeat waits, oldest first, each with the end of its delay (`None`: elapsed, or
-    /// none) and the peer it also waits for: a snapshot, for loops that send or settle them. One list
-    /// for every such loop, so that the wasm module holds one copy of the code that builds it.
-    fn waiting_calls(&self) -> Vec<(CallId, Option<u64>, Option<PeerId>)> {
+    /// The ids of the calls whose repeat waits, oldest first: a snapshot, for loops that send or settle
+    /// them. One list for every such loop, so that the wasm module holds one copy of the code that
+    /// builds it. Only ids: each loop reads a call's wait with [`CallEngine::wait_of`] when it comes to
+    /// it, which is what it was when the list was made (sending or settling one call changes no other).
+    fn waiting_calls(&self) -> Vec<CallId> {
         let mut waiting = Vec::new();
         for (id, c) in self.calls.iter() {
-            if let Phase::Waiting { delay_until, reconnect } = c.phase {
-                waiting.push((id, delay_until, reconnect));
+            if matches!(c.phase, Phase::Waiting { .. }) {
+                waiting.push(id);
             }
         }
         waiting
+    }
+
+    /// What the repeat of `id` waits for: the end of its delay (`None`: elapsed, or none) and the peer
+    /// it also waits for; `None` when the call is unknown or not waiting.
+    fn wait_of(&self, id: CallId) -> Option<(Option<u64>, Option<PeerId>)> {
+        match self.calls.get(id)?.phase {
+            Phase::Waiting { delay_until, reconnect } => Some((delay_until, reconnect)),
+            Phase::InFlight => None,
+        }
     }
 
     /// Sets (or clears, with `None`) the one timer of `id`, keeping the earliest timer known where
@@ -909,7 +919,10 @@ impl CallEngine {
     fn send_waiting(&mut self, now: u64, coming_online: bool) {
         // Sorted and without repeats: one `ReconnectNow` per peer, in increasing peer order.
         let mut reconnect_peers: Vec<PeerId> = Vec::new();
-        for (id, delay_until, reconnect) in self.waiting_calls() {
+        for id in self.waiting_calls() {
+            let Some((delay_until, reconnect)) = self.wait_of(id) else {
+                continue;
+            };
             if let (Some(at), Some(call)) = (delay_until, self.calls.get_mut(id)) {
                 call.resume_at = Some(at);
             }
