@@ -238,11 +238,10 @@ pub extern "C" fn next_timeout() -> f64 {
 #[no_mangle]
 pub extern "C" fn drain_actions() -> u32 {
     with(|calls| {
-        calls.actions.clear();
-        while let Some(action) = calls.engine.poll_action() {
-            write_action(&mut calls.actions, &action);
-        }
-        (calls.actions.len() / codes::ACTION_FIELDS) as u32
+        let Calls { engine, actions, .. } = calls;
+        actions.clear();
+        engine.drain_actions(|action| write_action(actions, action));
+        (actions.len() / codes::ACTION_FIELDS) as u32
     })
 }
 

@@ -569,6 +569,18 @@ impl CallEngine {
         action
     }
 
+    /// Hands every queued action to `each`, in the order the engine queued them, and empties the
+    /// queue: what calling [`CallEngine::poll_action`] until it returns `None` does, without moving
+    /// each action out of the queue.
+    pub fn drain_actions(&mut self, mut each: impl FnMut(&Action)) {
+        // The actions handed out already are `None`; those after them are all `Some`.
+        for action in self.actions.iter().flatten() {
+            each(action);
+        }
+        self.actions.clear();
+        self.actions_taken = 0;
+    }
+
     /// When the engine next wants [`CallEngine::handle_timeout`] called: the earliest attempt
     /// deadline, repeat delay or within deadline; `None` when nothing is timed. O(1) unless the
     /// earliest timer was cleared or moved later since the last answer: then one scan of the calls.
@@ -1452,5 +1464,32 @@ mod tests {
         engine.cancel(first, 2);
         assert!(matches!(engine.poll_action(), Some(Action::AbandonAttempt { call, attempt: 1, why: Abandon::Cancelled }) if call == first));
         assert_eq!(engine.queued_actions(), 2);
+    }
+
+    /// `drain_actions` hands out what polling until `None` would, also after some were polled, and
+    /// leaves the queue empty.
+    #[test]
+    fn drain_actions_hands_out_what_polling_would() {
+        let drive = |engine: &mut CallEngine| {
+            let first = engine.issue(CallSpec::new(Transport::Rest), 0);
+            let second = engine.issue(CallSpec::new(Transport::Muxws { peer: 3 }), 1);
+            engine.attempt_ended(second, 1, AttemptEnd::ConnectionLost { closed_for_good: false }, 2);
+            engine.cancel(first, 3);
+        };
+        for polled_first in 0..8 {
+            let (mut polled, mut drained) = (CallEngine::new(), CallEngine::new());
+            drive(&mut polled);
+            drive(&mut drained);
+            let mut expected = Vec::new();
+            while let Some(action) = polled.poll_action() {
+                expected.push(action);
+            }
+            let mut got: Vec<Action> = (0..polled_first).map_while(|_| drained.poll_action()).collect();
+            drained.drain_actions(|action| got.push(action.clone()));
+            assert_eq!(got, expected, "{polled_first} polled first");
+            assert_eq!(drained.queued_actions(), 0);
+            assert!(drained.actions.is_empty());
+            assert_eq!(drained.poll_action(), None);
+        }
     }
 }
