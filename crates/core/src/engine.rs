@@ -594,11 +594,15 @@ impl CallEngine {
         if let Some(known) = self.earliest.get() {
             return known;
         }
-        let found = self
-            .calls
-            .iter()
-            .filter_map(|(id, call)| call.timer.map(|due| (due, id)))
-            .min();
+        let mut found = None;
+        for (id, call) in self.calls.iter() {
+            if let Some(due) = call.timer {
+                // Ids are unique: no two entries tie.
+                if found.is_none_or(|earliest| (due, id) < earliest) {
+                    found = Some((due, id));
+                }
+            }
+        }
         self.earliest.set(Some(found));
         found
     }
