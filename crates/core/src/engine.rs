@@ -480,7 +480,7 @@ impl CallEngine {
             return;
         }
         // Those whose delay has elapsed: they wait for nothing else.
-        for id in self.waiting_calls() {
+        for &id in &self.waiting_calls() {
             if self.wait_of(id) == Some((None, Some(peer))) {
                 self.repeat_now(id, now);
             }
@@ -500,7 +500,7 @@ impl CallEngine {
             Some((_, state)) => *state = PeerState::ClosedForGood,
             None => self.peers.push((peer, PeerState::ClosedForGood)),
         }
-        for id in self.waiting_calls() {
+        for &id in &self.waiting_calls() {
             if self.wait_of(id).is_some_and(|(_, reconnect)| reconnect == Some(peer)) {
                 self.repeat_now(id, now);
             }
@@ -935,7 +935,7 @@ impl CallEngine {
     fn send_waiting(&mut self, now: u64, coming_online: bool) {
         // Sorted and without repeats: one `ReconnectNow` per peer, in increasing peer order.
         let mut reconnect_peers: Vec<PeerId> = Vec::new();
-        for id in self.waiting_calls() {
+        for &id in &self.waiting_calls() {
             let Some((delay_until, reconnect)) = self.wait_of(id) else {
                 continue;
             };
@@ -958,7 +958,7 @@ impl CallEngine {
                 _ => self.repeat_now(id, now),
             }
         }
-        for peer in reconnect_peers {
+        for &peer in &reconnect_peers {
             self.actions.push(Some(Action::ReconnectNow { peer }));
         }
     }
