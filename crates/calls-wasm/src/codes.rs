@@ -90,47 +90,63 @@ fn status_of(end: &AttemptEnd) -> f64 {
 
 /// Appends `action` to `records` as one record of [`ACTION_FIELDS`] numbers.
 pub fn write_action(records: &mut Vec<f64>, action: &Action) {
-    let record: [f64; ACTION_FIELDS] = match action {
+    // The fields an action does not use stay 0.
+    let mut record = [0.0; ACTION_FIELDS];
+    match action {
         Action::SendAttempt { call, attempt, carry } => {
-            [action::SEND, *call as f64, f64::from(*attempt), f64::from(u8::from(*carry)), 0.0, 0.0, 0.0, 0.0]
+            record[0] = action::SEND;
+            record[1] = *call as f64;
+            record[2] = f64::from(*attempt);
+            record[3] = f64::from(u8::from(*carry));
         }
         Action::AbandonAttempt { call, attempt, why } => {
-            let why = match why {
+            record[0] = action::ABANDON;
+            record[1] = *call as f64;
+            record[2] = f64::from(*attempt);
+            record[3] = match why {
                 Abandon::Timeout => 0.0,
                 Abandon::Superseded => 1.0,
                 Abandon::Cancelled => 2.0,
             };
-            [action::ABANDON, *call as f64, f64::from(*attempt), why, 0.0, 0.0, 0.0, 0.0]
         }
-        Action::Settle { call, attempt, end } => [
-            action::SETTLE,
-            *call as f64,
-            f64::from(*attempt),
-            f64::from(end_code(end)),
-            status_of(end),
-            f64::from(u8::from(end.is_success())),
-            0.0,
-            0.0,
-        ],
-        Action::ReconnectNow { peer } => [action::RECONNECT_NOW, *peer as f64, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+        Action::Settle { call, attempt, end } => {
+            record[0] = action::SETTLE;
+            record[1] = *call as f64;
+            record[2] = f64::from(*attempt);
+            record[3] = f64::from(end_code(end));
+            record[4] = status_of(end);
+            record[5] = f64::from(u8::from(end.is_success()));
+        }
+        Action::ReconnectNow { peer } => {
+            record[0] = action::RECONNECT_NOW;
+            record[1] = *peer as f64;
+        }
         Action::Activity(event) => {
-            let (kind, count, ended, delay, flags) = match &event.kind {
-                ActivityKind::Start => (activity::START, 0.0, 0.0, 0.0, 0.0),
-                ActivityKind::Retry { attempt, ended, delay_ms, waits_for_reconnect } => (
-                    activity::RETRY,
-                    f64::from(*attempt),
-                    f64::from(*ended as u8),
-                    *delay_ms as f64,
-                    f64::from(u8::from(*waits_for_reconnect)),
-                ),
-                ActivityKind::Settle { ok, attempts, ended } => {
-                    (activity::SETTLE, f64::from(*attempts), f64::from(*ended as u8), 0.0, f64::from(u8::from(*ok) * 2))
+            record[0] = action::ACTIVITY;
+            record[1] = event.call as f64;
+            record[7] = event.at as f64;
+            match &event.kind {
+                ActivityKind::Start => record[2] = activity::START,
+                ActivityKind::Retry { attempt, ended, delay_ms, waits_for_reconnect } => {
+                    record[2] = activity::RETRY;
+                    record[3] = f64::from(*attempt);
+                    record[4] = f64::from(*ended as u8);
+                    record[5] = *delay_ms as f64;
+                    record[6] = f64::from(u8::from(*waits_for_reconnect));
                 }
-                ActivityKind::Wait { reason } => (activity::WAIT, f64::from(*reason as u8), 0.0, 0.0, 0.0),
-            };
-            [action::ACTIVITY, event.call as f64, kind, count, ended, delay, flags, event.at as f64]
+                ActivityKind::Settle { ok, attempts, ended } => {
+                    record[2] = activity::SETTLE;
+                    record[3] = f64::from(*attempts);
+                    record[4] = f64::from(*ended as u8);
+                    record[6] = f64::from(u8::from(*ok) * 2);
+                }
+                ActivityKind::Wait { reason } => {
+                    record[2] = activity::WAIT;
+                    record[3] = f64::from(*reason as u8);
+                }
+            }
         }
-    };
+    }
     records.extend_from_slice(&record);
 }
 
@@ -287,6 +303,58 @@ mod tests {
         assert_eq!(names.len(), all.len());
         for reason in all {
             assert_eq!(names[reason as usize], reason.as_str());
+        }
+    }
+
+    /// Every kind of action record, field by field (docs/boundary.md).
+    #[test]
+    fn every_action_record_is_written_field_by_field() {
+        use viewsets_core::{ActivityEvent, Ended, WaitReason};
+        let event = |kind| Action::Activity(ActivityEvent { kind, call: 6, transport: Transport::Muxws { peer: 3 }, background: true, at: 1_234 });
+        let cases = [
+            (Action::SendAttempt { call: 7, attempt: 2, carry: true }, [1.0, 7.0, 2.0, 1.0, 0.0, 0.0, 0.0, 0.0]),
+            (Action::SendAttempt { call: 7, attempt: 1, carry: false }, [1.0, 7.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0]),
+            (Action::AbandonAttempt { call: 8, attempt: 3, why: Abandon::Timeout }, [2.0, 8.0, 3.0, 0.0, 0.0, 0.0, 0.0, 0.0]),
+            (Action::AbandonAttempt { call: 8, attempt: 3, why: Abandon::Superseded }, [2.0, 8.0, 3.0, 1.0, 0.0, 0.0, 0.0, 0.0]),
+            (Action::AbandonAttempt { call: 8, attempt: 3, why: Abandon::Cancelled }, [2.0, 8.0, 3.0, 2.0, 0.0, 0.0, 0.0, 0.0]),
+            (
+                Action::Settle { call: 9, attempt: 4, end: AttemptEnd::HttpAnswer { status: 201, json_detail: false } },
+                [3.0, 9.0, 4.0, 0.0, 201.0, 1.0, 0.0, 0.0],
+            ),
+            (
+                Action::Settle { call: 9, attempt: 4, end: AttemptEnd::HttpAnswer { status: 404, json_detail: true } },
+                [3.0, 9.0, 4.0, 256.0, 404.0, 0.0, 0.0, 0.0],
+            ),
+            (
+                Action::Settle { call: 9, attempt: 1, end: AttemptEnd::ConnectionLost { closed_for_good: true } },
+                [3.0, 9.0, 1.0, 518.0, 0.0, 0.0, 0.0, 0.0],
+            ),
+            (Action::Settle { call: 9, attempt: 2, end: AttemptEnd::MuxwsReply { status: 200 } }, [3.0, 9.0, 2.0, 4.0, 200.0, 1.0, 0.0, 0.0]),
+            (Action::ReconnectNow { peer: 5 }, [4.0, 5.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]),
+            (event(ActivityKind::Start), [5.0, 6.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1_234.0]),
+            (
+                event(ActivityKind::Retry { attempt: 2, ended: Ended::ConnectionLost, delay_ms: 1_500, waits_for_reconnect: true }),
+                [5.0, 6.0, 1.0, 2.0, f64::from(Ended::ConnectionLost as u8), 1_500.0, 1.0, 1_234.0],
+            ),
+            (
+                event(ActivityKind::Retry { attempt: 1, ended: Ended::Timeout, delay_ms: 0, waits_for_reconnect: false }),
+                [5.0, 6.0, 1.0, 1.0, f64::from(Ended::Timeout as u8), 0.0, 0.0, 1_234.0],
+            ),
+            (
+                event(ActivityKind::Settle { ok: true, attempts: 3, ended: Ended::Answered }),
+                [5.0, 6.0, 2.0, 3.0, f64::from(Ended::Answered as u8), 0.0, 2.0, 1_234.0],
+            ),
+            (
+                event(ActivityKind::Settle { ok: false, attempts: 1, ended: Ended::Error }),
+                [5.0, 6.0, 2.0, 1.0, f64::from(Ended::Error as u8), 0.0, 0.0, 1_234.0],
+            ),
+            (event(ActivityKind::Wait { reason: WaitReason::Reconnect }), [5.0, 6.0, 3.0, 2.0, 0.0, 0.0, 0.0, 1_234.0]),
+        ];
+        let mut records = vec![-1.0];
+        for (action, expected) in cases {
+            records.truncate(1);
+            write_action(&mut records, &action);
+            assert_eq!(records[1..], expected, "{action:?}");
         }
     }
 
