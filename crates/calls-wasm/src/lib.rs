@@ -103,7 +103,10 @@ pub extern "C" fn key_generate(a: u32, b: u32, c: u32, d: u32) -> u32 {
     let key = new_key_text(random);
     with(|calls| {
         calls.text.clear();
-        write_structured_field(key.iter().map(|&byte| char::from(byte)), |ch| calls.text.push(ch as u8));
+        // `extend_from_slice` rather than `push`, here and in `key_field`: it grows the `Vec` through
+        // the `reserve` code every `Vec` shares, where `push` brought in 0.1 KB of gzip of growing code
+        // for bytes alone.
+        write_structured_field(key.iter().map(|&byte| char::from(byte)), |ch| calls.text.extend_from_slice(&[ch as u8]));
         calls.text.len() as u32
     })
 }
@@ -129,7 +132,7 @@ pub extern "C" fn key_field(len: u32, bad_index: i32, bad_code: u32) -> i32 {
             Ok(()) => {
                 // Grown as it is written: `with_capacity` alone brought in 75 B of gzip of wasm.
                 let mut field = Vec::new();
-                write_structured_field(ascii.iter().map(|&byte| char::from(byte)), |ch| field.push(ch as u8));
+                write_structured_field(ascii.iter().map(|&byte| char::from(byte)), |ch| field.extend_from_slice(&[ch as u8]));
                 // The field becomes the text window (the key's text is not needed any more).
                 calls.text = field;
                 calls.text.len() as i32
