@@ -207,9 +207,8 @@ pub extern "C" fn call_cancel(call: u32, now: f64) {
 #[no_mangle]
 pub extern "C" fn peer_state(peer: u32, state: u32, now: f64) {
     with(|calls| match state {
-        1 => calls.engine.peer_available(u64::from(peer), true, ms(now)),
         2 => calls.engine.peer_closed_for_good(u64::from(peer), ms(now)),
-        _ => calls.engine.peer_available(u64::from(peer), false, ms(now)),
+        _ => calls.engine.peer_available(u64::from(peer), state == 1, ms(now)),
     })
 }
 
