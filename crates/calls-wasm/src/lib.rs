@@ -265,9 +265,8 @@ pub extern "C" fn pending_fill() -> u32 {
     with(|calls| {
         let Calls { engine, pending, .. } = calls;
         pending.clear();
-        for call in engine.pending_calls() {
-            write_pending(pending, &call);
-        }
+        // `for_each` rather than `for`: the iterator runs its own loop, with its state in locals.
+        engine.pending_calls().for_each(|call| write_pending(pending, &call));
         (pending.len() / codes::PENDING_FIELDS) as u32
     })
 }
