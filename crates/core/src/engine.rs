@@ -550,11 +550,11 @@ impl CallEngine {
             return;
         }
         self.online = false;
-        for (id, call) in self.calls.iter() {
+        self.calls.iter().for_each(|(id, call)| {
             if matches!(call.phase, Phase::Waiting { .. }) {
                 queue_event(&mut self.actions, id, &call.spec, ActivityKind::Wait { reason: WaitReason::Offline }, now);
             }
-        }
+        });
     }
 
     /// The next action for the driver, in the order the engine queued them.
@@ -595,14 +595,14 @@ impl CallEngine {
             return known;
         }
         let mut found = None;
-        for (id, call) in self.calls.iter() {
+        self.calls.iter().for_each(|(id, call)| {
             if let Some(due) = call.timer {
                 // Ids are unique: no two entries tie.
                 if found.is_none_or(|earliest| (due, id) < earliest) {
                     found = Some((due, id));
                 }
             }
-        }
+        });
         self.earliest.set(Some(found));
         found
     }
@@ -726,11 +726,11 @@ impl CallEngine {
     /// it, which is what it was when the list was made (sending or settling one call changes no other).
     fn waiting_calls(&self) -> Vec<CallId> {
         let mut waiting = Vec::new();
-        for (id, c) in self.calls.iter() {
+        self.calls.iter().for_each(|(id, c)| {
             if matches!(c.phase, Phase::Waiting { .. }) {
                 waiting.push(id);
             }
-        }
+        });
         waiting
     }
 
