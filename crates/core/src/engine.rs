@@ -572,11 +572,9 @@ impl CallEngine {
     /// Hands every queued action to `each`, in the order the engine queued them, and empties the
     /// queue: what calling [`CallEngine::poll_action`] until it returns `None` does, without moving
     /// each action out of the queue.
-    pub fn drain_actions(&mut self, mut each: impl FnMut(&Action)) {
+    pub fn drain_actions(&mut self, each: impl FnMut(&Action)) {
         // The actions handed out already are `None`; those after them are all `Some`.
-        for action in self.actions.iter().flatten() {
-            each(action);
-        }
+        self.actions.iter().flatten().for_each(each);
         self.actions.clear();
         self.actions_taken = 0;
     }
