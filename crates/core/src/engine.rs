@@ -480,11 +480,7 @@ impl CallEngine {
             return;
         }
         // Those whose delay has elapsed: they wait for nothing else.
-        for &id in &self.waiting_calls() {
-            if self.wait_of(id) == Some((None, Some(peer))) {
-                self.repeat_now(id, now);
-            }
-        }
+        self.repeat_waiting_for(peer, true, now);
     }
 
     /// The peer closed for good (`onClose` with `willRetry` false): every repeat waiting for it is sent
@@ -500,11 +496,7 @@ impl CallEngine {
             Some((_, state)) => *state = PeerState::ClosedForGood,
             None => self.peers.push((peer, PeerState::ClosedForGood)),
         }
-        for &id in &self.waiting_calls() {
-            if self.wait_of(id).is_some_and(|(_, reconnect)| reconnect == Some(peer)) {
-                self.repeat_now(id, now);
-            }
-        }
+        self.repeat_waiting_for(peer, false, now);
     }
 
     /// "Try again now": every waiting repeat is sent at once, also while offline; a repeat that also
@@ -738,6 +730,19 @@ impl CallEngine {
         match self.calls.get(id)?.phase {
             Phase::Waiting { delay_until, reconnect } => Some((delay_until, reconnect)),
             Phase::InFlight => None,
+        }
+    }
+
+    /// Sends now the waiting repeats that wait for `peer` ([`CallEngine::repeat_now`]), oldest first;
+    /// with `elapsed_only`, only those whose delay has elapsed. One loop for
+    /// [`CallEngine::peer_available`] and [`CallEngine::peer_closed_for_good`].
+    fn repeat_waiting_for(&mut self, peer: PeerId, elapsed_only: bool, now: u64) {
+        for &id in &self.waiting_calls() {
+            if let Some((delay_until, Some(waits_for))) = self.wait_of(id) {
+                if waits_for == peer && (delay_until.is_none() || !elapsed_only) {
+                    self.repeat_now(id, now);
+                }
+            }
         }
     }
 
