@@ -737,13 +737,13 @@ impl CallEngine {
     /// with `elapsed_only`, only those whose delay has elapsed. One loop for
     /// [`CallEngine::peer_available`] and [`CallEngine::peer_closed_for_good`].
     fn repeat_waiting_for(&mut self, peer: PeerId, elapsed_only: bool, now: u64) {
-        for &id in &self.waiting_calls() {
+        self.waiting_calls().iter().for_each(|&id| {
             if let Some((delay_until, Some(waits_for))) = self.wait_of(id) {
                 if waits_for == peer && (delay_until.is_none() || !elapsed_only) {
                     self.repeat_now(id, now);
                 }
             }
-        }
+        });
     }
 
     /// Sets (or clears, with `None`) the one timer of `id`, keeping the earliest timer known where
@@ -938,9 +938,9 @@ impl CallEngine {
     fn send_waiting(&mut self, now: u64, coming_online: bool) {
         // Sorted and without repeats: one `ReconnectNow` per peer, in increasing peer order.
         let mut reconnect_peers: Vec<PeerId> = Vec::new();
-        for &id in &self.waiting_calls() {
+        self.waiting_calls().iter().for_each(|&id| {
             let Some((delay_until, reconnect)) = self.wait_of(id) else {
-                continue;
+                return;
             };
             if let (Some(at), Some(call)) = (delay_until, self.calls.get_mut(id)) {
                 call.resume_at = Some(at);
@@ -960,7 +960,7 @@ impl CallEngine {
                 }
                 _ => self.repeat_now(id, now),
             }
-        }
+        });
         for &peer in &reconnect_peers {
             self.actions.push(Some(Action::ReconnectNow { peer }));
         }
