@@ -830,9 +830,7 @@ impl CallEngine {
         call.last_end = Some(end);
         let delay = if verdict == Verdict::Settle {
             return self.settle(id, now);
-        } else if closed {
-            return self.schedule_repeat(id, 0, None, true, now);
-        } else if !online {
+        } else if closed || !online {
             0
         } else if let Some(resume_at) = call.resume_at.take() {
             retry_after.unwrap_or(resume_at.saturating_sub(now))
@@ -848,7 +846,8 @@ impl CallEngine {
             }
             delay
         };
-        self.schedule_repeat(id, delay, wait_for_peer, false, now)
+        // A peer closed for good is not waited for, nor is the platform's being online.
+        self.schedule_repeat(id, delay, wait_for_peer.filter(|_| !closed), closed, now)
     }
 
     /// Schedules the repeat of `id` after `delay` ms (0: at once), also waiting for `reconnect`'s peer
