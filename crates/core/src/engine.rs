@@ -862,6 +862,7 @@ impl CallEngine {
         now: u64,
     ) {
         let online = self.online || even_offline;
+        let peer_ready = reconnect.is_none_or(|peer| self.peer_is_available(peer));
         let Some(call) = self.calls.get_mut(id) else {
             return;
         };
@@ -882,18 +883,15 @@ impl CallEngine {
         } else {
             call.within_deadline()
         };
-        let peer_ready = reconnect.is_none_or(|peer| self.peer_is_available(peer));
         if delay == 0 && peer_ready && online {
             return self.send_attempt(id, now);
         }
-        if let Some(call) = self.calls.get_mut(id) {
-            call.phase = Phase::Waiting {
-                delay_until: (delay > 0).then_some(send_at),
-                reconnect,
-            };
-            if !online {
-                queue_event(&mut self.actions, id, &call.spec, ActivityKind::Wait { reason: WaitReason::Offline }, now);
-            }
+        call.phase = Phase::Waiting {
+            delay_until: (delay > 0).then_some(send_at),
+            reconnect,
+        };
+        if !online {
+            queue_event(&mut self.actions, id, &call.spec, ActivityKind::Wait { reason: WaitReason::Offline }, now);
         }
         self.set_timer(id, due);
     }
