@@ -81,13 +81,6 @@ pub fn end_code(end: &AttemptEnd) -> u32 {
     }
 }
 
-fn status_of(end: &AttemptEnd) -> f64 {
-    match *end {
-        AttemptEnd::HttpAnswer { status, .. } | AttemptEnd::MuxwsReply { status } => f64::from(status),
-        _ => 0.0,
-    }
-}
-
 /// Appends `action` to `records` as one record of [`ACTION_FIELDS`] numbers.
 pub fn write_action(records: &mut Vec<f64>, action: &Action) {
     // The fields an action does not use stay 0.
@@ -114,8 +107,13 @@ pub fn write_action(records: &mut Vec<f64>, action: &Action) {
             record[1] = *call as f64;
             record[2] = f64::from(*attempt);
             record[3] = f64::from(end_code(end));
-            record[4] = status_of(end);
-            record[5] = f64::from(u8::from(end.is_success()));
+            // The status of an answer and whether it succeeded: `AttemptEnd::is_success` from one
+            // look at the end (a test holds the two equal); 0 and 0 for the other ends, which never
+            // succeed.
+            if let AttemptEnd::HttpAnswer { status, .. } | AttemptEnd::MuxwsReply { status } = *end {
+                record[4] = f64::from(status);
+                record[5] = f64::from(u8::from(status < 400));
+            }
         }
         Action::ReconnectNow { peer } => {
             record[0] = action::RECONNECT_NOW;
@@ -356,6 +354,26 @@ mod tests {
             write_action(&mut records, &action);
             assert_eq!(records[1..], expected, "{action:?}");
         }
+    }
+
+    /// A settle record's `ok` field is `AttemptEnd::is_success`, and its status the answer's, for
+    /// every status of both kinds of answer and for the other ends.
+    #[test]
+    fn settle_records_succeed_as_is_success_says() {
+        let mut records = Vec::new();
+        let mut check = |end: AttemptEnd, status: f64| {
+            records.clear();
+            let ok = f64::from(u8::from(end.is_success()));
+            write_action(&mut records, &Action::Settle { call: 1, attempt: 1, end });
+            assert_eq!(records[4..6], [status, ok]);
+        };
+        for status in 0..=u16::MAX {
+            check(AttemptEnd::HttpAnswer { status, json_detail: status % 2 == 0 }, f64::from(status));
+            check(AttemptEnd::MuxwsReply { status }, f64::from(status));
+        }
+        check(AttemptEnd::NetworkError, 0.0);
+        check(AttemptEnd::OpenGoingAway { closed_for_good: true }, 0.0);
+        check(AttemptEnd::OtherError, 0.0);
     }
 
     #[test]
