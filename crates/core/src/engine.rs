@@ -755,11 +755,9 @@ impl CallEngine {
         if call.timer == due {
             return;
         }
-        match (call.timer.is_some(), due.is_some()) {
-            (false, true) => self.live_timers += 1,
-            (true, false) => self.live_timers -= 1,
-            _ => {}
-        }
+        // One more when a timer is set where none was, one less when one is cleared.
+        self.live_timers += usize::from(due.is_some());
+        self.live_timers -= usize::from(call.timer.is_some());
         call.timer = due;
         let entry = due.map(|due| (due, id));
         match self.earliest.get() {
