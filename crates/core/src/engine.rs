@@ -825,6 +825,7 @@ impl CallEngine {
         let Some(call) = self.calls.get_mut(id) else {
             return;
         };
+        let ended = end.ended();
         call.last_end = Some(end);
         let delay = if verdict == Verdict::Settle {
             return self.settle(id, now);
@@ -845,15 +846,16 @@ impl CallEngine {
             delay
         };
         // A peer closed for good is not waited for, nor is the platform's being online.
-        self.schedule_repeat(id, delay, wait_for_peer.filter(|_| !closed), closed, now)
+        self.schedule_repeat(id, ended, delay, wait_for_peer.filter(|_| !closed), closed, now)
     }
 
-    /// Schedules the repeat of `id` after `delay` ms (0: at once), also waiting for `reconnect`'s peer
-    /// when given and, unless `even_offline`, for the platform to be online; settles the call instead
-    /// when the repeat would go out past the within deadline.
+    /// Schedules the repeat of `id`, whose latest attempt `ended` so, after `delay` ms (0: at once),
+    /// also waiting for `reconnect`'s peer when given and, unless `even_offline`, for the platform to
+    /// be online; settles the call instead when the repeat would go out past the within deadline.
     fn schedule_repeat(
         &mut self,
         id: CallId,
+        ended: Ended,
         delay: u64,
         reconnect: Option<PeerId>,
         even_offline: bool,
@@ -868,7 +870,6 @@ impl CallEngine {
         let Some(send_at) = now.checked_add(delay).filter(|&at| call.within_allows(at)) else {
             return self.settle(id, now);
         };
-        let ended = call.last_end.as_ref().map_or(Ended::Error, AttemptEnd::ended);
         let retry = ActivityKind::Retry {
             attempt: call.attempt,
             ended,
