@@ -168,7 +168,7 @@ pub fn new_key_text(random: [u8; 16]) -> [u8; 36] {
         }
         for nibble in [byte >> 4, byte & 0x0f] {
             if let Some(slot) = slots.next() {
-                *slot = b"0123456789abcdef"[usize::from(nibble & 0x0f)];
+                *slot = nibble + if nibble < 10 { b'0' } else { b'a' - 10 };
             }
         }
     }
