@@ -81,6 +81,15 @@ pub fn end_code(end: &AttemptEnd) -> u32 {
     }
 }
 
+/// The code of why an attempt is abandoned: 0 its timeout, 1 superseded by a repeat, 2 cancelled.
+fn abandon_code(why: Abandon) -> u8 {
+    match why {
+        Abandon::Timeout => 0,
+        Abandon::Superseded => 1,
+        Abandon::Cancelled => 2,
+    }
+}
+
 /// Appends `action` to `records` as one record of [`ACTION_FIELDS`] numbers.
 pub fn write_action(records: &mut Vec<f64>, action: &Action) {
     // The fields an action does not use stay 0.
@@ -96,11 +105,7 @@ pub fn write_action(records: &mut Vec<f64>, action: &Action) {
             record[0] = action::ABANDON;
             record[1] = *call as f64;
             record[2] = f64::from(*attempt);
-            record[3] = match why {
-                Abandon::Timeout => 0.0,
-                Abandon::Superseded => 1.0,
-                Abandon::Cancelled => 2.0,
-            };
+            record[3] = f64::from(abandon_code(*why));
         }
         Action::Settle { call, attempt, end } => {
             record[0] = action::SETTLE;
