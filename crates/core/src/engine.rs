@@ -965,13 +965,14 @@ impl CallEngine {
     /// Settles `id` with its latest attempt's end and drops every trace of it.
     fn settle(&mut self, id: CallId, now: u64) {
         self.set_timer(id, None);
-        let Some(call) = self.calls.remove(id) else {
+        // Its actions first, read where the call is kept; then the call goes.
+        let Some(call) = self.calls.get(id) else {
             return;
         };
         if !call.spec.background {
             self.foreground_calls -= 1;
         }
-        let end = call.last_end.unwrap_or(AttemptEnd::OtherError);
+        let end = call.last_end.clone().unwrap_or(AttemptEnd::OtherError);
         let settled = ActivityKind::Settle {
             ok: end.is_success(),
             attempts: call.attempt,
@@ -983,6 +984,7 @@ impl CallEngine {
             end,
         }));
         queue_event(&mut self.actions, id, &call.spec, settled, now);
+        self.calls.remove(id);
     }
 }
 
