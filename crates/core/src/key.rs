@@ -141,13 +141,14 @@ fn push_hex(text: &mut String, value: u32, min_digits: u32, digits: &[u8; 16]) {
 /// The first character of `chars` outside printable ASCII, with its position in characters
 /// (`Err`), or how many characters there are when all are printable (`Ok`).
 fn first_non_printable(chars: impl IntoIterator<Item = char>) -> Result<usize, (usize, char)> {
-    chars.into_iter().try_fold(0, |index, ch| {
-        if (FIRST_PRINTABLE..=LAST_PRINTABLE).contains(&ch) {
-            Ok(index + 1)
-        } else {
-            Err((index, ch))
+    let mut index = 0;
+    for ch in chars {
+        if !(FIRST_PRINTABLE..=LAST_PRINTABLE).contains(&ch) {
+            return Err((index, ch));
         }
-    })
+        index += 1;
+    }
+    Ok(index)
 }
 
 /// The text of a new key: the version 4 UUID built from 16 random bytes (RFC 9562 §5.4: version
