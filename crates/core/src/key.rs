@@ -163,7 +163,7 @@ pub fn new_key_text(random: [u8; 16]) -> [u8; 36] {
     // Two hex digits a byte, a hyphen before bytes 4, 6, 8 and 10 (the slot skipped holds it).
     let mut text = [b'-'; 36];
     let mut slots = text.iter_mut();
-    for (index, byte) in bytes.into_iter().enumerate() {
+    for (index, &byte) in bytes.iter().enumerate() {
         if matches!(index, 4 | 6 | 8 | 10) {
             slots.next();
         }
