@@ -168,7 +168,7 @@ impl<T> IdSlab<T> {
 /// there on up by one: `Vec::insert` without its bounds check, whose panic (a message with numbers)
 /// kept its text and core's integer formatting in the wasm module. O(n) after `index`.
 pub(crate) fn insert_at<T>(items: &mut Vec<T>, index: usize, mut item: T) {
-    for slot in items.iter_mut().skip(index) {
+    for slot in items.get_mut(index..).unwrap_or_default() {
         core::mem::swap(slot, &mut item);
     }
     items.push(item);
