@@ -587,8 +587,8 @@ impl CallEngine {
         let mut found = None;
         self.calls.iter().for_each(|(id, call)| {
             if let Some(due) = call.timer {
-                // Ids are unique: no two entries tie.
-                if found.is_none_or(|earliest| (due, id) < earliest) {
+                // Ids come in increasing order: of equal due times, the first found stays.
+                if found.is_none_or(|(earliest, _)| due < earliest) {
                     found = Some((due, id));
                 }
             }
