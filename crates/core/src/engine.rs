@@ -935,21 +935,27 @@ impl CallEngine {
         // Sorted and without repeats: one `ReconnectNow` per peer, in increasing peer order.
         let mut reconnect_peers: Vec<PeerId> = Vec::new();
         self.waiting_calls().iter().for_each(|&id| {
-            let Some((delay_until, reconnect)) = self.wait_of(id) else {
+            // One look-up for all it does to the call: `wait_of`, `peer_is_available` and `end_delay`
+            // written out (the call is borrowed from `calls`, not `self`).
+            let Some(call) = self.calls.get_mut(id) else {
                 return;
             };
-            if let (Some(at), Some(call)) = (delay_until, self.calls.get_mut(id)) {
+            let Phase::Waiting { delay_until, reconnect } = call.phase else {
+                return;
+            };
+            if let Some(at) = delay_until {
                 call.resume_at = Some(at);
             }
             match reconnect {
-                Some(peer) if !self.peer_is_available(peer) => {
-                    self.end_delay(id);
+                Some(peer) if self.peers.iter().any(|&(listed, _)| listed == peer) => {
+                    // Its delay ends: it waits for the peer alone, until the within deadline.
+                    call.phase = Phase::Waiting { delay_until: None, reconnect };
+                    let deadline = call.within_deadline();
                     if coming_online {
-                        if let Some(call) = self.calls.get(id) {
-                            let reason = WaitReason::Reconnect;
-                            queue_event(&mut self.actions, id, &call.spec, ActivityKind::Wait { reason }, now);
-                        }
+                        let reason = WaitReason::Reconnect;
+                        queue_event(&mut self.actions, id, &call.spec, ActivityKind::Wait { reason }, now);
                     }
+                    self.set_timer(id, deadline);
                     if let Err(index) = reconnect_peers.binary_search(&peer) {
                         insert_at(&mut reconnect_peers, index, peer);
                     }
