@@ -469,11 +469,7 @@ impl CallEngine {
         }
         // Listed at most once; the last entry takes its place (the order means nothing).
         if let Some(index) = self.peers.iter().position(|&(listed, _)| listed == peer) {
-            if let Some(last) = self.peers.pop() {
-                if let Some(slot) = self.peers.get_mut(index) {
-                    *slot = last;
-                }
-            }
+            self.peers.swap_remove(index);
         }
         // While offline they wait on: coming online sends them.
         if !self.online {
