@@ -7,7 +7,7 @@
 // listed beside it.
 //   node scripts/size.mjs [pkg]      prints both figures; exits 1 when one is over what is enforced
 // The REST-only budget is enforced. The whole package misses issue 11's goal (the muxws module alone
-// is about 28 KB: README, "Size and speed"); it is printed against that goal and enforced against a
+// is about 26 KB: README, "Size and speed"); it is printed against that goal and enforced against a
 // ceiling just above where it stands, so a regression still fails the build.
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -18,7 +18,7 @@ const pkgDir = resolve(process.argv[2] ?? 'pkg');
 /** The budgets of issue 11 (gzip -9 bytes). */
 export const BUDGET = { full: 40 * 1024, rest: 18 * 1024 };
 /** What the build enforces: the REST budget, and for the whole package a ceiling (its goal is not met). */
-export const ENFORCED = { full: 56 * 1024, rest: BUDGET.rest };
+export const ENFORCED = { full: 53 * 1024, rest: BUDGET.rest };
 
 const APPS = {
   full: `import * as pkg from '@dynamicforms/fastapi-viewsets';
