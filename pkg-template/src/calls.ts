@@ -52,7 +52,7 @@ const IMPORTS = { './calls_bg.js': { __wbindgen_init_externref_table(): void {} 
 
 /**
  * The module compiled and instantiated synchronously, as the package's module is evaluated: for
- * 14 KB of wasm that is a fraction of a millisecond (Liftoff), where the asynchronous API waits for
+ * 12 KB of wasm that is a fraction of a millisecond (Liftoff), where the asynchronous API waits for
  * a compile on another thread and a task before the import can resolve. Null where the engine
  * refuses it with a RangeError: Chromium before 115 allowed only 4 KB on the main thread (since
  * then 8 MB).
