@@ -267,6 +267,16 @@ impl Call {
     fn within_deadline(&self) -> Option<u64> {
         self.issued_at.checked_add(self.spec.policy.within_ms)
     }
+
+    /// Ends the delay of this waiting repeat: from now on it waits for `reconnect`'s peer alone (its
+    /// own wait), until the within deadline, which it returns for the call's timer.
+    fn end_delay(&mut self, reconnect: Option<PeerId>) -> Option<u64> {
+        self.phase = Phase::Waiting {
+            delay_until: None,
+            reconnect,
+        };
+        self.within_deadline()
+    }
 }
 
 /// Queues the activity event `kind` of call `id` (issued with `spec`) at `now`. Out of line, so
@@ -898,11 +908,7 @@ impl CallEngine {
             return;
         };
         if let Phase::Waiting { reconnect, .. } = call.phase {
-            call.phase = Phase::Waiting {
-                delay_until: None,
-                reconnect,
-            };
-            let deadline = call.within_deadline();
+            let deadline = call.end_delay(reconnect);
             self.set_timer(id, deadline);
         }
     }
@@ -931,8 +937,8 @@ impl CallEngine {
         // Sorted and without repeats: one `ReconnectNow` per peer, in increasing peer order.
         let mut reconnect_peers: Vec<PeerId> = Vec::new();
         self.waiting_calls().iter().for_each(|&id| {
-            // One look-up for all it does to the call: `wait_of`, `peer_is_available` and `end_delay`
-            // written out (the call is borrowed from `calls`, not `self`).
+            // One look-up for all it does to the call: `wait_of` and `peer_is_available` written out
+            // (the call is borrowed from `calls`, not `self`).
             let Some(call) = self.calls.get_mut(id) else {
                 return;
             };
@@ -944,9 +950,7 @@ impl CallEngine {
             }
             match reconnect {
                 Some(peer) if self.peers.iter().any(|&(listed, _)| listed == peer) => {
-                    // Its delay ends: it waits for the peer alone, until the within deadline.
-                    call.phase = Phase::Waiting { delay_until: None, reconnect };
-                    let deadline = call.within_deadline();
+                    let deadline = call.end_delay(reconnect);
                     if coming_online {
                         let reason = WaitReason::Reconnect;
                         queue_event(&mut self.actions, id, &call.spec, ActivityKind::Wait { reason }, now);
