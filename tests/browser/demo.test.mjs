@@ -282,6 +282,27 @@ describe('demo page', { timeout: 180_000 }, () => {
     await page.waitForFunction(() => /Attempt 2/.test(document.querySelector('#notice')?.textContent ?? ''), null, { timeout: 20_000, polling: 50 });
     const key = await page.getAttribute('#slow-result', 'data-key');
     assert.equal(await page.getAttribute('#slow-result', 'data-state'), 'pending');
+    // The call is written to IndexedDB when it is issued, asynchronously: a reload before that write
+    // commits would find nothing to resume (seen once under a loaded CI run, where the reload came
+    // before the write). As in life.test.mjs, the reload waits until the record is there.
+    await page.waitForFunction(
+      (key) =>
+        new Promise((resolve) => {
+          const opened = indexedDB.open('fastapi-viewsets');
+          // Never create the database here (the package creates it, with its store).
+          opened.onupgradeneeded = () => opened.transaction.abort();
+          opened.onerror = () => resolve(false);
+          opened.onsuccess = () => {
+            const db = opened.result;
+            if (!db.objectStoreNames.contains('calls')) return db.close(), resolve(false);
+            const count = db.transaction('calls', 'readonly').objectStore('calls').count(key);
+            count.onsuccess = () => (db.close(), resolve(count.result === 1));
+            count.onerror = () => (db.close(), resolve(false));
+          };
+        }),
+      key,
+      { timeout: 10_000, polling: 50 },
+    );
 
     // guardUnload(): the reload asks first (accepted)
     const dialogs = [];
