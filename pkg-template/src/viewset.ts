@@ -10,7 +10,7 @@ import { issueCall, proxyCore, type ProxyCore } from './compose.js';
 import type { ActionsOf, ActionSurface, KeyType, ViewSetMixinClass } from './mixins.js';
 import type { MuxwsViewSetOptions, RequestOptions, ViewSetMixinDeclaration, ViewSetOptions } from './options.js';
 import { muxwsTransport } from './peer-source.js';
-import type { Transport, ViewSetCall } from './runtime.js';
+import { withKey, type Transport, type ViewSetCall } from './runtime.js';
 import { scheduleSchemaCheck } from './schema.js';
 
 export type { ViewSetCall } from './runtime.js';
@@ -59,9 +59,7 @@ function withCallKey(method: (...args: unknown[]) => unknown): (...args: unknown
       keyCapture = outer;
     }
     if (outer && outer.key === undefined) outer.key = slot.key;
-    if (slot.key !== undefined && result instanceof Promise && !Object.hasOwn(result, 'key')) {
-      Object.defineProperty(result, 'key', { value: slot.key, enumerable: true });
-    }
+    if (slot.key !== undefined && result instanceof Promise && !Object.hasOwn(result, 'key')) return withKey(result, slot.key);
     return result;
   };
   Object.defineProperty(wrapped, 'name', { value: method.name });
