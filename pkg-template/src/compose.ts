@@ -243,7 +243,7 @@ export function callKey(given: unknown): { key: string; keyField: string } {
  * Composes one call of `core`, `method` on `path` (relative to `basePath`) with `options`, and
  * issues it (`runtime.issue()`); throws what is wrong with it before anything is sent.
  */
-export function composeCall<R>(
+function composeAndIssue<R>(
   core: ProxyCore,
   method: string,
   path: string,
@@ -321,7 +321,7 @@ export function issueCall<R>(core: ProxyCore, method: string, path: string, opti
   let given: unknown;
   try {
     given = get(options, 'key');
-    return composeCall<R>(core, method, path, options, callKey(given), resumed);
+    return composeAndIssue<R>(core, method, path, options, callKey(given), resumed);
   } catch (error) {
     let key = typeof given === 'string' ? given : '';
     if (!key) {
