@@ -8,7 +8,8 @@
  * its stored outcome. A tab holds a Web Lock for each call it sends, so two tabs never send one.
  *
  * Only an app that calls `resumeCalls()` links this in; until it does, `persist` stores nothing.
- * Bodies are stored in the clear. Calls over muxws and through an axios instance are not persisted.
+ * A call is stored in the task that issues it, so a reload right after it keeps it — except a
+ * FormData body, whose bytes the platform gives only later. Bodies are stored in the clear. Calls over muxws and through an axios instance are not persisted.
  */
 import { issueCall, joinPath, proxyFor } from './compose.js';
 import { ViewSetError } from './errors.js';
@@ -77,9 +78,13 @@ function open(): Promise<IDBDatabase> {
 async function withCalls<T>(mode: IDBTransactionMode, work: (calls: IDBObjectStore) => IDBRequest<T>): Promise<T> {
   const db = await open();
   return new Promise((resolve, reject) => {
-    const request = work(db.transaction(CALLS, mode).objectStore(CALLS));
+    const transaction = db.transaction(CALLS, mode);
+    const request = work(transaction.objectStore(CALLS));
     request.onsuccess = () => resolve(request.result);
     request.onerror = () => reject(request.error);
+    // Committed at once, not when the request's callbacks are done: a page reloaded in the task
+    // that issued a call otherwise lost its record about half the time (tests/browser/life.test.mjs, (f)).
+    transaction.commit?.();
   });
 }
 

@@ -108,6 +108,23 @@ export const lifeSteps = {
     return track(proxy[method](...args));
   },
 
+  /**
+   * `resumeCalls()` (which turns persistence on), then issues `items.<method>(...args)` and reloads
+   * the page in the same task, before anything of the call could be awaited; the key is kept in
+   * sessionStorage (`life:reloaded-key`) for after the reload.
+   */
+  async callThenReload({ pkg }, { method, args = [] }) {
+    await pkg.resumeCalls();
+    const key = life.items[method](...args).key;
+    sessionStorage.setItem('life:reloaded-key', key);
+    location.reload();
+  },
+
+  /** The key `callThenReload` kept. */
+  reloadedKey() {
+    return sessionStorage.getItem('life:reloaded-key');
+  },
+
   /** The outcome of the call with `key` so far (`{state: 'pending' | 'ok' | 'failed', …}`). */
   outcome(_ctx, key) {
     return life.outcomes[key] ?? null;
