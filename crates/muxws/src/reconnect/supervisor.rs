@@ -21,7 +21,7 @@ use core::fmt;
 
 use super::{delay_ms, ReconnectOptions};
 use crate::connection::{
-    outbound_frame, ConnEvent, Connection, ConnectionConfig, Outbound, StreamEvent, StreamId,
+    earliest, outbound_frame, ConnEvent, Connection, ConnectionConfig, Outbound, StreamEvent, StreamId,
     StreamState, Termination, CLOSE_CODEC_MISMATCH, CLOSE_NORMAL, CLOSE_PROTOCOL_ERROR,
 };
 use crate::error::{ConfigError, ConnectError, OpenError, SendError, StreamError};
@@ -393,10 +393,7 @@ impl Peer {
             _ => None,
         };
         let conn = self.live.as_ref().and_then(|(_, conn)| conn.poll_timeout());
-        match (own, conn) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        earliest(own, conn)
     }
 
     /// Run whatever is due at `now` (WSM-RCN-010/011/026, WSM-CON-024).
