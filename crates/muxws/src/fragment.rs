@@ -144,7 +144,18 @@ fn fragment_base(source: &Frame, first: bool, last: bool) -> usize {
 }
 
 fn escaped_len(s: &str) -> usize {
-    s.chars().map(escaped_width).sum()
+    s.bytes().map(escaped_width).sum()
+}
+
+/// The UTF-8 width of the character whose first byte is `lead` (text that is UTF-8: a
+/// continuation byte is never a first byte).
+fn utf8_width(lead: u8) -> usize {
+    match lead {
+        0x00..=0x7f => 1,
+        0x80..=0xdf => 2,
+        0xe0..=0xef => 3,
+        _ => 4,
+    }
 }
 
 /// Check at enqueue time that `frame` can be sent under `cap` — whole or fragmented — so that an
@@ -393,12 +404,18 @@ impl Splitter {
         let budget = cap.saturating_sub(reservation(cap)).max(1);
         let room = cap.saturating_sub(fragment_base(&self.source, first, false));
         let (mut raw, mut escaped, mut count) = (0usize, 0usize, 0usize);
-        for c in rest.chars() {
-            let width = c.len_utf8();
+        // Character by character, read from their first bytes (`raw` is always on one).
+        while let Some(&lead) = rest.as_bytes().get(raw) {
+            let width = utf8_width(lead);
             if count >= 1 && raw + width > budget {
                 break;
             }
-            let cost = escaped_width(c);
+            // Escaped, a multi-byte character keeps its width.
+            let cost = if width == 1 {
+                escaped_width(lead)
+            } else {
+                width
+            };
             if escaped + cost > room {
                 break;
             }

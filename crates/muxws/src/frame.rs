@@ -828,14 +828,16 @@ impl<'a> Envelope<'a> {
     }
 }
 
-/// Bytes `c` occupies inside a JSON string literal, as Python's `json.dumps(ensure_ascii=False)`,
-/// `JSON.stringify` and `serde_json` write it: `"`/`\\` and the five short control escapes take 2,
-/// other control characters 6 (`\u00XX`), everything else its UTF-8 width (WSM-FRG-001).
-pub(crate) fn escaped_width(c: char) -> usize {
-    match c {
-        '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
-        c if (c as u32) < 0x20 => 6,
-        c => c.len_utf8(),
+/// Bytes the UTF-8 byte `b` of a text occupies inside a JSON string literal, as Python's
+/// `json.dumps(ensure_ascii=False)`, `JSON.stringify` and `serde_json` write it: `"`/`\\` and the
+/// five short control escapes take 2, other control characters 6 (`\u00XX`), every other byte 1
+/// (non-ASCII is written as it is, so a character's bytes add up to its UTF-8 width)
+/// (WSM-FRG-001). By bytes rather than `char`s: no UTF-8 decoding on the splitter's per-byte path.
+pub(crate) fn escaped_width(b: u8) -> usize {
+    match b {
+        b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 2,
+        0x00..=0x1f => 6,
+        _ => 1,
     }
 }
 
@@ -920,7 +922,7 @@ mod tests {
         let mut ours = String::new();
         push_json_string(&mut ours, &all);
         assert_eq!(ours, serde_json::to_string(&all).unwrap());
-        let widths: usize = all.chars().map(escaped_width).sum();
+        let widths: usize = all.bytes().map(escaped_width).sum();
         assert_eq!(widths + 2, ours.len());
     }
 }
