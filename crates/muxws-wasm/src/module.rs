@@ -685,16 +685,12 @@ fn action_record(out: &mut Out, action: Action) -> u32 {
             }
             out.set(kind::DIAL, &[socket as f64])
         }
-        Action::Send { socket, text } => {
-            out.put(kind::SEND, &[socket as f64], text)
-        }
+        Action::Send { socket, text } => out.put(kind::SEND, &[socket as f64], text),
         Action::Close {
             socket,
             code,
             reason,
-        } => {
-            out.put(kind::CLOSE, &[socket as f64, f64::from(code)], reason)
-        }
+        } => out.put(kind::CLOSE, &[socket as f64, f64::from(code)], reason),
     }
 }
 
@@ -733,13 +729,11 @@ fn event_record(slot: &mut Slot, out: &mut Out, event: Event, now: u64) -> u32 {
             code,
             reason,
             last_stream,
-        } => {
-            out.put(
-                kind::GOAWAY,
-                &[code as f64, last_stream as f64],
-                reason.unwrap_or_default(),
-            )
-        }
+        } => out.put(
+            kind::GOAWAY,
+            &[code as f64, last_stream as f64],
+            reason.unwrap_or_default(),
+        ),
         // This driver registers no push handler: the protocol layer refuses pushes.
         Event::Incoming { .. } => 0,
         Event::Stream { stream, event } => {
@@ -775,9 +769,7 @@ fn stream_record(out: &mut Out, tag: f64, event: StreamEvent) -> u32 {
         StreamEvent::ReplyHeaders(headers) => {
             out.put(kind::REPLY_HEADERS, &[tag], headers.to_json())
         }
-        StreamEvent::Payload(raw) => {
-            out.put(kind::PAYLOAD, &[tag], raw.into_string())
-        }
+        StreamEvent::Payload(raw) => out.put(kind::PAYLOAD, &[tag], raw.into_string()),
         StreamEvent::Fragment { text, more } => {
             out.put(kind::FRAGMENT, &[tag, f64::from(u8::from(more))], text)
         }

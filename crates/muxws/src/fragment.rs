@@ -276,14 +276,17 @@ impl fmt::Debug for Splitter {
 
 /// The longest prefix of `bytes` that is UTF-8 (a window from a source is; a broken source's is
 /// cut where it stops being so, and the cut counts as "more follows").
-fn utf8_prefix(bytes: &[u8]) -> (&str, bool) {
-    match core::str::from_utf8(bytes) {
-        Ok(text) => (text, true),
-        Err(error) => (
-            core::str::from_utf8(bytes.get(..error.valid_up_to()).unwrap_or_default())
-                .unwrap_or_default(),
-            false,
-        ),
+fn utf8_prefix(mut bytes: &[u8]) -> (&str, bool) {
+    // One call of `from_utf8`: a second round reads the valid prefix, which always passes.
+    let mut whole = true;
+    loop {
+        match core::str::from_utf8(bytes) {
+            Ok(text) => return (text, whole),
+            Err(error) => {
+                bytes = bytes.get(..error.valid_up_to()).unwrap_or_default();
+                whole = false;
+            }
+        }
     }
 }
 
@@ -318,9 +321,11 @@ impl Splitter {
         if all && encode(&frame).len() + 11 + window.len() <= cap {
             // Text that is not JSON would break the envelope it is inserted into; sent as a
             // fragment it reaches the remote as the undecodable payload it is.
-            if let Some(Ok(payload)) = core::str::from_utf8(window).ok().map(Payload::json) {
-                frame.payload = payload;
-                return Ok(Split::Whole(frame));
+            if let (text, true) = utf8_prefix(window) {
+                if let Ok(payload) = Payload::json(text) {
+                    frame.payload = payload;
+                    return Ok(Split::Whole(frame));
+                }
             }
         }
         Ok(Split::Fragments(Splitter::over(frame, text, cap)))

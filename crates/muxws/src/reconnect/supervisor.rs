@@ -21,8 +21,8 @@ use core::fmt;
 
 use super::{delay_ms, ReconnectOptions};
 use crate::connection::{
-    earliest, outbound_frame, ConnEvent, Connection, ConnectionConfig, Outbound, StreamEvent, StreamId,
-    StreamState, Termination, CLOSE_CODEC_MISMATCH, CLOSE_NORMAL, CLOSE_PROTOCOL_ERROR,
+    earliest, outbound_frame, ConnEvent, Connection, ConnectionConfig, Outbound, StreamEvent,
+    StreamId, StreamState, Termination, CLOSE_CODEC_MISMATCH, CLOSE_NORMAL, CLOSE_PROTOCOL_ERROR,
 };
 use crate::error::{ConfigError, ConnectError, OpenError, SendError, StreamError};
 use crate::fragment::{check_sendable, PayloadSource};
