@@ -848,24 +848,25 @@ pub(crate) fn push_json_string(out: &mut String, s: &str) {
     out.push('"');
     let mut start = 0;
     for (i, b) in s.bytes().enumerate() {
+        // The letter after the backslash; 0: `\u00XX`.
         let short = match b {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0x08 => "\\b",
-            0x0c => "\\f",
-            0x00..=0x1f => "",
+            b'"' | b'\\' => b,
+            b'\n' => b'n',
+            b'\r' => b'r',
+            b'\t' => b't',
+            0x08 => b'b',
+            0x0c => b'f',
+            0x00..=0x1f => 0,
             _ => continue,
         };
         out.push_str(s.get(start..i).unwrap_or_default());
-        if short.is_empty() {
-            out.push_str("\\u00");
+        out.push('\\');
+        if short == 0 {
+            out.push_str("u00");
             out.push(char::from(HEX[usize::from(b >> 4)]));
             out.push(char::from(HEX[usize::from(b & 0xf)]));
         } else {
-            out.push_str(short);
+            out.push(char::from(short));
         }
         start = i + 1;
     }
