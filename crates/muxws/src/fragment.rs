@@ -234,7 +234,8 @@ impl TextSource {
 
 impl PayloadSource for TextSource {
     fn peek(&mut self, max: usize) -> (&[u8], bool) {
-        let rest = self.text.get(self.position..).unwrap_or_default();
+        // `a..b` ranges only: each range type of `str::get` is its own function in the module.
+        let rest = self.text.get(self.position..self.text.len()).unwrap_or_default();
         let window = prefix(rest, max);
         (window.as_bytes(), window.len() == rest.len())
     }
@@ -436,7 +437,8 @@ impl Splitter {
         }
         let frame = make(
             &self.source,
-            rest.get(..raw).unwrap_or_default(),
+            // `a..b`, as every `str::get` here (one instance of it in the module).
+            rest.get(0..raw).unwrap_or_default(),
             first,
             false,
         );

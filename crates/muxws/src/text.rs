@@ -25,7 +25,8 @@ pub(crate) fn prefix(s: &str, max: usize) -> &str {
     while !s.is_char_boundary(end) {
         end -= 1;
     }
-    s.get(..end).unwrap_or_default()
+    // `a..b`, as every `str::get` of the crate (one instance of it in the wasm module).
+    s.get(0..end).unwrap_or_default()
 }
 
 /// `n` as 16 lowercase hex digits (the heartbeat nonce).
