@@ -488,12 +488,14 @@ fn field_string(name: &str, raw: Option<&str>) -> Result<Option<String>, DecodeE
     }
 }
 
-fn field_bool(name: &str, raw: Option<&str>) -> Result<bool, DecodeError> {
-    match raw {
-        None | Some("false") => Ok(false),
-        Some("true") => Ok(true),
-        Some(raw) => Err(type_error(name, "a boolean", raw)),
-    }
+/// Sets `out` (written in place: a `Result<bool, _>` returned costs more code per field).
+fn field_bool(name: &str, raw: Option<&str>, out: &mut bool) -> Result<(), DecodeError> {
+    *out = match raw {
+        None | Some("false") => false,
+        Some("true") => true,
+        Some(raw) => return Err(type_error(name, "a boolean", raw)),
+    };
+    Ok(())
 }
 
 /// Largest integer a float may carry exactly; `1.0` is accepted as `1`, as the reference does.
@@ -501,29 +503,35 @@ const MAX_EXACT_FLOAT: u64 = 9_007_199_254_740_991;
 
 /// A non-negative integer: integer syntax up to `u64::MAX`, or a number with a fraction or an
 /// exponent whose exact value is an integer up to 2^53 − 1 (`3.0`, `3e0`, `-0`).
-fn field_id(name: &str, raw: Option<&str>) -> Result<Option<u64>, DecodeError> {
+/// Sets `out` (left as it is on an error; written in place, as [`field_bool`]).
+fn field_id(name: &str, raw: Option<&str>, out: &mut Option<u64>) -> Result<(), DecodeError> {
     let Some(raw) = present(raw) else {
-        return Ok(None);
+        *out = None;
+        return Ok(());
     };
-    match json::integer(raw) {
-        Some((_, 0, _)) => Ok(Some(0)),
-        Some((false, value, plain)) if plain || value <= MAX_EXACT_FLOAT => Ok(Some(value)),
-        _ => Err(type_error(name, "a non-negative integer", raw)),
-    }
+    *out = Some(match json::integer(raw) {
+        Some((_, 0, _)) => 0,
+        Some((false, value, plain)) if plain || value <= MAX_EXACT_FLOAT => value,
+        _ => return Err(type_error(name, "a non-negative integer", raw)),
+    });
+    Ok(())
 }
 
 /// An `i64` in integer syntax (no fraction, no exponent; `-0` is not accepted, as before).
-fn field_int(name: &str, raw: Option<&str>) -> Result<Option<i64>, DecodeError> {
+/// Sets `out` (written in place, as [`field_bool`]).
+fn field_int(name: &str, raw: Option<&str>, out: &mut Option<i64>) -> Result<(), DecodeError> {
     let Some(raw) = present(raw) else {
-        return Ok(None);
+        *out = None;
+        return Ok(());
     };
-    match json::integer(raw) {
-        Some((false, value, true)) if value <= i64::MAX as u64 => Ok(Some(value as i64)),
+    *out = Some(match json::integer(raw) {
+        Some((false, value, true)) if value <= i64::MAX as u64 => value as i64,
         Some((true, value, true)) if value != 0 && value <= 1 << 63 => {
-            Ok(Some(0i64.wrapping_sub(value as i64)))
+            0i64.wrapping_sub(value as i64)
         }
-        _ => Err(type_error(name, "an integer", raw)),
-    }
+        _ => return Err(type_error(name, "an integer", raw)),
+    });
+    Ok(())
 }
 
 /// How an inbound frame's `headers` and `trailers` are read.
@@ -634,25 +642,25 @@ pub(crate) fn decode_limited(text: &str, rules: MapRules) -> Result<Decoded, Dec
 fn fill(decoded: &mut Decoded, f: &[Option<&str>; 12], rules: MapRules) -> Result<(), DecodeError> {
     let too_many = &mut decoded.too_many_header_keys;
     let frame = &mut decoded.frame;
-    frame.stream = field_id("stream", f[1])?;
+    field_id("stream", f[1], &mut frame.stream)?;
     if let Some(raw) = f[2] {
         set_fresh(&mut frame.payload, Payload::Json(RawJson(raw.to_owned())));
     }
     set_fresh(&mut frame.fragment, field_string("fragment", f[3])?);
-    frame.more = field_bool("more", f[4])?;
+    field_bool("more", f[4], &mut frame.more)?;
     set_fresh(
         &mut frame.headers,
         field_map("headers", f[5], rules, too_many)?,
     );
-    frame.end = field_bool("end", f[6])?;
+    field_bool("end", f[6], &mut frame.end)?;
     set_fresh(
         &mut frame.trailers,
         field_map("trailers", f[7], rules, too_many)?,
     );
-    frame.code = field_int("code", f[8])?;
+    field_int("code", f[8], &mut frame.code)?;
     set_fresh(&mut frame.reason, field_string("reason", f[9])?);
     set_fresh(&mut frame.nonce, field_string("nonce", f[10])?);
-    frame.last_stream = field_id("last_stream", f[11])?;
+    field_id("last_stream", f[11], &mut frame.last_stream)?;
     Ok(())
 }
 
@@ -705,7 +713,11 @@ pub(crate) fn read_head(head: &str) -> Head {
         }
         match &*key {
             "type" => out.kind = json::decode_string(value).map(|n| FrameType::from_name(&n)),
-            "stream" => out.stream = field_id("stream", Some(value)).ok().flatten(),
+            "stream" => {
+                // A value that is not a stream id reads as none.
+                out.stream = None;
+                let _ = field_id("stream", Some(value), &mut out.stream);
+            }
             _ => {}
         }
     }
