@@ -503,35 +503,29 @@ const MAX_EXACT_FLOAT: u64 = 9_007_199_254_740_991;
 
 /// A non-negative integer: integer syntax up to `u64::MAX`, or a number with a fraction or an
 /// exponent whose exact value is an integer up to 2^53 − 1 (`3.0`, `3e0`, `-0`).
-/// Sets `out` (left as it is on an error; written in place, as [`field_bool`]).
-fn field_id(name: &str, raw: Option<&str>, out: &mut Option<u64>) -> Result<(), DecodeError> {
+fn field_id(name: &str, raw: Option<&str>) -> Result<Option<u64>, DecodeError> {
     let Some(raw) = present(raw) else {
-        *out = None;
-        return Ok(());
+        return Ok(None);
     };
-    *out = Some(match json::integer(raw) {
-        Some((_, 0, _)) => 0,
-        Some((false, value, plain)) if plain || value <= MAX_EXACT_FLOAT => value,
-        _ => return Err(type_error(name, "a non-negative integer", raw)),
-    });
-    Ok(())
+    match json::integer(raw) {
+        Some((_, 0, _)) => Ok(Some(0)),
+        Some((false, value, plain)) if plain || value <= MAX_EXACT_FLOAT => Ok(Some(value)),
+        _ => Err(type_error(name, "a non-negative integer", raw)),
+    }
 }
 
 /// An `i64` in integer syntax (no fraction, no exponent; `-0` is not accepted, as before).
-/// Sets `out` (written in place, as [`field_bool`]).
-fn field_int(name: &str, raw: Option<&str>, out: &mut Option<i64>) -> Result<(), DecodeError> {
+fn field_int(name: &str, raw: Option<&str>) -> Result<Option<i64>, DecodeError> {
     let Some(raw) = present(raw) else {
-        *out = None;
-        return Ok(());
+        return Ok(None);
     };
-    *out = Some(match json::integer(raw) {
-        Some((false, value, true)) if value <= i64::MAX as u64 => value as i64,
+    match json::integer(raw) {
+        Some((false, value, true)) if value <= i64::MAX as u64 => Ok(Some(value as i64)),
         Some((true, value, true)) if value != 0 && value <= 1 << 63 => {
-            0i64.wrapping_sub(value as i64)
+            Ok(Some(0i64.wrapping_sub(value as i64)))
         }
-        _ => return Err(type_error(name, "an integer", raw)),
-    });
-    Ok(())
+        _ => Err(type_error(name, "an integer", raw)),
+    }
 }
 
 /// How an inbound frame's `headers` and `trailers` are read.
@@ -642,7 +636,7 @@ pub(crate) fn decode_limited(text: &str, rules: MapRules) -> Result<Decoded, Dec
 fn fill(decoded: &mut Decoded, f: &[Option<&str>; 12], rules: MapRules) -> Result<(), DecodeError> {
     let too_many = &mut decoded.too_many_header_keys;
     let frame = &mut decoded.frame;
-    field_id("stream", f[1], &mut frame.stream)?;
+    frame.stream = field_id("stream", f[1])?;
     if let Some(raw) = f[2] {
         set_fresh(&mut frame.payload, Payload::Json(RawJson(raw.to_owned())));
     }
@@ -657,10 +651,10 @@ fn fill(decoded: &mut Decoded, f: &[Option<&str>; 12], rules: MapRules) -> Resul
         &mut frame.trailers,
         field_map("trailers", f[7], rules, too_many)?,
     );
-    field_int("code", f[8], &mut frame.code)?;
+    frame.code = field_int("code", f[8])?;
     set_fresh(&mut frame.reason, field_string("reason", f[9])?);
     set_fresh(&mut frame.nonce, field_string("nonce", f[10])?);
-    field_id("last_stream", f[11], &mut frame.last_stream)?;
+    frame.last_stream = field_id("last_stream", f[11])?;
     Ok(())
 }
 
@@ -713,11 +707,7 @@ pub(crate) fn read_head(head: &str) -> Head {
         }
         match &*key {
             "type" => out.kind = json::decode_string(value).map(|n| FrameType::from_name(&n)),
-            "stream" => {
-                // A value that is not a stream id reads as none.
-                out.stream = None;
-                let _ = field_id("stream", Some(value), &mut out.stream);
-            }
+            "stream" => out.stream = field_id("stream", Some(value)).ok().flatten(),
             _ => {}
         }
     }
