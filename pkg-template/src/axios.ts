@@ -163,9 +163,5 @@ export function axiosTransport(instance: AxiosLike, timeoutMs: number): Transpor
       // The headers are known once the instance's interceptors ran: captureHeaders() then.
       return null;
     },
-    abandon(call, attempt) {
-      if (call.inflight?.attempt === attempt) call.inflight.abandon('superseded');
-    },
-    reconnectNow() {},
   };
 }

@@ -551,9 +551,6 @@ export class PeerCore {
       name: 'muxws',
       prepare: prepareCall,
       openAttempt: (call, attempt, carried) => this.#openAttempt(call, attempt, carried as string | null),
-      abandon: (call, attempt, why) => {
-        if (call.inflight?.attempt === attempt) call.inflight.abandon(why);
-      },
       reconnectNow: () => this.reconnectNow(),
       timeoutError: (message, props) => makeError(ErrorClass.StreamTimeout, message, props),
     };

@@ -88,12 +88,8 @@ function lazyTransport(source: () => unknown): Transport {
       );
       return null;
     },
-    abandon(call, attempt, why) {
-      if (real && !(call.send instanceof Deferred)) return real.abandon(call, attempt, why);
-      if (call.inflight?.attempt === attempt) call.inflight.abandon(why);
-    },
     reconnectNow() {
-      real?.reconnectNow();
+      real?.reconnectNow?.();
     },
     timeoutError(message, props) {
       // before the peer is known, the runtime's AttemptTimeoutError

@@ -185,10 +185,6 @@ export const restTransport: Transport = {
     }
     return rest.headers;
   },
-  abandon(call, attempt) {
-    if (call.inflight?.attempt === attempt) call.inflight.abandon('superseded');
-  },
-  reconnectNow() {},
   async stored(call) {
     const { headers, body, typed } = call.send as RestSend;
     const kept = Object.entries(headers);

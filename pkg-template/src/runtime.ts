@@ -87,10 +87,8 @@ export interface Transport {
    * (it failed before it had any). A throw ends the attempt as an "other error" with the thrown value.
    */
   openAttempt(call: CallRecord, attempt: number, carried: unknown): unknown;
-  /** Abandons attempt `attempt`: aborts its request, or cancels its stream. */
-  abandon(call: CallRecord, attempt: number, why: 'timeout' | 'superseded' | 'cancelled'): void;
-  /** `retryNow()` while calls wait for this peer: reconnect now. */
-  reconnectNow(): void;
+  /** `retryNow()` while calls wait for this peer: reconnect now (a muxws peer; REST has nothing to do). */
+  reconnectNow?(): void;
   /**
    * The error a call rejects with when its last attempt's own timeout ended it (muxws:
    * `StreamTimeout`); without it, an `AttemptTimeoutError`. Keeps the muxws error classes out of
@@ -148,7 +146,10 @@ export interface CallRecord extends CallRequest {
   attempts: number;
   /** The latest attempt's outcome, with the attempt that produced it. */
   outcome: { attempt: number; value: Outcome } | null;
-  /** Per-attempt state a transport keeps (an abort function, a stream). */
+  /**
+   * The attempt out now, as its transport set it: what abandons it (aborts its request, cancels its
+   * stream). The runtime calls it when the engine abandons that attempt.
+   */
   inflight: { attempt: number; abandon(why: 'timeout' | 'superseded' | 'cancelled'): void } | null;
   /** The functions of the call's promise (set by `issue`). */
   resolve: (value: unknown) => void;
@@ -363,15 +364,15 @@ export function failAttempt(id: number, attempt: number, error: unknown): void {
 
 const WHY = ['timeout', 'superseded', 'cancelled'] as const;
 
+/** Abandons attempt `attempt` of call `id` through what its transport set (`inflight`), if it is still out. */
 function abandon(id: number, attempt: number, why: number): void {
-  const call = calls.get(id);
-  if (!call) return;
-  call.transport.abandon(call, attempt, WHY[why] ?? 'superseded');
+  const inflight = calls.get(id)?.inflight;
+  if (inflight?.attempt === attempt) inflight.abandon(WHY[why] ?? 'superseded');
 }
 
 function reconnectNow(peerId: number): void {
   for (const call of calls.values()) {
-    if (call.transport.peerId === peerId) return call.transport.reconnectNow();
+    if (call.transport.peerId === peerId) return call.transport.reconnectNow?.();
   }
 }
 
