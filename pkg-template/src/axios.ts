@@ -11,7 +11,7 @@ import { restBody } from './body.js';
 import { engine, putText } from './calls.js';
 import { headerRecord } from './headers.js';
 import { hasDetail, intercept, retryAfterMs } from './rest.js';
-import { captureHeaders, End, report, type CallRecord, type Transport } from './runtime.js';
+import { captureHeaders, End, failAttempt, report, type CallRecord, type Transport } from './runtime.js';
 
 /** What this transport needs of an axios instance (`axios.create()` or the default export). */
 export interface AxiosLike {
@@ -102,7 +102,7 @@ function sendThroughAxios(
     try {
       pending = instance.request(config);
     } catch (error) {
-      return report(call.id, attempt, End.Other, 0, { kind: 'failure', error });
+      return failAttempt(call.id, attempt, error);
     }
     Promise.resolve(pending).then(
       (response) => settleWith(call, attempt, response, null),
@@ -110,7 +110,7 @@ function sendThroughAxios(
         if (error?.response) return settleWith(call, attempt, error.response, error);
         const timedOut = error?.code === 'ECONNABORTED' || error?.code === 'ETIMEDOUT';
         const end = isCancel(error) ? End.NetworkError : timedOut ? End.AttemptTimeout : End.NetworkError;
-        report(call.id, attempt, end, 0, { kind: 'failure', error });
+        failAttempt(call.id, attempt, error, end);
       },
     );
   };
@@ -120,7 +120,7 @@ function sendThroughAxios(
       ({ init, contentType }) => {
         if (!controller.signal.aborted) go(init, send.contentType ?? contentType);
       },
-      (error) => report(call.id, attempt, End.Other, 0, { kind: 'failure', error }),
+      (error) => failAttempt(call.id, attempt, error),
     );
   }
 }
@@ -139,7 +139,7 @@ function settleWith(
     const headers = (): Record<string, unknown> => ({ ...(response.headers as Record<string, unknown>) });
     return report(call.id, attempt, end, status, { kind: 'answer', status, body: response.data, headers }, retryAfter);
   }
-  report(call.id, attempt, end, status, { kind: 'failure', error }, retryAfter);
+  failAttempt(call.id, attempt, error, end, status, retryAfter);
 }
 
 /** A transport sending through `instance`; `timeoutMs` is each attempt's axios `timeout` (0: none). */

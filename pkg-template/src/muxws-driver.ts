@@ -20,7 +20,7 @@
  */
 import type { ErrorProps } from './errors.js';
 import type { DriverKit } from './muxws-kit.js';
-import { End, type CallParts, type CallRecord, type Outcome, type Transport } from './runtime.js';
+import { End, type CallParts, type CallRecord, type Transport } from './runtime.js';
 
 /** The module's exports: plain functions of numbers (`crates/muxws-wasm/src/exports.rs`). */
 interface MuxwsExports {
@@ -89,6 +89,7 @@ let report!: DriverKit[11];
 let unregisterPeer!: DriverKit[12];
 let warn!: DriverKit[13];
 let compileWasm!: DriverKit[14];
+let failAttempt!: DriverKit[15];
 /** The muxws module's exports, once instantiated. */
 let mw!: MuxwsExports;
 /** Where the module's output record lives in its memory. */
@@ -99,7 +100,7 @@ let loading: Promise<void> | null = null;
 /** Compiles and instantiates the muxws module once, with what the package lends the driver. */
 function load(given: DriverKit): Promise<void> {
   loading ??= (async () => {
-    [muxwsBody, describe, get, errorClasses, TransportUrlError, hasDetail, intercept, addStats, captureHeaders, peerState, registerPeer, report, unregisterPeer, warn, compileWasm] = given;
+    [muxwsBody, describe, get, errorClasses, TransportUrlError, hasDetail, intercept, addStats, captureHeaders, peerState, registerPeer, report, unregisterPeer, warn, compileWasm, failAttempt] = given;
     const module = await compileWasm(new URL('./wasm/muxws_bg.wasm', import.meta.url));
     const exports = new WebAssembly.Instance(module, { muxws: { read } }).exports as unknown as MuxwsExports;
     if (exports.boundary_version() !== BOUNDARY_VERSION) {
@@ -563,7 +564,7 @@ export class PeerCore {
    */
   #openAttempt(call: CallRecord, attempt: number, carried: string | null): string | null {
     if (this.isClosed) {
-      report(call.id, attempt, End.OpenConnectionClosed | End.ClosedForGood, 0, { kind: 'failure', error: closedForGood() });
+      failAttempt(call.id, attempt, closedForGood(), End.OpenConnectionClosed | End.ClosedForGood);
       return null;
     }
     const send = call.send as MuxwsSend;
@@ -578,8 +579,7 @@ export class PeerCore {
     const tag = this.#open(headers, send.payload, true, true);
     if (tag <= 0) {
       const [cls, message] = lastError;
-      const outcome: Outcome = { kind: 'failure', error: makeError(cls, message, { code: 9 }) };
-      report(call.id, attempt, endOf(cls, false, this.isClosed), 0, outcome);
+      failAttempt(call.id, attempt, makeError(cls, message, { code: 9 }), endOf(cls, false, this.isClosed));
       return headers;
     }
     this.#pending.set(tag, { call, attempt, id: 0, headers: null, parts: [], payload: null, paid: false });
@@ -938,7 +938,7 @@ export class PeerCore {
     const call = pending.call;
     if (!call) return;
     const attempt = pending.attempt ?? 0;
-    if (error) return report(call.id, attempt, endOf(cls, opened, this.isClosed), 0, { kind: 'failure', error });
+    if (error) return failAttempt(call.id, attempt, error, endOf(cls, opened, this.isClosed));
     const status = typeof headers[':status'] === 'number' ? (headers[':status'] as number) : 200;
     const body = pending.paid ? pending.payload : null;
     report(call.id, attempt, End.MuxwsReply | (hasDetail(body) ? End.JsonDetail : 0), status, { kind: 'answer', status, body, headers: () => headers });

@@ -23,7 +23,7 @@ import {
   type ErrorProps,
 } from './errors.js';
 import { hasDetail, intercept } from './rest.js';
-import { addStats, captureHeaders, peerState, registerPeer, report, unregisterPeer, warn } from './runtime.js';
+import { addStats, captureHeaders, failAttempt, peerState, registerPeer, report, unregisterPeer, warn } from './runtime.js';
 import { compileWasm } from './wasm-loader.js';
 
 /**
@@ -65,6 +65,7 @@ export const driverKit = [
   unregisterPeer,
   warn,
   compileWasm,
+  failAttempt,
 ] as const;
 
 /** The type of {@link driverKit}. */

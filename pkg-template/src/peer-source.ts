@@ -11,7 +11,7 @@
  * peer's id and are that peer's calls in every respect.
  */
 import { muxwsBody } from './body.js';
-import { captureHeaders, End, failAttempt, report, transportOfPeer, type CallParts, type Transport } from './runtime.js';
+import { captureHeaders, failAttempt, transportOfPeer, type CallParts, type Transport } from './runtime.js';
 
 /** Engine peer ids of lazy sources, above any the runtime hands out to real peers. */
 let lazyPeerIds = 0x8000_0000;
@@ -83,7 +83,7 @@ function lazyTransport(source: () => unknown): Transport {
           }
         },
         (error: unknown) => {
-          if (!abandoned) report(call.id, attempt, End.Other, 0, { kind: 'failure', error });
+          if (!abandoned) failAttempt(call.id, attempt, error);
         },
       );
       return null;

@@ -7,7 +7,7 @@ import { restBody, type RestBody } from './body.js';
 import { describe, reading } from './caller.js';
 import { InvalidResponseError, NetworkError } from './errors.js';
 import { headerRecord, headersFrom, headersObject, type HeaderList } from './headers.js';
-import { End, report, type CallParts, type CallRecord, type Outcome, type Transport } from './runtime.js';
+import { End, failAttempt, report, type CallParts, type CallRecord, type Transport } from './runtime.js';
 
 /** The request a request interceptor sees and may change (its `headers`). */
 export interface RequestDraft {
@@ -73,8 +73,9 @@ function isResponse(value: unknown): value is Response {
   );
 }
 
-function noAnswer(cause: unknown): Outcome {
-  return { kind: 'failure', error: new NetworkError(`the request got no answer: ${describe(cause)}`, { cause }) };
+/** Attempt `attempt` of `call` got no answer (`cause`: what fetch or the body's reading threw). */
+function noAnswer(call: CallRecord, attempt: number, cause: unknown): void {
+  failAttempt(call.id, attempt, new NetworkError(`the request got no answer: ${describe(cause)}`, { cause }), End.NetworkError);
 }
 
 /** Reads a response whole and reports how the attempt ended. */
@@ -86,7 +87,7 @@ async function readAnswer(call: CallRecord, attempt: number, response: Response)
     text = await response.text();
   } catch (error) {
     // cut off mid-body: no answer
-    return report(call.id, attempt, End.NetworkError, 0, noAnswer(error));
+    return noAnswer(call, attempt, error);
   }
   const headers = (): Record<string, string> => headersObject(response.headers);
   let body: unknown = null;
@@ -104,7 +105,7 @@ async function readAnswer(call: CallRecord, attempt: number, response: Response)
             headers: headers(),
             cause: error,
           });
-          return report(call.id, attempt, End.Other, status, { kind: 'failure', error: failure });
+          return failAttempt(call.id, attempt, failure, End.Other, status);
         }
         body = text;
       }
@@ -120,15 +121,15 @@ function send(call: CallRecord, attempt: number, rest: RestSend, init: BodyInit 
     pending = fetch(rest.url, { method: call.method, headers: rest.headers, body: init, signal });
   } catch (error) {
     // fetch itself (or a wrapper of it) threw: the call ends with that error, nothing else.
-    return report(call.id, attempt, End.Other, 0, { kind: 'failure', error });
+    return failAttempt(call.id, attempt, error);
   }
   Promise.resolve(pending).then(
     (response) => {
       if (isResponse(response)) return readAnswer(call, attempt, response);
       const error = new TypeError(`fetch resolved with ${describe(response)}, which is not a Response`);
-      report(call.id, attempt, End.Other, 0, { kind: 'failure', error });
+      failAttempt(call.id, attempt, error);
     },
-    (error) => report(call.id, attempt, End.NetworkError, 0, noAnswer(error)),
+    (error) => noAnswer(call, attempt, error),
   );
 }
 
@@ -180,7 +181,7 @@ export const restTransport: Transport = {
           }
           if (!controller.signal.aborted) send(call, attempt, rest, init, controller.signal);
         },
-        (error) => report(call.id, attempt, End.Other, 0, { kind: 'failure', error }),
+        (error) => failAttempt(call.id, attempt, error),
       );
     }
     return rest.headers;

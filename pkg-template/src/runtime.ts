@@ -354,12 +354,13 @@ function sendAttempt(id: number, attempt: number, carry: boolean): void {
   }
 }
 
-/** Ends attempt `attempt` of call `id` as an "other error" (it settles the call) with `error`. */
-export function failAttempt(id: number, attempt: number, error: unknown): void {
-  const call = calls.get(id);
-  if (call) call.outcome = { attempt, value: { kind: 'failure', error } };
-  engine.call_attempt_ended(id, attempt, End.Other, 0, Date.now(), -1);
-  pump();
+/**
+ * Reports that attempt `attempt` of call `id` ended with `error` (`report()` with a failure):
+ * `end` an "other error" (it settles the call) unless told otherwise, `status` 0 unless an answer
+ * came with it.
+ */
+export function failAttempt(id: number, attempt: number, error: unknown, end: number = End.Other, status = 0, retryAfterMs = -1): void {
+  report(id, attempt, end, status, { kind: 'failure', error }, retryAfterMs);
 }
 
 const WHY = ['timeout', 'superseded', 'cancelled'] as const;
