@@ -4,6 +4,8 @@
  * number of `attempts` it made.
  */
 
+import { apiBody } from './caller.js';
+
 /** Properties the runtime sets on the errors a call rejects with. */
 export interface ErrorProps {
   key?: string;
@@ -111,8 +113,7 @@ export class HttpError extends ViewSetRequestError {
     return this.apiBody?.field_errors;
   }
   private get apiBody(): ApiErrorBody | undefined {
-    const body = this.body;
-    return body && typeof body === 'object' && !Array.isArray(body) && 'detail' in body ? (body as ApiErrorBody) : undefined;
+    return apiBody(this.body);
   }
 }
 

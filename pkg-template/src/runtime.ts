@@ -8,7 +8,7 @@
  * most the call it belongs to. The pumping state is restored in `finally`.
  */
 import { ACTION_FIELDS, actionRecords, engine, memoryBytes, PENDING_FIELDS, records } from './calls.js';
-import { describe } from './caller.js';
+import { apiBody, describe } from './caller.js';
 import type { HeaderList } from './headers.js';
 import {
   AttemptTimeoutError,
@@ -396,7 +396,7 @@ function settle(id: number, attempt: number, end: number, status: number, ok: bo
   const props = { key: call.key, attempts: call.attempts };
   if (outcome?.kind === 'answer' && ok) return call.resolve(outcome.body);
   if (outcome?.kind === 'answer') {
-    const detail = apiDetail(outcome.body);
+    const detail = apiBody(outcome.body)?.detail;
     const message = `${call.method} ${call.path} answered ${outcome.status}: ${typeof detail === 'string' ? detail : `HTTP ${outcome.status}`}`;
     return call.reject(new HttpError(outcome.status, outcome.body, plainHeaders(outcome.headers()), message, props));
   }
@@ -415,10 +415,6 @@ function plainHeaders(headers: Record<string, unknown>): Record<string, string> 
   const plain: Record<string, string> = {};
   for (const name in headers) if (name[0] !== ':') plain[name] = String(headers[name]);
   return plain;
-}
-
-function apiDetail(body: unknown): unknown {
-  return body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as { detail?: unknown }).detail : undefined;
 }
 
 /**
