@@ -73,10 +73,11 @@ function withCallKey(method: (...args: unknown[]) => unknown): (...args: unknown
  */
 export abstract class ViewSetBase {
   readonly #core: ProxyCore;
+  // `declare`: both set by the constructor, not declared again as class fields (the same properties, fewer bytes).
   /** The ViewSet's base path. */
-  readonly basePath: string;
+  declare readonly basePath: string;
   /** The name of the primary key field (the factory's first argument, or 0.6's `pkFieldName` option). */
-  readonly pkFieldName: string;
+  declare readonly pkFieldName: string;
 
   constructor(options: ViewSetOptions | MuxwsViewSetOptions) {
     const statics = new.target as unknown as ViewSetStatics;
