@@ -323,12 +323,12 @@ function number(options: unknown, name: string, fallback: number): number {
 }
 
 /** Listener options: a function or an array of functions. */
-function functions(options: unknown, name: string): ((...args: never[]) => unknown)[] {
+function functions(options: unknown, name: string): Listener[] {
   const value = get(options, name);
   if (value === undefined || value === null) return [];
   const list = Array.isArray(value) ? value : [value];
   if (!list.every((f) => typeof f === 'function')) throw new TypeError(`${name} must be a function or an array of functions`);
-  return list as ((...args: never[]) => unknown)[];
+  return list as Listener[];
 }
 
 /** `url` as a ws:// or wss:// URL: a relative one resolves against the page's origin (http → ws, https → wss). */
@@ -420,6 +420,31 @@ export class StreamCore {
   }
 }
 
+/** An `onClose` or `onReconnect` listener, an open interceptor. */
+type Listener = (...args: any[]) => unknown; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/**
+ * Adds `listener` to `listeners` in a wrapper of its own, so that one function added twice runs
+ * twice and each remover removes its own; returns the remover. `what` names the method in errors.
+ */
+function addListener(listeners: Set<Listener>, listener: unknown, what: string): () => void {
+  if (typeof listener !== 'function') throw new TypeError(`${what} takes a function`);
+  const entry = (...args: unknown[]): unknown => listener(...args);
+  listeners.add(entry);
+  return () => void listeners.delete(entry);
+}
+
+/** Calls every listener of `listeners` with `args`; one that throws is reported on the console and harms nothing. */
+function notify(listeners: Set<Listener>, which: 'onClose' | 'onReconnect', ...args: unknown[]): void {
+  for (const listener of [...listeners]) {
+    try {
+      listener(...args);
+    } catch (error) {
+      warn(`a muxws ${which} listener threw; the peer and the other listeners go on`, error);
+    }
+  }
+}
+
 /** The options of `connectMuxws` this driver reads (see `ConnectOptions` in muxws.ts). */
 type Options = Record<string, unknown>;
 
@@ -433,9 +458,9 @@ export class PeerCore {
   #peerId = 0;
   readonly #sockets = new Map<number, WebSocket>();
   readonly #pending = new Map<number, Pending>();
-  readonly #onClose = new Set<(reason: unknown) => unknown>();
-  readonly #onReconnect = new Set<(attempt: number, peer: object) => unknown>();
-  readonly #interceptors: { fn: (headers: Record<string, unknown>, payload: unknown) => unknown }[] = [];
+  readonly #onClose = new Set<Listener>();
+  readonly #onReconnect = new Set<Listener>();
+  readonly #interceptors = new Set<Listener>();
   #connecting: Deferred<object> | null = deferred<object>();
   #closing: (() => void)[] = [];
   #forGood = false;
@@ -476,9 +501,10 @@ export class PeerCore {
     const hello = get(options, 'hello');
     const helloHeaders = get(options, 'helloHeaders');
     if (helloHeaders != null && typeof helloHeaders !== 'object') throw new TypeError('helloHeaders must be an object');
-    for (const f of functions(options, 'onClose')) this.#onClose.add(f as (reason: unknown) => unknown);
-    for (const f of functions(options, 'onReconnect')) this.#onReconnect.add(f as (attempt: number, peer: object) => unknown);
-    for (const f of functions(options, 'openInterceptors')) this.#interceptors.push({ fn: f as never });
+    for (const f of functions(options, 'onClose')) this.#onClose.add(f);
+    for (const f of functions(options, 'onReconnect')) this.#onReconnect.add(f);
+    // Each in a wrapper of its own, as interceptOpen() adds them: one given twice runs twice.
+    for (const f of functions(options, 'openInterceptors')) this.#interceptors.add((...args) => f(...args));
     const withHello = hello !== undefined || helloHeaders != null;
     const texts = [
       subprotocols.join(','),
@@ -598,8 +624,8 @@ export class PeerCore {
 
   /** Runs the open interceptors on `headers` (in place); one returning a promise is refused. */
   #intercept(headers: Record<string, unknown>, payload: unknown): void {
-    for (const { fn } of [...this.#interceptors]) {
-      const returned = fn(headers, payload) as { then?: unknown } | null | undefined;
+    for (const interceptor of [...this.#interceptors]) {
+      const returned = interceptor(headers, payload) as { then?: unknown } | null | undefined;
       if (returned !== null && typeof returned === 'object' && typeof returned.then === 'function') {
         throw new TypeError('an open interceptor must be synchronous; it returned a promise');
       }
@@ -715,29 +741,17 @@ export class PeerCore {
 
   /** Adds an `onClose` listener; returns its remover. */
   onClose(listener: (reason: unknown) => unknown): () => void {
-    if (typeof listener !== 'function') throw new TypeError('onClose(listener) takes a function');
-    const entry = (reason: unknown): unknown => listener(reason);
-    this.#onClose.add(entry);
-    return () => void this.#onClose.delete(entry);
+    return addListener(this.#onClose, listener, 'onClose(listener)');
   }
 
   /** Adds an `onReconnect(attempt, peer)` listener; returns its remover. */
   onReconnect(listener: (attempt: number, peer: object) => unknown): () => void {
-    if (typeof listener !== 'function') throw new TypeError('onReconnect(listener) takes a function');
-    const entry = (attempt: number, peer: object): unknown => listener(attempt, peer);
-    this.#onReconnect.add(entry);
-    return () => void this.#onReconnect.delete(entry);
+    return addListener(this.#onReconnect, listener, 'onReconnect(listener)');
   }
 
   /** Adds an open interceptor; returns its remover. */
   interceptOpen(interceptor: (headers: Record<string, unknown>, payload: unknown) => unknown): () => void {
-    if (typeof interceptor !== 'function') throw new TypeError('interceptOpen(interceptor) takes a function');
-    const entry = { fn: interceptor };
-    this.#interceptors.push(entry);
-    return () => {
-      const at = this.#interceptors.indexOf(entry);
-      if (at >= 0) this.#interceptors.splice(at, 1);
-    };
+    return addListener(this.#interceptors, interceptor, 'interceptOpen(interceptor)');
   }
 
   /** Skips a pending reconnect backoff and dials now. */
@@ -836,25 +850,11 @@ export class PeerCore {
       }
       case Kind.Reconnected:
         peerState(this.#peerId, 1);
-        for (const listener of [...this.#onReconnect]) {
-          try {
-            listener(a, this.#facade);
-          } catch (error) {
-            warn('a muxws onReconnect listener threw; the peer and the other listeners go on', error);
-          }
-        }
-        return;
+        return notify(this.#onReconnect, 'onReconnect', a, this.#facade);
       case Kind.Closed: {
         const willRetry = c === 1;
         if (!willRetry) this.#forGood = true;
-        const reason = { code: a, reason: text, wasClean: b === 1, willRetry };
-        for (const listener of [...this.#onClose]) {
-          try {
-            listener(reason);
-          } catch (error) {
-            warn('a muxws onClose listener threw; the peer and the other listeners go on', error);
-          }
-        }
+        notify(this.#onClose, 'onClose', { code: a, reason: text, wasClean: b === 1, willRetry });
         if (!willRetry) {
           this.#connecting?.reject(closedForGood());
           this.#connecting = null;
