@@ -5,11 +5,14 @@
  */
 import { issueCall, joinPath, type ProxyCore } from './compose.js';
 
-/** Path templates match segment by segment, any `{param}` matching any `{param}`. */
+/**
+ * Path templates match segment by segment, any `{param}` matching any `{param}`; `wanted` is
+ * `joinPath()`'s, `served` is made so (slashes at its ends do not count).
+ */
 function sameTemplate(served: string, wanted: string): boolean {
   const isParam = (segment: string): boolean => segment.startsWith('{') && segment.endsWith('}');
-  const a = served.replace(/^\/+|\/+$/g, '').split('/');
-  const b = wanted.replace(/^\/+|\/+$/g, '').split('/');
+  const a = joinPath('', served).split('/');
+  const b = wanted.split('/');
   return a.length === b.length && a.every((segment, i) => segment === b[i] || (isParam(segment) && isParam(b[i])));
 }
 
