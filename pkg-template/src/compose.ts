@@ -4,7 +4,7 @@
  * is a TypeError naming the option; nothing is sent then.
  */
 import { engine, putText, takeText } from './calls.js';
-import { applyHeaders, headersFrom, type HeaderList } from './headers.js';
+import { applyHeaders, headersFrom, TOKEN, type HeaderList } from './headers.js';
 
 import { axiosTransport, type AxiosLike } from './axios.js';
 import { restTransport } from './rest.js';
@@ -255,7 +255,8 @@ function composeAndIssue<R>(
     throw new TypeError('request options must be an object');
   }
   const upper = String(method).toUpperCase();
-  if (!/^[!#$%&'*+\-.^_`|~0-9A-Z]+$/.test(upper)) throw new TypeError(`"${upper}" is not an HTTP method`);
+  // A method is a token (RFC 9110 §9.1), as a header name is.
+  if (!TOKEN.test(upper)) throw new TypeError(`"${upper}" is not an HTTP method`);
   const query = reading('options.query', () => encodeQuery(get(options, 'query')));
   const fullPath = joinPath('', core.basePath, String(path));
   const repeat = repeatOption(get(options, 'repeat'));

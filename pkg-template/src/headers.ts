@@ -16,7 +16,7 @@ export type HeadersInput =
   | Record<string, string | number | boolean | null | undefined>;
 
 /** An HTTP token (RFC 9110 §5.6.2): what a header name may hold. */
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+export const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** Printable ASCII and tab: what a header value may hold here. */
 const VALUE = /^[\t\x20-\x7e]*$/;
 
