@@ -348,10 +348,7 @@ function sendAttempt(id: number, attempt: number, carry: boolean): void {
   if (!call) return;
   call.attempts = attempt;
   const sent = call.transport.openAttempt(call, attempt, carry ? call.carried : null);
-  if (sent != null && call.carried == null) {
-    call.carried = sent;
-    engine.call_headers_captured(id, attempt);
-  }
+  if (sent != null) captureHeaders(id, attempt, sent);
 }
 
 /**
