@@ -20,6 +20,7 @@
  */
 import type { ErrorProps } from './errors.js';
 import type { DriverKit } from './muxws-kit.js';
+import { compileWasm } from './wasm-loader.js';
 import { End, type CallParts, type CallRecord, type Transport } from './runtime.js';
 
 /** The module's exports: plain functions of numbers (`crates/muxws-wasm/src/exports.rs`). */
@@ -88,8 +89,7 @@ let registerPeer!: DriverKit[10];
 let report!: DriverKit[11];
 let unregisterPeer!: DriverKit[12];
 let warn!: DriverKit[13];
-let compileWasm!: DriverKit[14];
-let failAttempt!: DriverKit[15];
+let failAttempt!: DriverKit[14];
 /** The muxws module's exports, once instantiated. */
 let mw!: MuxwsExports;
 /** Where the module's output record lives in its memory. */
@@ -100,7 +100,7 @@ let loading: Promise<void> | null = null;
 /** Compiles and instantiates the muxws module once, with what the package lends the driver. */
 function load(given: DriverKit): Promise<void> {
   loading ??= (async () => {
-    [muxwsBody, describe, get, errorClasses, TransportUrlError, hasDetail, intercept, addStats, captureHeaders, peerState, registerPeer, report, unregisterPeer, warn, compileWasm, failAttempt] = given;
+    [muxwsBody, describe, get, errorClasses, TransportUrlError, hasDetail, intercept, addStats, captureHeaders, peerState, registerPeer, report, unregisterPeer, warn, failAttempt] = given;
     const module = await compileWasm(new URL('./wasm/muxws_bg.wasm', import.meta.url));
     const exports = new WebAssembly.Instance(module, { muxws: { read } }).exports as unknown as MuxwsExports;
     if (exports.boundary_version() !== BOUNDARY_VERSION) {

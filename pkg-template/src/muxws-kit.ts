@@ -1,7 +1,8 @@
 /**
  * What the muxws driver uses of the rest of the package, handed to it by `connectMuxws()` instead
- * of imported. The driver imports nothing but types and its own module's glue, so the bundler emits
- * two files: `index.js` and the `muxws-driver.js` it loads on demand. Were the driver to import
+ * of imported. The driver imports nothing but types and its own module's glue (wasm-loader.ts,
+ * which only it uses, so that it ships in the driver's file), so the bundler emits two files:
+ * `index.js` and the `muxws-driver.js` it loads on demand. Were the driver to import
  * these modules, they would go into a third, shared file that `index.js` imports statically: one
  * more round trip before an app's first call, for every app, muxws or not.
  */
@@ -24,7 +25,6 @@ import {
 } from './errors.js';
 import { hasDetail, intercept } from './rest.js';
 import { addStats, captureHeaders, failAttempt, peerState, registerPeer, report, unregisterPeer, warn } from './runtime.js';
-import { compileWasm } from './wasm-loader.js';
 
 /**
  * The functions and error classes the muxws driver is given (one array, made once; a plain literal,
@@ -64,7 +64,6 @@ export const driverKit = [
   report,
   unregisterPeer,
   warn,
-  compileWasm,
   failAttempt,
 ] as const;
 
