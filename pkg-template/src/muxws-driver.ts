@@ -306,11 +306,12 @@ function callHeaders(object: Record<string, unknown>): string {
   return JSON.stringify(out);
 }
 
-/** `options[name]`: a non-negative whole number, or `fallback` when not given. */
-function whole(options: unknown, name: string, fallback: number): number {
+/** `options[name]`: a non-negative whole number of at least `least`, or `fallback` when not given. */
+function whole(options: unknown, name: string, fallback: number, least = 0): number {
   const value = get(options, name);
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw new TypeError(`${name} must be a non-negative whole number`);
+  if (value < least) throw new TypeError(`${name} must be at least ${least}`);
   return value;
 }
 
@@ -490,12 +491,9 @@ export class PeerCore {
     if (!(factor >= 1 && Number.isFinite(factor))) throw new TypeError('reconnect.factor must be a finite number of at least 1');
     if (!(jitter >= 0 && jitter <= 1)) throw new TypeError('reconnect.jitter must be between 0 and 1');
     if (!(attempts >= 0)) throw new TypeError('reconnect.maxAttempts must be a number of at least 0');
-    this.#cap = whole(options, 'maxFrameBytes', 65_536);
-    if (this.#cap < 64) throw new TypeError('maxFrameBytes must be at least 64');
-    const maxPayload = whole(options, 'maxPayloadBytes', 67_108_864);
-    if (maxPayload < 1) throw new TypeError('maxPayloadBytes must be at least 1');
-    const concurrency = whole(options, 'callConcurrency', 100);
-    if (concurrency < 1) throw new TypeError('callConcurrency must be at least 1');
+    this.#cap = whole(options, 'maxFrameBytes', 65_536, 64);
+    const maxPayload = whole(options, 'maxPayloadBytes', 67_108_864, 1);
+    const concurrency = whole(options, 'callConcurrency', 100, 1);
     const lazy = get(options, 'lazy');
     if (lazy !== undefined && typeof lazy !== 'boolean') throw new TypeError('lazy must be a boolean');
     const hello = get(options, 'hello');
