@@ -806,27 +806,28 @@ export class PeerCore {
       const kind = mw.poll(this.#handle, Date.now(), sends && budget > 0 ? 1 : 0);
       if (kind === 0) return sends && budget <= 0;
       const out = record();
-      const [a, b, c, d, e] = [out[1], out[2], out[3], out[4], out[5]];
       let text = '';
       let parts: [string, string, string] | null = null;
       if (kind === Kind.StreamFailed) {
+        // Fields 4 and 5: where the reason and the payload start in the text (-1: none).
         const end = out[7];
-        const reasonAt = d < 0 ? -1 : d;
-        const payloadAt = e < 0 ? end : e;
+        const reasonAt = out[4] < 0 ? -1 : out[4];
+        const payloadAt = out[5] < 0 ? end : out[5];
         parts = [textOf(out, 0, reasonAt < 0 ? payloadAt : reasonAt), reasonAt < 0 ? '' : textOf(out, reasonAt, payloadAt), textOf(out, payloadAt, end)];
       } else {
         text = textOf(out);
       }
       if (kind === Kind.Send) budget -= out[7];
       try {
-        this.#dispatch(kind, a, b, c, d, e, text, parts);
+        this.#dispatch(kind, out[1], out[2], out[3], text, parts);
       } catch (error) {
         warn('a muxws step failed; the other streams and calls go on', error);
       }
     }
   }
 
-  #dispatch(kind: number, a: number, b: number, c: number, d: number, e: number, text: string, parts: [string, string, string] | null): void {
+  /** Acts on one record: `kind`, its first three fields, its text (`parts`: a failed stream's message, reason and payload). */
+  #dispatch(kind: number, a: number, b: number, c: number, text: string, parts: [string, string, string] | null): void {
     switch (kind) {
       case Kind.Dial:
         return this.#dial(a, text.split(','));
