@@ -330,7 +330,8 @@ function perform(batch: Float64Array, at: number): void {
       case 2:
         return abandon(id, batch[at + 2], batch[at + 3]);
       case 3:
-        return settle(id, batch[at + 2], batch[at + 3], batch[at + 4], batch[at + 5] === 1);
+        // Field 4, the status, is not read: the outcome holds it.
+        return settle(id, batch[at + 2], batch[at + 3], batch[at + 5] === 1);
       case 4:
         return reconnectNow(id);
       case 5:
@@ -374,7 +375,7 @@ function reconnectNow(peerId: number): void {
   }
 }
 
-function settle(id: number, attempt: number, end: number, status: number, ok: boolean): void {
+function settle(id: number, attempt: number, end: number, ok: boolean): void {
   const call = calls.get(id);
   if (!call) return;
   calls.delete(id);
