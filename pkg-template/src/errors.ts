@@ -73,8 +73,7 @@ export interface ErrorResponse {
 export class ViewSetRequestError extends ViewSetError {
   override name = 'ViewSetRequestError';
   /** The answer. */
-  // `declare`: set by the constructor, not declared again as a class field (the same property, fewer bytes).
-  declare readonly response: ErrorResponse;
+  readonly response: ErrorResponse;
   /** 0.6's constructor; `message` and `props` (key, attempts) are what the SDK adds. */
   constructor(status: number, data: unknown, headers: Record<string, string> = {}, message?: string, props?: ErrorProps) {
     super(message ?? `Request failed with status code ${status}`, props);

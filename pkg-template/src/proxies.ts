@@ -61,8 +61,7 @@ export interface AxiosHttp extends AxiosLike {
 /** 0.6's REST proxy class: every built-in action over REST (`fetch`, or the `axiosInstance` given). */
 export class RestProxyImpl<K extends KeyType, T, PK extends keyof T = DefaultPk<T>> extends ViewSetProxyBase<K, T, PK> {
   /** The `axiosInstance` option (undefined without one: 0.7 does not import axios itself). */
-  // `declare`: set by the constructor, not declared again as a class field (the same property, fewer bytes).
-  protected declare readonly http: AxiosHttp | undefined;
+  protected readonly http: AxiosHttp | undefined;
 
   constructor(options: RestProxyOptions) {
     super(options);

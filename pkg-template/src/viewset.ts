@@ -73,11 +73,10 @@ function withCallKey(method: (...args: unknown[]) => unknown): (...args: unknown
  */
 export abstract class ViewSetBase {
   readonly #core: ProxyCore;
-  // `declare`: both set by the constructor, not declared again as class fields (the same properties, fewer bytes).
   /** The ViewSet's base path. */
-  declare readonly basePath: string;
+  readonly basePath: string;
   /** The name of the primary key field (the factory's first argument, or 0.6's `pkFieldName` option). */
-  declare readonly pkFieldName: string;
+  readonly pkFieldName: string;
 
   constructor(options: ViewSetOptions | MuxwsViewSetOptions) {
     const statics = new.target as unknown as ViewSetStatics;
