@@ -2,6 +2,7 @@
  * Call activity: what a busy indicator and a connectivity notice bind to. Every call issued through
  * any proxy, REST or muxws, is reported.
  */
+import * as runtime from './runtime.js';
 import type { PendingCall, WaitReason } from './runtime.js';
 
 /** Fields every activity event carries. */
@@ -66,8 +67,12 @@ export interface CallWaitEvent extends ActivityBase {
 /** What `onCallActivity` listeners receive. */
 export type CallActivityEvent = CallStartEvent | CallRetryEvent | CallSettleEvent | CallWaitEvent;
 
-// The runtime's own functions, exported as they are (their documentation is there): a wrapper
-// here would only add a call and its bytes.
 /** Calls `listener` with every activity event; returns the function that stops it. A listener that throws is reported on the console and harms nothing. */
-export { onCallActivity } from './runtime.js';
+export function onCallActivity(listener: (event: CallActivityEvent) => void): () => void {
+  if (typeof listener !== 'function') throw new TypeError('onCallActivity(listener) takes a function');
+  return runtime.addListener(listener as unknown as (event: Record<string, unknown>) => void);
+}
+
+// The other three are the runtime's own functions, exported as they are (their documentation is
+// there): a wrapper here would only add a call and its bytes.
 export { pendingCalls, pendingCallCount, retryNow } from './runtime.js';

@@ -9,7 +9,6 @@
  */
 import { ACTION_FIELDS, actionRecords, engine, memoryBytes, PENDING_FIELDS, records } from './calls.js';
 import { apiBody, describe } from './caller.js';
-import type { CallActivityEvent } from './activity.js';
 import type { HeaderList } from './headers.js';
 import {
   AttemptTimeoutError,
@@ -498,13 +497,9 @@ export function warn(message: string, detail: unknown): void {
   }
 }
 
-/**
- * Calls `listener` with every activity event; returns the function that stops it. A listener that
- * throws is reported on the console and harms nothing. (The package exports it from activity.ts.)
- */
-export function onCallActivity(listener: (event: CallActivityEvent) => void): () => void {
-  if (typeof listener !== 'function') throw new TypeError('onCallActivity(listener) takes a function');
-  const entry = (event: Record<string, unknown>): void => listener(event as unknown as CallActivityEvent);
+/** Adds an activity listener; returns the function that removes it. */
+export function addListener(listener: (event: Record<string, unknown>) => void): () => void {
+  const entry = (event: Record<string, unknown>): void => listener(event);
   listeners.add(entry);
   return () => {
     listeners.delete(entry);
