@@ -2,7 +2,6 @@
  * Reading values a caller gives, which may be anything: a getter or a proxy trap that throws, a
  * `toString` that throws. Nothing here throws anything but a TypeError naming the option.
  */
-import type { ApiErrorBody } from './errors.js';
 
 /** A short text for any value; never throws. */
 export function describe(value: unknown): string {
@@ -19,9 +18,12 @@ export function get(object: unknown, name: string): unknown {
   return object !== null && (typeof object === 'object' || typeof object === 'function') ? (object as Record<string, unknown>)[name] : undefined;
 }
 
-/** `body` when it is an error body, a JSON object (not an array) holding `detail`; else undefined. */
-export function apiBody(body: unknown): ApiErrorBody | undefined {
-  return body !== null && typeof body === 'object' && !Array.isArray(body) && 'detail' in body ? (body as ApiErrorBody) : undefined;
+/**
+ * `body` when it is an error body, a JSON object (not an array) holding `detail`, typed as `Body`
+ * (errors.ts: its `ApiErrorBody`); else undefined.
+ */
+export function apiBody<Body extends { detail?: unknown } = { detail?: unknown }>(body: unknown): Body | undefined {
+  return body !== null && typeof body === 'object' && !Array.isArray(body) && 'detail' in body ? (body as Body) : undefined;
 }
 
 /**

@@ -113,7 +113,7 @@ export class HttpError extends ViewSetRequestError {
     return this.apiBody?.field_errors;
   }
   private get apiBody(): ApiErrorBody | undefined {
-    return apiBody(this.body);
+    return apiBody<ApiErrorBody>(this.body);
   }
 }
 
