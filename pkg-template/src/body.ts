@@ -13,6 +13,8 @@ export interface RestBody {
   contentType: string | null;
   /** A FormData's bytes and content type, being read once (the first attempt waits for them). */
   pending: Promise<{ init: ArrayBuffer; contentType: string }> | null;
+  /** A FormData's entries as the call was issued (a persisted call stores them until its bytes are read). */
+  form: [string, FormDataEntryValue][] | null;
 }
 
 /** Collections `JSON.stringify` would turn into `{}`, silently losing what they hold. */
@@ -38,8 +40,8 @@ export function jsonBody(body: unknown, what: string): string {
 }
 
 /** A `RestBody` (one module-level function: no closure made per call). */
-function restBodyOf(init: BodyInit | null, contentType: string | null = null, pending: RestBody['pending'] = null): RestBody {
-  return { init, contentType, pending };
+function restBodyOf(init: BodyInit | null, contentType: string | null = null, pending: RestBody['pending'] = null, form: RestBody['form'] = null): RestBody {
+  return { init, contentType, pending, form };
 }
 
 /**
@@ -56,7 +58,7 @@ export function restBody(body: unknown, request: () => Request): RestBody {
     // fetch draws a new multipart boundary on every send: the bytes are taken once.
     const once = request();
     const contentType = once.headers.get('content-type') ?? 'multipart/form-data';
-    return restBodyOf(null, null, once.arrayBuffer().then((init) => ({ init, contentType })));
+    return restBodyOf(null, null, once.arrayBuffer().then((init) => ({ init, contentType })), [...body]);
   }
   if (body !== null && typeof body === 'object' && isReadableStream(body)) {
     throw new TypeError('options.body cannot be a ReadableStream: a repeat must send the same bytes again');

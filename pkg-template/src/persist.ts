@@ -8,12 +8,14 @@
  * its stored outcome. A tab holds a Web Lock for each call it sends, so two tabs never send one.
  *
  * Only an app that calls `resumeCalls()` links this in; until it does, `persist` stores nothing.
- * A call is stored in the task that issues it, so a reload right after it keeps it — except a
- * FormData body, whose bytes the platform gives only later. Bodies are stored in the clear. Calls over muxws and through an axios instance are not persisted.
+ * A call is stored in the task that issues it, so a reload right after it keeps it. A FormData body
+ * is read into bytes once, later: until then its entries are stored, and the bytes replace them in
+ * the task that sends the first attempt. Bodies are stored in the clear. Calls over muxws and
+ * through an axios instance are not persisted.
  */
 import { issueCall, joinPath, proxyFor } from './compose.js';
 import { ViewSetError } from './errors.js';
-import { useCallStore, warn, type CallRecord, type ViewSetCall } from './runtime.js';
+import { useCallStore, warn, type CallRecord, type StoredSend, type ViewSetCall } from './runtime.js';
 
 const DATABASE = 'fastapi-viewsets';
 const CALLS = 'calls';
@@ -31,6 +33,11 @@ interface StoredCall {
   query: string;
   headers: [string, string][];
   body: string | Blob | ArrayBuffer | ArrayBufferView | null;
+  /**
+   * A FormData body's entries, until its bytes are read: no attempt has gone out before they are,
+   * so a call resumed from its entries may send bytes of its own. (Absent in older records.)
+   */
+  form?: [string, FormDataEntryValue][] | null;
   issuedAt: number;
   withinMs: number;
   delayMs: number;
@@ -110,28 +117,58 @@ function unlock(key: string): void {
   held.delete(key);
 }
 
-async function store(call: CallRecord): Promise<void> {
-  // A resumed call is stored already, with its first issue time and whole window, and
-  // resumeCalls() holds its lock: storing it again would shorten its window and lock it twice.
-  if (!call.transport.stored || call.resumed) return;
-  const issuedAt = Date.now();
-  void lock(call.key, false);
-  const { headers, body } = await call.transport.stored(call);
+/** The records of the calls `resumeCalls()` is sending again, by key, until each is issued. */
+const resumedRecords = new Map<string, StoredCall>();
+
+/** What `sent` stores of `call`: its headers (credentials and `persistExclude` left out) and body. */
+function sentFields(call: CallRecord, sent: StoredSend): Pick<StoredCall, 'headers' | 'body' | 'form'> {
   const excluded = new Set([...CREDENTIALS, ...call.persistExclude]);
+  return { headers: sent.headers.filter(([name]) => !excluded.has(name.toLowerCase())), body: sent.body, form: sent.form };
+}
+
+function put(record: StoredCall): Promise<IDBValidKey> {
+  return withCalls('readwrite', (calls) => calls.put(record));
+}
+
+async function store(call: CallRecord): Promise<void> {
+  const stored = call.transport.stored;
+  const resumedRecord = resumedRecords.get(call.key);
+  resumedRecords.delete(call.key);
+  if (!stored) return;
+  // A FormData's bytes are put in the task that sends the first attempt (both wait for them), and
+  // after its entries: IndexedDB runs the writes of one store in the order they were made.
+  if (call.resumed) {
+    // Stored already, with its first issue time and whole window, and resumeCalls() holds its
+    // lock: it is neither stored again nor locked twice. Only a FormData stored as its entries has
+    // its bytes, read now, put in their place.
+    const { later } = stored(call);
+    if (resumedRecord && later) await put({ ...resumedRecord, ...sentFields(call, await later) });
+    return;
+  }
+  void lock(call.key, false);
+  const { now, later } = stored(call);
   const record: StoredCall = {
     key: call.key,
     basePath: call.basePath,
     method: call.method,
     path: call.path.slice(joinPath('', call.basePath).length),
     query: call.query,
-    headers: headers.filter(([name]) => !excluded.has(name.toLowerCase())),
-    body,
-    issuedAt,
+    ...sentFields(call, now),
+    issuedAt: Date.now(),
     withinMs: call.withinMs,
     delayMs: call.delayMs,
     jitter: call.jitter,
   };
-  await withCalls('readwrite', (calls) => calls.put(record));
+  const first = put(record);
+  if (!later) return void (await first);
+  await Promise.all([first, later.then((sent) => put({ ...record, ...sentFields(call, sent) }))]);
+}
+
+/** A FormData of stored entries. */
+function formOf(entries: [string, FormDataEntryValue][]): FormData {
+  const form = new FormData();
+  for (const [name, value] of entries) form.append(name, value);
+  return form;
 }
 
 let storing = false;
@@ -196,6 +233,7 @@ export async function resumeCalls(options: ResumeOptions = {}): Promise<ResumedC
       report(options, entry, { ok: false, error });
       continue;
     }
+    resumedRecords.set(record.key, record);
     const call = issueCall<unknown>(
       core,
       record.method,
@@ -204,12 +242,13 @@ export async function resumeCalls(options: ResumeOptions = {}): Promise<ResumedC
         key: record.key,
         query: new URLSearchParams(record.query),
         headers: record.headers,
-        body: record.body ?? undefined,
+        body: record.form ? formOf(record.form) : (record.body ?? undefined),
         repeat: { withinMs: left, delayMs: record.delayMs, jitter: record.jitter },
         persist: true,
       },
       { issuedAt: record.issuedAt },
     );
+    resumedRecords.delete(record.key); // read while it was issued, unless it was refused before
     entry.call = call;
     call.then(
       (value) => report(options, entry, { ok: true, value }),

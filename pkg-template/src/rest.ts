@@ -7,7 +7,7 @@ import { restBody, type RestBody } from './body.js';
 import { describe, reading } from './caller.js';
 import { InvalidResponseError, NetworkError } from './errors.js';
 import { headerRecord, headersFrom, headersObject, type HeaderList } from './headers.js';
-import { End, failAttempt, report, type CallParts, type CallRecord, type Transport } from './runtime.js';
+import { End, failAttempt, report, type CallParts, type CallRecord, type StoredSend, type Transport } from './runtime.js';
 
 /** The request a request interceptor sees and may change (its `headers`). */
 export interface RequestDraft {
@@ -186,20 +186,24 @@ export const restTransport: Transport = {
     }
     return rest.headers;
   },
-  async stored(call) {
+  stored(call) {
     const { headers, body, typed } = call.send as RestSend;
     const kept = Object.entries(headers);
-    let init = body.init;
     if (body.pending) {
-      const bytes = await body.pending;
-      init = bytes.init;
-      if (!typed) kept.push(['content-type', bytes.contentType]);
+      // A FormData: its entries now; its bytes, with the content type fetch gave them, once read.
+      const later = body.pending.then(({ init, contentType }): StoredSend => ({
+        headers: typed ? kept : [...kept, ['content-type', contentType]],
+        body: init,
+        form: null,
+      }));
+      return { now: { headers: kept, body: null, form: body.form }, later };
     }
+    let init = body.init;
     if (init instanceof URLSearchParams) {
       // Stored as its text, with the content type fetch gives it.
       if (!typed) kept.push(['content-type', 'application/x-www-form-urlencoded;charset=UTF-8']);
       init = init.toString();
     }
-    return { headers: kept, body: init as string | Blob | ArrayBuffer | ArrayBufferView | null };
+    return { now: { headers: kept, body: init as StoredSend['body'], form: null }, later: null };
   },
 };

@@ -96,10 +96,22 @@ export interface Transport {
    */
   timeoutError?(message: string, props: ErrorProps): unknown;
   /**
-   * What a persisted call sends, in a form IndexedDB can store (the headers as pairs, the body as a
-   * string, Blob or ArrayBuffer); a transport without it does not persist calls.
+   * What a persisted call sends, in a form IndexedDB can store, as the call is issued (`now`); a
+   * transport without it does not persist calls. A FormData body is read into bytes later: `now`
+   * holds its entries, and `later` what the call sends once the bytes are read, resolving in the
+   * task that sends the first attempt (which waits for the same bytes).
    */
-  stored?(call: CallRecord): Promise<{ headers: [string, string][]; body: string | Blob | ArrayBuffer | ArrayBufferView | null }>;
+  stored?(call: CallRecord): { now: StoredSend; later: Promise<StoredSend> | null };
+}
+
+/** What a persisted call sends, as IndexedDB stores it. */
+export interface StoredSend {
+  /** The headers as pairs. */
+  headers: [string, string][];
+  /** The body: a string, Blob or bytes; null for none, or while a FormData is stored as `form`. */
+  body: string | Blob | ArrayBuffer | ArrayBufferView | null;
+  /** A FormData body's entries, until its bytes are read (no attempt has gone out before they are). */
+  form: [string, FormDataEntryValue][] | null;
 }
 
 /** What a proxy composed for one call, as the runtime keeps it. */

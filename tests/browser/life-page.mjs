@@ -18,6 +18,16 @@ function itemsClass(base) {
   };
 }
 
+/** A FormData of a text field and a file of `mib` MiB of a fixed pattern (the same on every call). */
+function uploadForm(mib) {
+  const bytes = new Uint8Array(mib * 1024 * 1024);
+  for (let i = 0; i < bytes.length; i += 1) bytes[i] = (i * 31 + 7) & 0xff;
+  const form = new FormData();
+  form.append('note', 'uploaded as the page went ✓');
+  form.append('file', new File([bytes], 'upload.bin', { type: 'application/octet-stream' }));
+  return form;
+}
+
 /** An error as plain data. */
 function plainError(error) {
   return { name: error?.name, message: String(error?.message ?? error), key: error?.key, attempts: error?.attempts, status: error?.status };
@@ -118,6 +128,48 @@ export const lifeSteps = {
     const key = life.items[method](...args).key;
     sessionStorage.setItem('life:reloaded-key', key);
     location.reload();
+  },
+
+  /**
+   * `resumeCalls()`, then a POST of `uploadForm(mib)` to `/items/raw`, and a reload in the same task,
+   * before the FormData could be read into bytes; the key is kept as `callThenReload` keeps it.
+   */
+  async formThenReload({ pkg }, { mib }) {
+    await pkg.resumeCalls();
+    const key = life.items.request('POST', '/raw', { body: uploadForm(mib) }).key;
+    sessionStorage.setItem('life:reloaded-key', key);
+    location.reload();
+  },
+
+  /** `uploadForm(mib)` sent by a raw fetch to `/items/raw` with a key of its own: what the backend reports of it. */
+  async rawForm({ baseUrl }, { mib }) {
+    const headers = { 'Idempotency-Key': `"${crypto.randomUUID()}"` };
+    const response = await fetch(`${baseUrl}/items/raw`, { method: 'POST', headers, body: uploadForm(mib) });
+    return response.json();
+  },
+
+  /** The shape of each stored record: its key, whether it holds a FormData's entries (and their names), its body's type. */
+  async storedShapes() {
+    const db = await new Promise((resolve, reject) => {
+      const request = indexedDB.open('fastapi-viewsets');
+      request.onsuccess = () => resolve(request.result);
+      request.onerror = () => reject(request.error);
+    });
+    try {
+      if (!db.objectStoreNames.contains('calls')) return [];
+      const records = await new Promise((resolve, reject) => {
+        const request = db.transaction('calls', 'readonly').objectStore('calls').getAll();
+        request.onsuccess = () => resolve(request.result);
+        request.onerror = () => reject(request.error);
+      });
+      return records.map((record) => ({
+        key: record.key,
+        form: record.form ? record.form.map(([name, value]) => [name, typeof value === 'string' ? value : `${value.constructor.name} ${value.name} ${value.size}`]) : null,
+        bodyType: record.body === null ? 'null' : record.body?.constructor?.name ?? typeof record.body,
+      }));
+    } finally {
+      db.close();
+    }
   },
 
   /** The key `callThenReload` kept. */
