@@ -131,22 +131,22 @@ function put(record: StoredCall): Promise<IDBValidKey> {
 }
 
 async function store(call: CallRecord): Promise<void> {
-  const stored = call.transport.stored;
+  const transport = call.transport;
   const resumedRecord = resumedRecords.get(call.key);
   resumedRecords.delete(call.key);
-  if (!stored) return;
+  if (!transport.stored) return;
   // A FormData's bytes are put in the task that sends the first attempt (both wait for them), and
   // after its entries: IndexedDB runs the writes of one store in the order they were made.
   if (call.resumed) {
     // Stored already, with its first issue time and whole window, and resumeCalls() holds its
     // lock: it is neither stored again nor locked twice. Only a FormData stored as its entries has
     // its bytes, read now, put in their place.
-    const { later } = stored(call);
-    if (resumedRecord && later) await put({ ...resumedRecord, ...sentFields(call, await later) });
+    const later = resumedRecord && transport.stored(call).later;
+    if (later) await put({ ...resumedRecord, ...sentFields(call, await later) });
     return;
   }
   void lock(call.key, false);
-  const { now, later } = stored(call);
+  const { now, later } = transport.stored(call);
   const record: StoredCall = {
     key: call.key,
     basePath: call.basePath,
