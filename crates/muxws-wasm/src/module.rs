@@ -15,6 +15,7 @@ use alloc::vec::Vec;
 use muxws_proto::{
     Action, ConnectionConfig, Event, Headers, Hello, Outbound, Payload, PayloadSource, Peer,
     PeerOptions, ReconnectOptions, SendError, StreamError, StreamEvent, StreamRef, TextSource,
+    SUBPROTOCOL,
 };
 
 use crate::records::{class, kind, OUT_FIELDS};
@@ -111,6 +112,9 @@ impl Held {
 
 struct Slot {
     peer: Peer,
+    /// The subprotocol offer (see [`offer`]): the peer is given no extra entries, so that its
+    /// dials carry none; this is what [`Peer::protocols`] would say had it been given them.
+    offer: String,
     call_concurrency: usize,
     /// In no particular order: found by stream or by tag, one look at each.
     live: Vec<Live>,
@@ -189,14 +193,16 @@ fn text_of(input: &[u8], len: i32) -> Option<&str> {
     Some(core::str::from_utf8(bytes).unwrap_or_default())
 }
 
-/// The non-empty entries of a `,`-separated list.
-fn subprotocols(list: &str) -> Vec<String> {
-    let mut out = Vec::new();
+/// The subprotocol offer of every dial, as the dial record's text: `muxws.v1.json`, then the
+/// non-empty entries of the `,`-separated `list`, `,`-separated.
+fn offer(list: &str) -> String {
+    let mut out = String::from(SUBPROTOCOL);
     // Cut as bytes (far less code than `str::split`): a `,` byte never occurs inside a multi-byte
     // character, so every entry is whole UTF-8 and `from_utf8` cannot fail.
     for entry in list.as_bytes().split(|b| *b == b',') {
         if !entry.is_empty() {
-            out.push(core::str::from_utf8(entry).unwrap_or_default().to_owned());
+            out.push(',');
+            out.push_str(core::str::from_utf8(entry).unwrap_or_default());
         }
     }
     out
@@ -366,7 +372,6 @@ impl<R: TextReader + Clone + 'static> Module<R> {
             hello = Some(Hello { headers, payload });
         }
         let options = PeerOptions {
-            subprotocols: subprotocols(protocols),
             hello,
             hello_timeout_ms: ms(config.hello_timeout_ms),
             reconnect: ReconnectOptions {
@@ -388,6 +393,7 @@ impl<R: TextReader + Clone + 'static> Module<R> {
                 ..ConnectionConfig::default()
             },
             retry_first_connect: config.lazy,
+            ..PeerOptions::default()
         };
         let peer = match Peer::new(options, jitter(config.seed)) {
             Ok(peer) => peer,
@@ -395,6 +401,7 @@ impl<R: TextReader + Clone + 'static> Module<R> {
         };
         self.slots.push(Some(Slot {
             peer,
+            offer: offer(protocols),
             call_concurrency: (ms(config.call_concurrency) as usize).max(1),
             live: Vec::new(),
             calls: 0,
@@ -661,7 +668,7 @@ impl<R: TextReader + Clone + 'static> Module<R> {
         }
         if sends {
             if let Some(action) = slot.peer.poll_action(now) {
-                return action_record(out, action);
+                return action_record(out, action, &slot.offer);
             }
         }
         while let Some(event) = slot.peer.poll_event() {
@@ -674,15 +681,11 @@ impl<R: TextReader + Clone + 'static> Module<R> {
     }
 }
 
-fn action_record(out: &mut Out, action: Action) -> u32 {
+/// The record of one socket action; a dial's text is `offer`.
+fn action_record(out: &mut Out, action: Action, offer: &str) -> u32 {
     match action {
-        Action::Dial { socket, protocols } => {
-            for (i, protocol) in protocols.iter().enumerate() {
-                if i > 0 {
-                    out.text.push(',');
-                }
-                out.text.push_str(protocol);
-            }
+        Action::Dial { socket } => {
+            out.text.push_str(offer);
             out.set(kind::DIAL, &[socket as f64])
         }
         Action::Send { socket, text } => out.put(kind::SEND, &[socket as f64], text),

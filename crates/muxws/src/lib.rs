@@ -26,8 +26,8 @@
 //! let mut peer = Peer::new(PeerOptions::default(), Box::new(|| 0.0)).unwrap();
 //! let now = 0;
 //! // 1. Perform actions: Dial → `new WebSocket(url, protocols)`, Send → `ws.send`, Close → `ws.close`.
-//! let Some(Action::Dial { socket, protocols }) = peer.poll_action(now) else { unreachable!() };
-//! assert_eq!(protocols[0], SUBPROTOCOL);
+//! let Some(Action::Dial { socket }) = peer.poll_action(now) else { unreachable!() };
+//! assert_eq!(peer.protocols().next(), Some(SUBPROTOCOL));
 //! // 2. Report that socket's events back, tagged with its id.
 //! peer.socket_opened(socket, SUBPROTOCOL, now);
 //! assert_eq!(peer.poll_event(), Some(Event::Established)); // connectMuxws() resolves

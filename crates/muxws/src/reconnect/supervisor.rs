@@ -105,13 +105,11 @@ impl Default for PeerOptions {
 /// socket adapter is the only transport-specific code).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Action {
-    /// Create `new WebSocket(url, protocols)` and report its events with this `socket` id
-    /// (WSM-CDC-020/021: `protocols[0]` is `muxws.v1.json`).
+    /// Create `new WebSocket(url, protocols)` with the offer of [`Peer::protocols`] (the same on
+    /// every dial) and report its events with this `socket` id (WSM-CDC-020/021).
     Dial {
         /// The id to report this socket's events with.
         socket: SocketId,
-        /// The subprotocol offer, muxws's entry first.
-        protocols: Vec<String>,
     },
     /// `ws.send(text)` — always a text message (WSM-CDC-002).
     Send {
@@ -312,6 +310,12 @@ impl Peer {
     /// Consecutive failed attempts — the helper's only persistent state (WSM-RCN-001).
     pub fn attempts(&self) -> u32 {
         self.attempts
+    }
+
+    /// The subprotocol offer of every [`Action::Dial`]: `muxws.v1.json` first, then
+    /// [`PeerOptions::subprotocols`] (WSM-CDC-020/021).
+    pub fn protocols(&self) -> impl Iterator<Item = &str> {
+        core::iter::once(SUBPROTOCOL).chain(self.options.subprotocols.iter().map(String::as_str))
     }
 
     /// The current socket, if one is open (WSM-RCN-043: it may be in the hello window).
@@ -724,12 +728,7 @@ impl Peer {
         let socket = self.next_socket;
         self.next_socket += 1;
         self.phase = Phase::Dialing { socket };
-        let mut protocols = Vec::with_capacity(1 + self.options.subprotocols.len());
-        protocols.push(SUBPROTOCOL.to_owned());
-        for protocol in &self.options.subprotocols {
-            protocols.push(protocol.clone());
-        }
-        self.actions.push(Action::Dial { socket, protocols });
+        self.actions.push(Action::Dial { socket });
     }
 
     fn backoff(&mut self, now: u64) {

@@ -76,9 +76,9 @@ impl Harness {
     pub fn flush(&mut self) {
         while let Some(action) = self.peer.poll_action(self.now) {
             self.wire.push(match action {
-                Action::Dial { socket, protocols } => {
+                Action::Dial { socket } => {
                     self.dialled.push(socket);
-                    Wire::Dial(socket, protocols)
+                    Wire::Dial(socket, self.peer.protocols().map(String::from).collect())
                 }
                 Action::Send { socket, text } => {
                     self.raw_sent.push((socket, text.clone()));
