@@ -179,3 +179,88 @@ fn heartbeat_nonces_are_sixteen_hex_digits() {
         .collect();
     assert_eq!(nonces, ["0000000000000001"]);
 }
+
+#[test]
+fn every_fixed_error_text() {
+    assert_eq!(
+        OpenError::GoingAway.to_string(),
+        "the connection is going away; open on the next connection"
+    );
+    assert_eq!(
+        OpenError::ConnectionLost.to_string(),
+        "not connected (between sockets); nothing was sent"
+    );
+    assert_eq!(SendError::NotLive.to_string(), "the stream is no longer open");
+    assert_eq!(
+        SendError::AlreadyEnded.to_string(),
+        "this side of the stream already ended"
+    );
+    assert_eq!(
+        SendError::HeadersAlreadySent.to_string(),
+        "headers ride only this side's first frame on a stream; on a stream this peer opened that is the open (WSM-FRM-016)"
+    );
+    assert_eq!(
+        SendError::TrailersWithoutEnd.to_string(),
+        "trailers ride only the frame carrying end (WSM-FRM-013)"
+    );
+    assert_eq!(
+        SendError::InvalidResetCode(-9).to_string(),
+        "reset code -9 must never be sent (retired 5, local-only 9)"
+    );
+    assert_eq!(
+        ConnectError::Closed.to_string(),
+        "closed before the connection was established"
+    );
+    assert_eq!(
+        ConnectError::Hello(StreamError::LocalReset {
+            code: 6,
+            reason: Some("late".into())
+        })
+        .to_string(),
+        "the hello failed: stream reset locally with code 6: late"
+    );
+    assert_eq!(
+        Headers::from_json("[1]").unwrap_err().to_string(),
+        "not a JSON value (at byte 0)"
+    );
+    // `message()` is what `Display` writes.
+    let error = StreamError::RemoteReset {
+        code: 4,
+        reason: None,
+        payload: Payload::Absent,
+    };
+    assert_eq!(error.message(), error.to_string());
+    assert_eq!(error.message(), "stream reset by the remote with code 4");
+}
+
+#[test]
+fn a_hello_over_the_cap_is_a_configuration_error_naming_why() {
+    let mut options = PeerOptions::default();
+    options.connection.max_frame_bytes = 128;
+    options.hello = Some(Hello {
+        headers: Some(Headers::new().with("x", RawJson::parse(format!("\"{}\"", "y".repeat(300))).unwrap())),
+        payload: Payload::null(),
+    });
+    assert_eq!(
+        Peer::new(options, Box::new(|| 0.0)).err().unwrap().to_string(),
+        "the hello cannot be sent: a frame cap of 128 bytes cannot hold this frame's envelope plus one indivisible unit of payload (WSM-FRG-034)"
+    );
+}
+
+#[test]
+fn a_failed_hello_closes_its_socket_with_the_error_as_reason() {
+    let mut options = quiet_options();
+    options.hello = Some(Hello {
+        headers: None,
+        payload: Payload::null(),
+    });
+    options.retry_first_connect = true;
+    let mut h = Harness::dialing(options);
+    h.open_socket();
+    h.advance(DEFAULT_HELLO_TIMEOUT_MS);
+    let closes = h.closes();
+    assert_eq!(
+        closes.last().unwrap().reason,
+        "hello failed: stream reset locally with code 6: deadline exceeded"
+    );
+}
