@@ -693,3 +693,30 @@ fn error_classes_are_the_numbers_the_driver_maps() {
     ];
     assert_eq!(numbers, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
 }
+
+#[test]
+fn error_records_carry_the_protocol_layer_s_texts() {
+    let mut d = Driver::new();
+    let lens = d.write(&["", "{not json"]);
+    assert_eq!(d.module.peer_new(&quiet(), lens[0], lens[1], -1), 0);
+    assert_eq!(d.module.out.text, "not a JSON value (at byte 1)");
+    let peer = d.connected(quiet());
+    let lens = d.write(&["[1]"]);
+    let (source, units) = d.source("1");
+    assert_eq!(
+        d.module
+            .open(peer, lens[0], source, units, true, false, d.now),
+        0
+    );
+    assert_eq!(
+        d.module.out.text,
+        "the stream's headers are not a JSON object: not a JSON value (at byte 0)"
+    );
+    let (source, units) = d.source("1");
+    assert_eq!(
+        d.module.send(peer, 99, source, units, true),
+        class::STREAM_CLOSED
+    );
+    assert_eq!(d.module.out.text, "the stream is no longer open");
+    assert_eq!(d.module.out.fields[7], d.module.out.text.len() as f64);
+}
