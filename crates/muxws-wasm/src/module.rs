@@ -169,6 +169,11 @@ impl Out {
         self.set(kind, values)
     }
 
+    /// An error record of `class`, its message already in the text: returns 0.
+    fn failed(&mut self, class: u32) -> u32 {
+        self.set(0, &[f64::from(class)])
+    }
+
     fn error(&mut self, class: u32, message: String) -> u32 {
         self.put(0, &[f64::from(class)], message)
     }
@@ -363,11 +368,17 @@ impl<R: TextReader + Clone + 'static> Module<R> {
         if hello_headers.is_some() || hello_payload.is_some() {
             let headers = match hello_headers.map(Headers::from_json).transpose() {
                 Ok(headers) => headers,
-                Err(e) => return self.out.error(class::CONFIG, e.message()),
+                Err(e) => {
+                    e.write_message(&mut self.out.text);
+                    return self.out.failed(class::CONFIG);
+                }
             };
             let payload = match hello_payload.map(Payload::json).transpose() {
                 Ok(payload) => payload.unwrap_or_else(Payload::null),
-                Err(e) => return self.out.error(class::CONFIG, e.message()),
+                Err(e) => {
+                    e.write_message(&mut self.out.text);
+                    return self.out.failed(class::CONFIG);
+                }
             };
             hello = Some(Hello { headers, payload });
         }
@@ -509,9 +520,10 @@ impl<R: TextReader + Clone + 'static> Module<R> {
             None => None,
             Some(Ok(headers)) => Some(headers),
             Some(Err(e)) => {
-                let mut message = String::from("the stream's headers are not a JSON object: ");
-                message.push_str(&e.message());
-                return self.out.error(class::PROTOCOL_ERROR, message);
+                let text = &mut self.out.text;
+                text.push_str("the stream's headers are not a JSON object: ");
+                e.write_message(text);
+                return self.out.failed(class::PROTOCOL_ERROR);
             }
         };
         let tag = self.tag();
@@ -552,7 +564,8 @@ impl<R: TextReader + Clone + 'static> Module<R> {
             // the class is returned, as for any refusal (the output record's error returns 0).
             let refused = SendError::NotLive;
             let class = refused.class() as u32;
-            self.out.error(class, refused.message());
+            refused.write_message(&mut self.out.text);
+            self.out.failed(class);
             return class;
         };
         let sent = match source {
@@ -569,7 +582,8 @@ impl<R: TextReader + Clone + 'static> Module<R> {
             Ok(()) => 0,
             Err(e) => {
                 let class = e.class() as u32;
-                self.out.error(class, e.message());
+                e.write_message(&mut self.out.text);
+                self.out.failed(class);
                 class
             }
         }
@@ -711,8 +725,8 @@ fn event_record(slot: &mut Slot, out: &mut Out, event: Event, now: u64) -> u32 {
         }
         Event::ConnectFailed(error) => {
             fail_waiting(slot);
-            let class = f64::from(error.class() as u32);
-            out.put(kind::CONNECT_FAILED, &[class], error.message())
+            error.write_message(&mut out.text);
+            out.set(kind::CONNECT_FAILED, &[f64::from(error.class() as u32)])
         }
         Event::Closed(reason) => {
             if !reason.will_retry {
@@ -779,7 +793,8 @@ fn stream_record(out: &mut Out, tag: f64, event: StreamEvent) -> u32 {
         StreamEvent::End { .. } => out.set(kind::END, &[tag]),
         StreamEvent::Closed => out.set(kind::STREAM_CLOSED, &[tag]),
         StreamEvent::Failed(error) => {
-            let mut text = error.message();
+            let text = &mut out.text;
+            error.write_message(text);
             let mut reason_at = -1.0;
             if let Some(reason) = error.reason() {
                 reason_at = text.len() as f64;
@@ -794,7 +809,7 @@ fn stream_record(out: &mut Out, tag: f64, event: StreamEvent) -> u32 {
                 payload_at = text.len() as f64;
                 text.push_str(raw.as_str());
             }
-            out.put(
+            out.set(
                 kind::STREAM_FAILED,
                 &[
                     tag,
@@ -803,7 +818,6 @@ fn stream_record(out: &mut Out, tag: f64, event: StreamEvent) -> u32 {
                     reason_at,
                     payload_at,
                 ],
-                text,
             )
         }
     }

@@ -16,7 +16,7 @@ use core::fmt;
 
 use crate::fragment::FragmentError;
 use crate::frame::Payload;
-use crate::text::{cat3, push_i64, push_u64};
+use crate::text::{push_i64, push_u64, written};
 
 /// Reset codes of `SPEC.md` §2.4; unknown codes stay plain integers everywhere (a closed enum in
 /// the read loop is the failure §2.4 warns about).
@@ -169,22 +169,28 @@ impl StreamError {
 impl StreamError {
     /// The error's message (what `Display` writes), built without `core::fmt`.
     pub fn message(&self) -> String {
-        let (by, code, reason) = match self {
-            StreamError::RemoteReset { code, reason, .. } => ("by the remote", code, reason),
-            StreamError::LocalReset { code, reason } => ("locally", code, reason),
-            StreamError::Refused => {
-                return "stream refused: above the last_stream of the remote's goaway, never processed"
-                    .into()
-            }
-            StreamError::ConnectionLost => return "connection lost".into(),
-        };
-        let mut out = cat3("stream reset ", by, " with code ");
-        push_i64(&mut out, *code);
+        written(|out| self.write_message(out))
+    }
+
+    /// Appends [`StreamError::message`] to `out`.
+    pub fn write_message(&self, out: &mut String) {
+        let (by, code, reason) =
+            match self {
+                StreamError::RemoteReset { code, reason, .. } => ("by the remote", code, reason),
+                StreamError::LocalReset { code, reason } => ("locally", code, reason),
+                StreamError::Refused => return out.push_str(
+                    "stream refused: above the last_stream of the remote's goaway, never processed",
+                ),
+                StreamError::ConnectionLost => return out.push_str("connection lost"),
+            };
+        out.push_str("stream reset ");
+        out.push_str(by);
+        out.push_str(" with code ");
+        push_i64(out, *code);
         if let Some(reason) = reason {
             out.push_str(": ");
             out.push_str(reason);
         }
-        out
     }
 }
 
@@ -229,12 +235,19 @@ impl OpenError {
 impl OpenError {
     /// The error's message (what `Display` writes), built without `core::fmt`.
     pub fn message(&self) -> String {
+        written(|out| self.write_message(out))
+    }
+
+    /// Appends [`OpenError::message`] to `out`.
+    pub fn write_message(&self, out: &mut String) {
         match self {
             OpenError::GoingAway => {
-                "the connection is going away; open on the next connection".into()
+                out.push_str("the connection is going away; open on the next connection")
             }
-            OpenError::ConnectionLost => "not connected (between sockets); nothing was sent".into(),
-            OpenError::Unsendable(e) => e.message(),
+            OpenError::ConnectionLost => {
+                out.push_str("not connected (between sockets); nothing was sent")
+            }
+            OpenError::Unsendable(e) => e.write_message(out),
         }
     }
 }
@@ -288,22 +301,26 @@ impl SendError {
 impl SendError {
     /// The error's message (what `Display` writes), built without `core::fmt`.
     pub fn message(&self) -> String {
+        written(|out| self.write_message(out))
+    }
+
+    /// Appends [`SendError::message`] to `out`.
+    pub fn write_message(&self, out: &mut String) {
         match self {
-            SendError::NotLive => "the stream is no longer open".into(),
-            SendError::AlreadyEnded => "this side of the stream already ended".into(),
-            SendError::HeadersAlreadySent => {
-                "headers ride only this side's first frame on a stream; on a stream this peer opened that is the open (WSM-FRM-016)".into()
-            }
+            SendError::NotLive => out.push_str("the stream is no longer open"),
+            SendError::AlreadyEnded => out.push_str("this side of the stream already ended"),
+            SendError::HeadersAlreadySent => out.push_str(
+                "headers ride only this side's first frame on a stream; on a stream this peer opened that is the open (WSM-FRM-016)",
+            ),
             SendError::TrailersWithoutEnd => {
-                "trailers ride only the frame carrying end (WSM-FRM-013)".into()
+                out.push_str("trailers ride only the frame carrying end (WSM-FRM-013)")
             }
             SendError::InvalidResetCode(c) => {
-                let mut out = String::from("reset code ");
-                push_i64(&mut out, *c);
+                out.push_str("reset code ");
+                push_i64(out, *c);
                 out.push_str(" must never be sent (retired 5, local-only 9)");
-                out
             }
-            SendError::Unsendable(e) => e.message(),
+            SendError::Unsendable(e) => e.write_message(out),
         }
     }
 }
@@ -366,10 +383,15 @@ impl ConnectError {
 impl ConnectError {
     /// The error's message (what `Display` writes), built without `core::fmt`.
     pub fn message(&self) -> String {
+        written(|out| self.write_message(out))
+    }
+
+    /// Appends [`ConnectError::message`] to `out`.
+    pub fn write_message(&self, out: &mut String) {
         match self {
-            ConnectError::CodecMismatch { message, .. } => message.clone(),
+            ConnectError::CodecMismatch { message, .. } => out.push_str(message),
             ConnectError::NotOpened { code, reason } => {
-                let mut out = String::from(
+                out.push_str(
                     "the WebSocket offering subprotocol \"muxws.v1.json\" did not open: \
                      the server refused the upgrade or could not be reached",
                 );
@@ -380,13 +402,15 @@ impl ConnectError {
                 }
                 if *code != 1006 && *code != 0 {
                     out.push_str(" (close code ");
-                    push_u64(&mut out, u64::from(*code));
+                    push_u64(out, u64::from(*code));
                     out.push(')');
                 }
-                out
             }
-            ConnectError::Hello(e) => cat3("the hello failed: ", &e.message(), ""),
-            ConnectError::Closed => "closed before the connection was established".into(),
+            ConnectError::Hello(e) => {
+                out.push_str("the hello failed: ");
+                e.write_message(out);
+            }
+            ConnectError::Closed => out.push_str("closed before the connection was established"),
         }
     }
 }

@@ -33,7 +33,7 @@ use core::fmt;
 use crate::frame::{
     encode, escaped_width, Envelope, Frame, FrameType, InvalidJson, Payload, RawJson,
 };
-use crate::text::{around, prefix};
+use crate::text::prefix;
 
 /// The largest encoded message a sender may emit: a protocol constant, never negotiated, announced
 /// or configured (WSM-FRG-004).
@@ -72,6 +72,11 @@ pub enum FragmentError {
 impl FragmentError {
     /// The error's message (what `Display` writes), built without `core::fmt`.
     pub fn message(&self) -> String {
+        crate::text::written(|out| self.write_message(out))
+    }
+
+    /// Appends [`FragmentError::message`] to `out`.
+    pub fn write_message(&self, out: &mut String) {
         let (head, cap, tail) = match self {
             FragmentError::EnvelopeTooLarge { cap } => (
                 "frame exceeds the ",
@@ -89,7 +94,9 @@ impl FragmentError {
                 " bytes cannot hold this frame's closing envelope; trailers are never fragmented (WSM-FRG-020/034)",
             ),
         };
-        around(head, *cap as u64, tail)
+        out.push_str(head);
+        crate::text::push_u64(out, *cap as u64);
+        out.push_str(tail);
     }
 }
 
@@ -235,7 +242,10 @@ impl TextSource {
 impl PayloadSource for TextSource {
     fn peek(&mut self, max: usize) -> (&[u8], bool) {
         // `a..b` ranges only: each range type of `str::get` is its own function in the module.
-        let rest = self.text.get(self.position..self.text.len()).unwrap_or_default();
+        let rest = self
+            .text
+            .get(self.position..self.text.len())
+            .unwrap_or_default();
         let window = prefix(rest, max);
         (window.as_bytes(), window.len() == rest.len())
     }

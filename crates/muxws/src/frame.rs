@@ -19,7 +19,7 @@ use alloc::{borrow::ToOwned, string::String, vec::Vec};
 use core::fmt;
 
 use crate::json::{self, JsonError, Members};
-use crate::text::{cat3, prefix, push_i64, push_u64};
+use crate::text::{prefix, push_i64, push_u64};
 
 /// The only subprotocol this dialer offers and accepts: generation `v1`, codec `json`
 /// (WSM-CDC-020, WSM-CON-009, WSM-PKG-005).
@@ -84,7 +84,14 @@ impl InvalidJson {
 impl InvalidJson {
     /// The error's message (what `Display` writes), built without `core::fmt`.
     pub fn message(&self) -> String {
-        cat3("not a JSON value (at ", &self.0, ")")
+        crate::text::written(|out| self.write_message(out))
+    }
+
+    /// Appends [`InvalidJson::message`] to `out`.
+    pub fn write_message(&self, out: &mut String) {
+        out.push_str("not a JSON value (at ");
+        out.push_str(&self.0);
+        out.push(')');
     }
 }
 

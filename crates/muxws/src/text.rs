@@ -50,6 +50,13 @@ pub(crate) fn udecimal(n: u64) -> String {
     around("", n, "")
 }
 
+/// The text `write` appends to an empty string (an error's message from its `write_message`).
+pub(crate) fn written(write: impl FnOnce(&mut String)) -> String {
+    let mut out = String::new();
+    write(&mut out);
+    out
+}
+
 /// `a`, `b` and `c`, concatenated (without the generic `[&str]::concat`).
 pub(crate) fn cat3(a: &str, b: &str, c: &str) -> String {
     let mut out = String::with_capacity(a.len() + b.len() + c.len());

@@ -190,7 +190,10 @@ fn every_fixed_error_text() {
         OpenError::ConnectionLost.to_string(),
         "not connected (between sockets); nothing was sent"
     );
-    assert_eq!(SendError::NotLive.to_string(), "the stream is no longer open");
+    assert_eq!(
+        SendError::NotLive.to_string(),
+        "the stream is no longer open"
+    );
     assert_eq!(
         SendError::AlreadyEnded.to_string(),
         "this side of the stream already ended"
@@ -238,7 +241,10 @@ fn a_hello_over_the_cap_is_a_configuration_error_naming_why() {
     let mut options = PeerOptions::default();
     options.connection.max_frame_bytes = 128;
     options.hello = Some(Hello {
-        headers: Some(Headers::new().with("x", RawJson::parse(format!("\"{}\"", "y".repeat(300))).unwrap())),
+        headers: Some(Headers::new().with(
+            "x",
+            RawJson::parse(format!("\"{}\"", "y".repeat(300))).unwrap(),
+        )),
         payload: Payload::null(),
     });
     assert_eq!(

@@ -271,8 +271,11 @@ impl Peer {
             // The hello's `open`, as `socket_opened` will send it.
             let mut frame = outbound_frame(FrameType::Open, 1, hello.headers.clone(), None, true);
             set_fresh(&mut frame.payload, hello.payload.clone());
-            check_sendable(&frame, options.connection.max_frame_bytes)
-                .map_err(|e| ConfigError(cat3("the hello cannot be sent: ", &e.message(), "")))?;
+            check_sendable(&frame, options.connection.max_frame_bytes).map_err(|e| {
+                let mut message = String::from("the hello cannot be sent: ");
+                e.write_message(&mut message);
+                ConfigError(message)
+            })?;
         }
         let mut peer = Peer {
             options,
@@ -847,7 +850,8 @@ impl Peer {
     }
 
     fn hello_failed(&mut self, error: StreamError, now: u64) {
-        let reason = cat3("hello failed: ", &error.message(), "");
+        let mut reason = String::from("hello failed: ");
+        error.write_message(&mut reason);
         if let Some((socket, mut conn)) = self.live.take() {
             conn.abandon();
             Self::pump_into(socket, &mut conn, &mut self.events, None);
