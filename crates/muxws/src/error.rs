@@ -15,7 +15,7 @@ use alloc::string::String;
 use core::fmt;
 
 use crate::fragment::FragmentError;
-use crate::frame::Payload;
+use crate::frame::{Payload, CODEC_NAME, SUBPROTOCOL};
 use crate::text::{push_i64, push_u64, written};
 
 /// Reset codes of `SPEC.md` §2.4; unknown codes stay plain integers everywhere (a closed enum in
@@ -339,12 +339,11 @@ impl core::error::Error for SendError {}
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub enum ConnectError {
     /// The socket opened but the server selected another subprotocol than `muxws.v1.json`
-    /// (WSM-CDC-028): a real codec mismatch.
+    /// (WSM-CDC-028): a real codec mismatch. The message names what was offered and what was
+    /// selected.
     CodecMismatch {
-        /// The message, naming what was offered and what was selected.
-        message: String,
         /// What the server selected (`""`: none).
-        selected: Option<String>,
+        selected: String,
     },
     /// The socket never opened: the server refused the upgrade (an HTTP status instead of 101),
     /// or could not be reached. A browser cannot tell these apart; `reason` is what the platform
@@ -389,7 +388,21 @@ impl ConnectError {
     /// Appends [`ConnectError::message`] to `out`.
     pub fn write_message(&self, out: &mut String) {
         match self {
-            ConnectError::CodecMismatch { message, .. } => out.push_str(message),
+            ConnectError::CodecMismatch { selected } => {
+                out.push_str("the server ");
+                if selected.is_empty() {
+                    out.push_str("selected no subprotocol");
+                } else {
+                    out.push_str("selected subprotocol \"");
+                    out.push_str(selected);
+                    out.push('"');
+                }
+                out.push_str(" instead of \"");
+                out.push_str(SUBPROTOCOL);
+                out.push_str("\", the only one this client speaks (muxws v1, the \"");
+                out.push_str(CODEC_NAME);
+                out.push_str("\" codec)");
+            }
             ConnectError::NotOpened { code, reason } => {
                 out.push_str(
                     "the WebSocket offering subprotocol \"muxws.v1.json\" did not open: \

@@ -186,12 +186,9 @@ fn a_wrong_negotiated_subprotocol_closes_the_socket_and_rejects() {
         [Wire::Close(1, CLOSE_CODEC_MISMATCH, _)]
     ));
     match h.take_events().as_slice() {
-        [Event::ConnectFailed(ConnectError::CodecMismatch {
-            selected: Some(selected),
-            message,
-        })] => {
+        [Event::ConnectFailed(error @ ConnectError::CodecMismatch { selected })] => {
             assert_eq!(selected, "");
-            assert!(message.contains("selected no subprotocol"));
+            assert!(error.message().contains("selected no subprotocol"));
         }
         other => panic!("{other:?}"),
     }

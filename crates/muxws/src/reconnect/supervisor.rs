@@ -26,7 +26,7 @@ use crate::connection::{
 };
 use crate::error::{ConfigError, ConnectError, OpenError, SendError, StreamError};
 use crate::fragment::{check_sendable, PayloadSource};
-use crate::frame::{set_fresh, FrameType, Headers, Payload, CODEC_NAME, SUBPROTOCOL};
+use crate::frame::{set_fresh, FrameType, Headers, Payload, SUBPROTOCOL};
 use crate::list::take_at;
 use crate::text::{around, cat3, udecimal};
 use vec_fifo::Fifo;
@@ -237,29 +237,6 @@ fn close_reason_text(reason: &str) -> String {
     crate::text::prefix(reason, 123).to_owned()
 }
 
-/// WSM-CDC-028: the socket opened, but with another subprotocol than the one this client speaks.
-// Out of line: the muxws module measured smaller so (gzip).
-#[inline(never)]
-fn codec_mismatch(selected: &str) -> ConnectError {
-    let mut message = String::from("the server ");
-    if selected.is_empty() {
-        message.push_str("selected no subprotocol");
-    } else {
-        message.push_str("selected subprotocol \"");
-        message.push_str(selected);
-        message.push('"');
-    }
-    message.push_str(" instead of \"");
-    message.push_str(SUBPROTOCOL);
-    message.push_str("\", the only one this client speaks (muxws v1, the \"");
-    message.push_str(CODEC_NAME);
-    message.push_str("\" codec)");
-    ConnectError::CodecMismatch {
-        message,
-        selected: Some(selected.to_owned()),
-    }
-}
-
 impl Peer {
     /// Validate the options and queue the first [`Action::Dial`]. `jitter` returns draws in
     /// `[-1, 1]` for the backoff schedule — `Math.random() * 2 - 1` in the browser
@@ -435,7 +412,10 @@ impl Peer {
                 code: CLOSE_CODEC_MISMATCH,
                 reason: cat3("expected subprotocol ", SUBPROTOCOL, ""),
             });
-            self.dial_failed(codec_mismatch(protocol), now);
+            // WSM-CDC-028: the socket opened, but with another subprotocol than the one this
+            // client speaks.
+            let selected = protocol.to_owned();
+            self.dial_failed(ConnectError::CodecMismatch { selected }, now);
             return;
         }
         // The options were validated in `Peer::new`.
