@@ -784,7 +784,8 @@ fn event_record(slot: &mut Slot, out: &mut Out, event: Event, now: u64) -> u32 {
 fn stream_record(out: &mut Out, tag: f64, event: StreamEvent) -> u32 {
     match event {
         StreamEvent::ReplyHeaders(headers) => {
-            out.put(kind::REPLY_HEADERS, &[tag], headers.to_json())
+            headers.write_json(&mut out.text);
+            out.set(kind::REPLY_HEADERS, &[tag])
         }
         StreamEvent::Payload(raw) => out.put(kind::PAYLOAD, &[tag], raw.into_string()),
         StreamEvent::Fragment { text, more } => {

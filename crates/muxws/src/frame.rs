@@ -224,7 +224,8 @@ impl Headers {
         out
     }
 
-    fn write_json(&self, out: &mut String) {
+    /// Appends [`Headers::to_json`] to `out`.
+    pub fn write_json(&self, out: &mut String) {
         out.push('{');
         for (i, (key, value)) in self.0.iter().enumerate() {
             if i > 0 {
