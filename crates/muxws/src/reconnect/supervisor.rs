@@ -202,6 +202,8 @@ enum Phase {
     Stopped,
 }
 
+/// A socket being closed: flushed, then closed with `code` and `reason` (cut to what a browser
+/// accepts, see [`close_reason_text`]).
 struct Retiring {
     socket: SocketId,
     conn: Connection,
@@ -356,7 +358,7 @@ impl Peer {
             return Some(Action::Close {
                 socket: retiring.socket,
                 code: retiring.code,
-                reason: close_reason_text(&retiring.reason),
+                reason: retiring.reason,
             });
         }
         None
@@ -686,7 +688,7 @@ impl Peer {
                         socket,
                         conn,
                         code: CLOSE_NORMAL,
-                        reason: reason.clone(),
+                        reason: close_reason_text(&reason),
                     });
                 }
                 self.closed_by_application(reason);
@@ -839,7 +841,7 @@ impl Peer {
                 socket,
                 conn,
                 code: CLOSE_NORMAL,
-                reason: reason.clone(),
+                reason: close_reason_text(&reason),
             });
         }
         if self.first_is_final() {
@@ -867,7 +869,7 @@ impl Peer {
             socket,
             conn,
             code: termination.close_code(),
-            reason: close_reason.clone(),
+            reason: close_reason_text(&close_reason),
         });
         self.lost(code, close_reason, was_clean, now);
     }
