@@ -317,10 +317,10 @@ impl Termination {
     }
 
     /// The close reason text (WSM-RCN-045).
-    pub fn close_reason(&self, ping_timeout_ms: u64) -> String {
+    pub fn close_reason(self, ping_timeout_ms: u64) -> String {
         match self {
-            Termination::ProtocolError { reason } => cat3("protocol error: ", reason, ""),
-            Termination::Drained { reason } => reason.clone().unwrap_or_default(),
+            Termination::ProtocolError { reason } => cat3("protocol error: ", &reason, ""),
+            Termination::Drained { reason } => reason.unwrap_or_default(),
             Termination::HeartbeatTimeout => around("no pong within ", ping_timeout_ms, " ms"),
             Termination::GoawayTimeout => "remote did not close after its goaway".to_owned(),
         }

@@ -859,16 +859,17 @@ impl Peer {
         };
         Self::pump_into(socket, &mut conn, &mut self.events, None);
         let ping_timeout_ms = conn.config().ping_timeout_ms;
-        let close_reason = termination.close_reason(ping_timeout_ms);
         let (code, was_clean) = match termination {
             Termination::HeartbeatTimeout => (1006, false),
             Termination::ProtocolError { .. } => (CLOSE_PROTOCOL_ERROR, false),
             Termination::Drained { .. } | Termination::GoawayTimeout => (CLOSE_NORMAL, true),
         };
+        let close_code = termination.close_code();
+        let close_reason = termination.close_reason(ping_timeout_ms);
         self.retiring.push(Retiring {
             socket,
             conn,
-            code: termination.close_code(),
+            code: close_code,
             reason: close_reason_text(&close_reason),
         });
         self.lost(code, close_reason, was_clean, now);
