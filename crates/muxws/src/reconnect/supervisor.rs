@@ -425,11 +425,10 @@ impl Peer {
         // The hello is an ordinary open, stream 1, before any application frame; no
         // interceptor sees it (WSM-RCN-021/023). It cannot be refused (it was checked in
         // `Peer::new`); were it, the connection would count as established without one.
-        let hello_id = self
-            .options
-            .hello
-            .clone()
-            .and_then(|hello| conn.open(hello.headers, hello.payload, true, now).ok());
+        let hello_id = self.options.hello.as_ref().and_then(|hello| {
+            conn.open(hello.headers.clone(), hello.payload.clone(), true, now)
+                .ok()
+        });
         self.live = Some((socket, conn));
         match hello_id {
             Some(hello_id) => {
