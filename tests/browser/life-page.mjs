@@ -18,6 +18,26 @@ function itemsClass(base) {
   };
 }
 
+/** The package's IndexedDB database, read directly: its stores, and the records of `calls`. */
+async function readStore() {
+  const db = await new Promise((resolve, reject) => {
+    const request = indexedDB.open('fastapi-viewsets');
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+  try {
+    if (!db.objectStoreNames.contains('calls')) return { stores: [...db.objectStoreNames], records: [] };
+    const records = await new Promise((resolve, reject) => {
+      const request = db.transaction('calls', 'readonly').objectStore('calls').getAll();
+      request.onsuccess = () => resolve(request.result);
+      request.onerror = () => reject(request.error);
+    });
+    return { stores: [...db.objectStoreNames], records };
+  } finally {
+    db.close();
+  }
+}
+
 /** A FormData of a text field and a file of `mib` MiB of a fixed pattern (the same on every call). */
 function uploadForm(mib) {
   const bytes = new Uint8Array(mib * 1024 * 1024);
@@ -150,26 +170,12 @@ export const lifeSteps = {
 
   /** The shape of each stored record: its key, whether it holds a FormData's entries (and their names), its body's type. */
   async storedShapes() {
-    const db = await new Promise((resolve, reject) => {
-      const request = indexedDB.open('fastapi-viewsets');
-      request.onsuccess = () => resolve(request.result);
-      request.onerror = () => reject(request.error);
-    });
-    try {
-      if (!db.objectStoreNames.contains('calls')) return [];
-      const records = await new Promise((resolve, reject) => {
-        const request = db.transaction('calls', 'readonly').objectStore('calls').getAll();
-        request.onsuccess = () => resolve(request.result);
-        request.onerror = () => reject(request.error);
-      });
-      return records.map((record) => ({
-        key: record.key,
-        form: record.form ? record.form.map(([name, value]) => [name, typeof value === 'string' ? value : `${value.constructor.name} ${value.name} ${value.size}`]) : null,
-        bodyType: record.body === null ? 'null' : record.body?.constructor?.name ?? typeof record.body,
-      }));
-    } finally {
-      db.close();
-    }
+    const { records } = await readStore();
+    return records.map((record) => ({
+      key: record.key,
+      form: record.form ? record.form.map(([name, value]) => [name, typeof value === 'string' ? value : `${value.constructor.name} ${value.name} ${value.size}`]) : null,
+      bodyType: record.body === null ? 'null' : record.body?.constructor?.name ?? typeof record.body,
+    }));
   },
 
   /** The key `callThenReload` kept. */
@@ -217,29 +223,15 @@ export const lifeSteps = {
 
   /** Every record of the package's IndexedDB store, read directly (bodies as text). */
   async stored() {
-    const db = await new Promise((resolve, reject) => {
-      const request = indexedDB.open('fastapi-viewsets');
-      request.onsuccess = () => resolve(request.result);
-      request.onerror = () => reject(request.error);
-    });
-    try {
-      if (!db.objectStoreNames.contains('calls')) return { stores: [...db.objectStoreNames], records: [] };
-      const records = await new Promise((resolve, reject) => {
-        const request = db.transaction('calls', 'readonly').objectStore('calls').getAll();
-        request.onsuccess = () => resolve(request.result);
-        request.onerror = () => reject(request.error);
-      });
-      const text = async (body) => {
-        if (body === null || body === undefined || typeof body === 'string') return body ?? null;
-        if (body instanceof Blob) return body.text();
-        return new TextDecoder().decode(body);
-      };
-      const out = [];
-      for (const record of records) out.push({ ...record, body: await text(record.body), bodyType: typeof record.body, raw: JSON.stringify(record, (k, v) => (k === 'body' && typeof v !== 'string' ? '[binary]' : v)) });
-      return { stores: [...db.objectStoreNames], records: out };
-    } finally {
-      db.close();
-    }
+    const { stores, records } = await readStore();
+    const text = async (body) => {
+      if (body === null || body === undefined || typeof body === 'string') return body ?? null;
+      if (body instanceof Blob) return body.text();
+      return new TextDecoder().decode(body);
+    };
+    const out = [];
+    for (const record of records) out.push({ ...record, body: await text(record.body), bodyType: typeof record.body, raw: JSON.stringify(record, (k, v) => (k === 'body' && typeof v !== 'string' ? '[binary]' : v)) });
+    return { stores, records: out };
   },
 
   /** The Web Locks of this origin held and requested, by name (`navigator.locks.query()`). */
