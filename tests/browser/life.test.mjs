@@ -673,7 +673,7 @@ describe('persistence: resumeCalls() after a reload', { timeout: 180_000 }, () =
     // A FormData is read into bytes once, asynchronously; no attempt goes out before. Its entries are
     // stored at once; before they were, such a call was stored only once its bytes were read, and a
     // reload before that lost it: this test failed 3 runs of 4 without the change and passed 7 of 7
-    // with it, 4 of them stored as entries. 16 MiB: reading them mostly takes longer than the reload
+    // with it, 5 of them stored as entries. 16 MiB: reading them mostly takes longer than the reload
     // (the record's shape is reported, not asserted: when the bytes win, that case must pass too).
     await stack.resetAll();
     const context = await newContext();
