@@ -15,7 +15,6 @@ use alloc::vec::Vec;
 use muxws_proto::{
     Action, ConnectionConfig, Event, Headers, Hello, Outbound, Payload, PayloadSource, Peer,
     PeerOptions, ReconnectOptions, SendError, StreamError, StreamEvent, StreamRef, TextSource,
-    SUBPROTOCOL,
 };
 
 use crate::records::{class, kind, OUT_FIELDS};
@@ -112,8 +111,7 @@ impl Held {
 
 struct Slot {
     peer: Peer,
-    /// The subprotocol offer (see [`offer`]): the peer is given no extra entries, so that its
-    /// dials carry none; this is what [`Peer::protocols`] would say had it been given them.
+    /// The peer's subprotocol offer as every dial record's text (see [`offer`]), made once.
     offer: String,
     call_concurrency: usize,
     /// In no particular order: found by stream or by tag, one look at each.
@@ -198,17 +196,27 @@ fn text_of(input: &[u8], len: i32) -> Option<&str> {
     Some(core::str::from_utf8(bytes).unwrap_or_default())
 }
 
-/// The subprotocol offer of every dial, as the dial record's text: `muxws.v1.json`, then the
-/// non-empty entries of the `,`-separated `list`, `,`-separated.
-fn offer(list: &str) -> String {
-    let mut out = String::from(SUBPROTOCOL);
+/// The non-empty entries of a `,`-separated list.
+fn subprotocols(list: &str) -> Vec<String> {
+    let mut out = Vec::new();
     // Cut as bytes (far less code than `str::split`): a `,` byte never occurs inside a multi-byte
     // character, so every entry is whole UTF-8 and `from_utf8` cannot fail.
     for entry in list.as_bytes().split(|b| *b == b',') {
         if !entry.is_empty() {
-            out.push(',');
-            out.push_str(core::str::from_utf8(entry).unwrap_or_default());
+            out.push(core::str::from_utf8(entry).unwrap_or_default().to_owned());
         }
+    }
+    out
+}
+
+/// `peer`'s subprotocol offer ([`Peer::protocols`]) as a dial record's text: `,`-separated.
+fn offer(peer: &Peer) -> String {
+    let mut out = String::new();
+    for protocol in peer.protocols() {
+        if !out.is_empty() {
+            out.push(',');
+        }
+        out.push_str(protocol);
     }
     out
 }
@@ -383,6 +391,7 @@ impl<R: TextReader + Clone + 'static> Module<R> {
             hello = Some(Hello { headers, payload });
         }
         let options = PeerOptions {
+            subprotocols: subprotocols(protocols),
             hello,
             hello_timeout_ms: ms(config.hello_timeout_ms),
             reconnect: ReconnectOptions {
@@ -404,15 +413,14 @@ impl<R: TextReader + Clone + 'static> Module<R> {
                 ..ConnectionConfig::default()
             },
             retry_first_connect: config.lazy,
-            ..PeerOptions::default()
         };
         let peer = match Peer::new(options, jitter(config.seed)) {
             Ok(peer) => peer,
             Err(e) => return self.out.error(class::CONFIG, e.0),
         };
         self.slots.push(Some(Slot {
+            offer: offer(&peer),
             peer,
-            offer: offer(protocols),
             call_concurrency: (ms(config.call_concurrency) as usize).max(1),
             live: Vec::new(),
             calls: 0,
