@@ -10,7 +10,9 @@
  * Only an app that calls `resumeCalls()` links this in; until it does, `persist` stores nothing.
  * A call is stored in the task that issues it, so a reload right after it keeps it. A FormData body
  * is read into bytes once, later: until then its entries are stored, and the bytes replace them in
- * the task that sends the first attempt. Bodies are stored in the clear. Calls over muxws and
+ * the task that sends the first attempt. (A Blob the page made from memory a moment before may
+ * still be lost: its bytes are still on their way to the browser's store.) Bodies are stored in
+ * the clear. Calls over muxws and
  * through an axios instance are not persisted.
  */
 import { issueCall, joinPath, proxyFor } from './compose.js';

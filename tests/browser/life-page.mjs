@@ -38,13 +38,14 @@ async function readStore() {
   }
 }
 
-/** A FormData of a text field and a file of `mib` MiB of a fixed pattern (the same on every call). */
-function uploadForm(mib) {
-  const bytes = new Uint8Array(mib * 1024 * 1024);
-  for (let i = 0; i < bytes.length; i += 1) bytes[i] = (i * 31 + 7) & 0xff;
+/**
+ * A FormData of a text field and the file the test chose in the page's `#upload` input
+ * (`chooseFile`): a file on disk, as a user uploads one.
+ */
+function uploadForm() {
   const form = new FormData();
   form.append('note', 'uploaded as the page went ✓');
-  form.append('file', new File([bytes], 'upload.bin', { type: 'application/octet-stream' }));
+  form.append('file', document.getElementById('upload').files[0]);
   return form;
 }
 
@@ -150,21 +151,29 @@ export const lifeSteps = {
     location.reload();
   },
 
+  /** Adds the file input `#upload` to the page, for the test to choose a file in (Playwright's `setInputFiles`). */
+  addFileInput() {
+    const input = document.createElement('input');
+    input.type = 'file';
+    input.id = 'upload';
+    document.body.append(input);
+  },
+
   /**
-   * `resumeCalls()`, then a POST of `uploadForm(mib)` to `/items/raw`, and a reload in the same task,
+   * `resumeCalls()`, then a POST of `uploadForm()` to `/items/raw`, and a reload in the same task,
    * before the FormData could be read into bytes; the key is kept as `callThenReload` keeps it.
    */
-  async formThenReload({ pkg }, { mib }) {
+  async formThenReload({ pkg }) {
     await pkg.resumeCalls();
-    const key = life.items.request('POST', '/raw', { body: uploadForm(mib) }).key;
+    const key = life.items.request('POST', '/raw', { body: uploadForm() }).key;
     sessionStorage.setItem('life:reloaded-key', key);
     location.reload();
   },
 
-  /** `uploadForm(mib)` sent by a raw fetch to `/items/raw` with a key of its own: what the backend reports of it. */
-  async rawForm({ baseUrl }, { mib }) {
+  /** `uploadForm()` sent by a raw fetch to `/items/raw` with a key of its own: what the backend reports of it. */
+  async rawForm({ baseUrl }) {
     const headers = { 'Idempotency-Key': `"${crypto.randomUUID()}"` };
-    const response = await fetch(`${baseUrl}/items/raw`, { method: 'POST', headers, body: uploadForm(mib) });
+    const response = await fetch(`${baseUrl}/items/raw`, { method: 'POST', headers, body: uploadForm() });
     return response.json();
   },
 
