@@ -1,57 +1,97 @@
-// Writes a wasm module's bytes as a JavaScript module exporting them as a string, one character
-// per byte, so the package's one module brings the calls module with it: importing the package is
-// one round trip instead of two (the JS, then the .wasm it asks for), and an app needs no asset
-// configuration and no `application/wasm` from its server.
+// Writes a wasm module's bytes as a JavaScript module that holds them as a string and exports
+// `wasmBytes()`, which reads them back: the package's one module brings the calls module with it,
+// so importing the package is one round trip instead of two (the JS, then the .wasm it asks for),
+// and an app needs no asset configuration and no `application/wasm` from its server.
 //   node scripts/inline-wasm.mjs <module.wasm> <out.js>
 //
+// The text is printable ASCII only. A bundler may ship the package as a classic script (webpack
+// does), which the browser decodes in the page's encoding, not always UTF-8 (a page that declares
+// none gets one guessed from the locale); ASCII reads the same in all of them. (The first encoding,
+// one character per byte, used characters outside ASCII: a webpack app on a page not declared
+// UTF-8 failed to load the package, "expected magic word": tests/browser/webpack-consumer.test.mjs.)
+//
 // The encoding, chosen by measuring gzip -9 of what a bundler ships (BENCHMARKS.md, "Size"):
-// - byte b is the character (b + shift) mod 256, with `shift` chosen per build as the one that
-//   compresses best (it moves the module's most frequent bytes onto plain ASCII, one UTF-8 byte each);
-// - a character a JavaScript string literal must escape or a minifier escapes anyway (controls,
-//   `"`, `\`, DEL, the C1 controls, no-break space, soft hyphen) is written 256 higher, as one
-//   two-byte UTF-8 character: the decoder keeps the low 8 bits, so it reads back the same byte.
-// Base64 of the same module costs 2.3 KB gzip more than the .wasm file; this costs about 0.45 KB.
-// The output is pure data: ES modules are always decoded as UTF-8, so the characters arrive as written.
+// - byte b becomes the value v = (b + shift) mod 256, with `shift` chosen per build as the one that
+//   compresses best (it moves the module's most frequent bytes onto single characters);
+// - v is written as the character v when that is printable ASCII and not one of `"`, `\`, `<` (a
+//   string literal, or a script inlined in HTML, would escape them), `{`, `}` (the prefixes);
+// - every other v, in increasing order, is written as a prefix (`{` for the first 90 of them, `}`
+//   for the rest) followed by one of those plain characters, in increasing order.
+// Gzip takes this to within about 0.15 KB of the .wasm file; base64 costs 1.7 KB more.
+// The decoder is written below, beside the encoder, and run on the output before it is kept.
 import { readFileSync, writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
 const [input, output] = process.argv.slice(2);
 const bytes = readFileSync(input);
 
-/** A character that is written 256 higher (see the top of this file). */
-const escaped = (code) => code < 0x20 || code === 0x22 || code === 0x5c || (code >= 0x7f && code <= 0xa0) || code === 0xad;
+/** The characters that stand for themselves (and, after a prefix, for a paired value), in order. */
+const PLAIN = [];
+for (let code = 32; code < 127; code += 1) if (!'"<\\{}'.includes(String.fromCharCode(code))) PLAIN.push(code);
 
-function encode(shift) {
-  let text = '';
-  for (const byte of bytes) {
-    const code = (byte + shift) & 0xff;
-    text += String.fromCharCode(escaped(code) ? code + 0x100 : code);
+/** What each value v (0..255) is written as. */
+function alphabet() {
+  const out = [];
+  let paired = 0;
+  for (let value = 0; value < 256; value += 1) {
+    if (PLAIN.includes(value)) out.push(String.fromCharCode(value));
+    else {
+      out.push((paired < PLAIN.length ? '{' : '}') + String.fromCharCode(PLAIN[paired % PLAIN.length]));
+      paired += 1;
+    }
   }
-  return text;
+  return out;
 }
+
+const written = alphabet();
+const encode = (shift) => Array.from(bytes, (byte) => written[(byte + shift) & 0xff]).join('');
 
 let best = null;
 for (let shift = 0; shift < 256; shift += 1) {
   const text = encode(shift);
-  const size = gzipSync(Buffer.from(text, 'utf8'), { level: 9 }).length;
+  const size = gzipSync(Buffer.from(text, 'latin1'), { level: 9 }).length;
   if (best === null || size < best.size) best = { shift, text, size };
 }
 
-// Checked here rather than trusted: decoding gives the module back byte for byte.
-const decoded = Uint8Array.from(best.text, (ch) => (ch.charCodeAt(0) - best.shift) & 0xff);
-if (Buffer.compare(Buffer.from(decoded), bytes) !== 0) throw new Error('inline-wasm: the encoding does not round-trip');
+// The decoder the package runs (it mirrors alphabet() above).
+const DECODER = `/** The calls module's bytes, read back from \`TEXT\` (scripts/inline-wasm.mjs says how). */
+export function wasmBytes() {
+  const plain = [];
+  for (let code = 32; code < 127; code++) if (!'"<\\\\{}'.includes(String.fromCharCode(code))) plain.push(code);
+  // The byte each character stands for: alone at [code], after "{" at [128 + code], after "}" at [256 + code].
+  const table = new Uint8Array(384);
+  for (let value = 0, paired = 0; value < 256; value++) {
+    const at = plain.includes(value) ? value : 128 + 128 * Math.floor(paired / plain.length) + plain[paired++ % plain.length];
+    table[at] = value - SHIFT;
+  }
+  const bytes = new Uint8Array(TEXT.length);
+  let length = 0;
+  for (let at = 0; at < TEXT.length; at++) {
+    const code = TEXT.charCodeAt(at);
+    bytes[length++] = code === 123 || code === 125 ? table[(code === 123 ? 128 : 256) + TEXT.charCodeAt(++at)] : table[code];
+  }
+  return bytes.subarray(0, length);
+}
+`;
 
 writeFileSync(
   output,
-  `// Generated by scripts/inline-wasm.mjs from the calls module (${bytes.length} bytes): byte b is\n` +
-    `// character (b + WASM_SHIFT) mod 256, some written 256 higher; read them back with wasmBytes().\n` +
-    `export const WASM_SHIFT = ${best.shift};\n` +
-    `export const WASM_TEXT = "${best.text}";\n`,
-  'utf8',
+  `// Generated by scripts/inline-wasm.mjs from the calls module (${bytes.length} bytes).\n` +
+    `const SHIFT = ${best.shift};\n` +
+    `const TEXT = "${best.text}";\n` +
+    DECODER,
+  'ascii',
 );
 writeFileSync(
   output.replace(/\.js$/, '.d.ts'),
-  `/** The shift of the calls module's bytes in \`WASM_TEXT\` (scripts/inline-wasm.mjs). */\nexport declare const WASM_SHIFT: number;\n` +
-    `/** The calls module's bytes, one character each (scripts/inline-wasm.mjs). */\nexport declare const WASM_TEXT: string;\n`,
+  `/** The calls module's bytes, read back from the ASCII text they are shipped as (scripts/inline-wasm.mjs). */\n` +
+    `export declare function wasmBytes(): Uint8Array<ArrayBuffer>;\n`,
 );
-console.log(`inline-wasm: ${bytes.length} bytes, shift ${best.shift}, gzip -9 of the text ${best.size} B (the .wasm: ${gzipSync(bytes, { level: 9 }).length} B)`);
+
+// Checked here rather than trusted: the decoder as written gives the module back byte for byte.
+const { wasmBytes } = await import(`${pathToFileURL(output).href}?check=${Date.now()}`);
+if (Buffer.compare(Buffer.from(wasmBytes()), bytes) !== 0) throw new Error('inline-wasm: the encoding does not round-trip');
+if (/[^\x20-\x7e\n]/.test(readFileSync(output, 'latin1'))) throw new Error('inline-wasm: the output is not printable ASCII');
+
+console.log(`inline-wasm: ${bytes.length} bytes, shift ${best.shift}, ${best.text.length} characters, gzip -9 of the text ${best.size} B (the .wasm: ${gzipSync(bytes, { level: 9 }).length} B)`);

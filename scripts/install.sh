@@ -46,7 +46,7 @@ else
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y "${missing[@]}"
 fi
 
-step "npm packages (TypeScript, wasm-opt from binaryen 132, playwright-core, vite)"
+step "npm packages (TypeScript, wasm-opt from binaryen 132, playwright-core, vite, webpack)"
 if [ -f node_modules/.package-lock.json ] && cmp -s package-lock.json node_modules/.install-stamp; then
   echo "present"
 else

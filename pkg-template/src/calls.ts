@@ -7,7 +7,7 @@
  * Its bytes come inside this module (`wasm/calls-bytes.js`, written by scripts/inline-wasm.mjs), not
  * as a file fetched after it: importing the package is one round trip, in browsers, bundlers and Node alike.
  */
-import { WASM_SHIFT, WASM_TEXT } from './wasm/calls-bytes.js';
+import { wasmBytes } from './wasm/calls-bytes.js';
 
 /** The module's exports: plain functions of numbers (`crates/calls-wasm/src/lib.rs`). */
 export interface CallsExports {
@@ -32,14 +32,6 @@ export interface CallsExports {
   pending_fill(): number;
   pending_records(): number;
   live_calls(): number;
-}
-
-/** The module's bytes from their text: one character per byte, shifted (scripts/inline-wasm.mjs). */
-function wasmBytes(text: string, shift: number): Uint8Array<ArrayBuffer> {
-  const bytes = new Uint8Array(text.length);
-  // A Uint8Array keeps the low 8 bits of what is stored: the shift and the +256 of escaped characters fall away.
-  for (let at = 0; at < text.length; at++) bytes[at] = text.charCodeAt(at) - shift;
-  return bytes;
 }
 
 /**
@@ -68,7 +60,7 @@ function instantiateNow(bytes: Uint8Array<ArrayBuffer>): WebAssembly.Instance | 
 
 // The module and the facade ship in one file, so they never differ in version
 // (`boundary_version()` is the crate's record of it, for tools).
-const moduleBytes = wasmBytes(WASM_TEXT, WASM_SHIFT);
+const moduleBytes = wasmBytes();
 const instance = instantiateNow(moduleBytes) ?? (await WebAssembly.instantiate(moduleBytes, IMPORTS)).instance;
 /** The engine's exports. */
 export const engine = instance.exports as unknown as CallsExports & { __wbindgen_start(): void };

@@ -1,7 +1,9 @@
 // The package as an application gets it: `npm pack` of pkg/, installed into a fresh Vite app with no
 // configuration at all (no optimizeDeps, no wasm plugin, no init call), then used from Chromium through
 // Vite's dev server (dependency pre-bundling on) and through a production build. Each page issues one
-// keyed call to the real backend, and the test checks the key on the wire.
+// keyed call to the real backend, and the test checks the key on the wire: index.html over REST,
+// mux.html over muxws (whose module the driver fetches from a URL relative to its own, which
+// pre-bundling moves).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -35,13 +37,30 @@ const answer = await call;
 window.__result = { key: call.key, seen: answer.idempotency_key };
 `;
 
+const MUX_JS = `
+import { connectMuxws, muxwsViewSet, ViewSetMixin } from '@dynamicforms/fastapi-viewsets';
+
+const { wsUrl } = await (await fetch('/config.json')).json();
+class ItemApi extends muxwsViewSet()('id', [ViewSetMixin]) {
+  echo(body) { return this.request('POST', '/echo', { body }); }
+}
+const peer = await connectMuxws(wsUrl);
+const items = new ItemApi({ basePath: '/items', peer, schemaCheck: false });
+const call = items.echo({ from: 'vite' });
+const answer = await call;
+await peer.close();
+window.__result = { key: call.key, seen: answer.idempotency_key };
+`;
+
 function writeApp(dir) {
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'vite-consumer', private: true, type: 'module' }));
   fs.writeFileSync(path.join(dir, 'index.html'), '<!doctype html><script type="module" src="/main.js"></script>\n');
   fs.writeFileSync(path.join(dir, 'main.js'), MAIN_JS);
+  fs.writeFileSync(path.join(dir, 'mux.html'), '<!doctype html><script type="module" src="/mux.js"></script>\n');
+  fs.writeFileSync(path.join(dir, 'mux.js'), MUX_JS);
   fs.mkdirSync(path.join(dir, 'public'), { recursive: true });
-  fs.writeFileSync(path.join(dir, 'public', 'config.json'), JSON.stringify({ baseUrl: stack.baseUrl }));
+  fs.writeFileSync(path.join(dir, 'public', 'config.json'), JSON.stringify({ baseUrl: stack.baseUrl, wsUrl: stack.wsUrl }));
 }
 
 async function pageResult(url) {
@@ -84,6 +103,10 @@ test('the installed package works in a Vite dev server with no configuration', a
     const result = await pageResult(`http://127.0.0.1:${port}/`);
     assert.match(result.key, /^[0-9a-f-]{36}$/);
     assert.deepEqual(result.seen, [`"${result.key}"`]);
+    const mux = await pageResult(`http://127.0.0.1:${port}/mux.html`);
+    assert.match(mux.key, /^[0-9a-f-]{36}$/);
+    assert.deepEqual(mux.seen, [`"${mux.key}"`]);
+    assert.ok(mux.requests.some((url) => /muxws_bg\.wasm/.test(url)), `the muxws module was fetched (${mux.requests.join(', ')})`);
   } finally {
     await server.close();
   }
