@@ -7,7 +7,7 @@
  * headers of the first attempt's config after the request interceptors, other than the ones axios
  * sets again (the calls module's header rule). axios stays the caller's dependency.
  */
-import { restBody } from './body.js';
+import { JSON_TYPE, restBody } from './body.js';
 import { engine, putText } from './calls.js';
 import { headerRecord } from './headers.js';
 import { hasDetail, intercept, retryAfterMs } from './rest.js';
@@ -28,8 +28,15 @@ export interface AxiosSend {
    * headers axios sets again rather than carries, and axios cannot tell JSON text from other text.
    */
   contentType: string | null;
+  /**
+   * What `config.data` is on every attempt: a JSON value as the caller gave it (the instance's
+   * interceptors and transforms get it as in 0.6, and axios serialises it), any other body as
+   * `fetch` would send it.
+   */
   data: unknown;
   pending: Promise<{ init: ArrayBuffer; contentType: string }> | null;
+  /** The first attempt's data after every transform: the bytes each repeat sends again. */
+  sent?: unknown;
 }
 
 /** Header names axios sets again on every request, by the calls module's rule (cached per name). */
@@ -58,6 +65,13 @@ function isCancel(error: unknown): boolean {
   return e !== null && typeof e === 'object' && (e.__CANCEL__ === true || e.code === 'ERR_CANCELED');
 }
 
+/** `headers` with `contentType` as its Content-Type (under the name it has there, in any letter case). */
+function withContentType(headers: Record<string, string>, contentType: string | null): Record<string, string> {
+  const out = { ...headers };
+  if (contentType) out[Object.keys(out).find((name) => name.toLowerCase() === 'content-type') ?? 'Content-Type'] = contentType;
+  return out;
+}
+
 /** Sends attempt `attempt` of `call` through `instance`; `controller` abandons it. */
 function sendThroughAxios(
   instance: AxiosLike,
@@ -82,17 +96,19 @@ function sendThroughAxios(
         if (value !== undefined && value !== null && value !== false && !isSetAgain(name)) kept[name] = String(value);
       }
       captureHeaders(call.id, attempt, kept);
+      if (!('sent' in send)) send.sent = data;
     } else {
       for (const [name, value] of Object.entries(headers)) setHeader(bag, name, value);
     }
     setHeader(bag, 'Idempotency-Key', call.keyField);
-    return data;
+    // A repeat sends the first attempt's bytes, whatever the interceptors made of the data this time.
+    return first ? data : send.sent;
   };
   const go = (data: unknown, contentType: string | null): void => {
     const config: Record<string, unknown> = {
       method: call.method,
       url: send.url,
-      headers: contentType ? { ...headers, 'content-type': contentType } : { ...headers },
+      headers: withContentType(headers, contentType),
       data,
       timeout: timeoutMs,
       signal: controller.signal,
@@ -154,7 +170,9 @@ export function axiosTransport(instance: AxiosLike, timeoutMs: number): Transpor
       headers.set('idempotency-key', ['Idempotency-Key', parts.keyField]);
       const body = restBody(parts.body, () => new Request(new URL(parts.url, 'http://body.invalid'), { method: parts.method, body: parts.body as BodyInit }));
       if (body.contentType && !headers.has('content-type')) headers.set('content-type', ['Content-Type', body.contentType]);
-      return { url: parts.url, headers: headerRecord(headers), contentType: headers.get('content-type')?.[1] ?? null, data: body.init ?? undefined, pending: body.pending };
+      // A JSON value goes to axios as given (restBody() checked that it has a faithful JSON form).
+      const data = body.contentType === JSON_TYPE ? parts.body : (body.init ?? undefined);
+      return { url: parts.url, headers: headerRecord(headers), contentType: headers.get('content-type')?.[1] ?? null, data, pending: body.pending };
     },
     openAttempt(call, attempt, carried) {
       const controller = new AbortController();

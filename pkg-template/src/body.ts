@@ -17,6 +17,9 @@ export interface RestBody {
   form: [string, FormDataEntryValue][] | null;
 }
 
+/** The content type of a body sent as JSON. */
+export const JSON_TYPE = 'application/json';
+
 /** Collections `JSON.stringify` would turn into `{}`, silently losing what they hold. */
 const LOSSY = [Map, Set, WeakMap, WeakSet] as const;
 
@@ -63,7 +66,7 @@ export function restBody(body: unknown, request: () => Request): RestBody {
   if (body !== null && typeof body === 'object' && isReadableStream(body)) {
     throw new TypeError('options.body cannot be a ReadableStream: a repeat must send the same bytes again');
   }
-  return restBodyOf(jsonBody(body, 'options.body'), 'application/json');
+  return restBodyOf(jsonBody(body, 'options.body'), JSON_TYPE);
 }
 /**
  * A muxws payload (a call's body; `what` names it in errors): JSON text (null: none, sent as a

@@ -85,6 +85,38 @@ export const axiosScenarios = {
     }
   },
 
+  async "axios: an interceptor that changes config.data gets the body as the caller gave it (as in 0.6); a repeat sends the first attempt's bytes, ran once"({ pkg, baseUrl, ctl }) {
+    const axios = await axiosModule();
+    const instance = axios.create({ baseURL: baseUrl });
+    let ran = 0;
+    const seen = [];
+    instance.interceptors.request.use((config) => {
+      ran += 1;
+      seen.push(config.data);
+      // What 0.6 apps do: add to the body object (a tenant, the attempt: other bytes on a repeat).
+      config.data = { ...config.data, tenant: 7, attempt: ran };
+      return config;
+    });
+    const items = itemApi(pkg, instance);
+    try {
+      await ctl.fault('drop_after', { count: 1, path: '/items/echo', method: 'POST' });
+      const body = { name: 'x' };
+      const call = items.echo(body);
+      const answer = await call;
+      ok(ran >= 2, `the interceptor ran on each attempt (${ran})`);
+      // (axios hands interceptors its own copy of a plain object)
+      same(seen, seen.map(() => ({ name: 'x' })), 'the interceptor got the body as the caller gave it, an object, on every attempt');
+      same(answer.body, { name: 'x', tenant: 7, attempt: 1 }, "the stored outcome of the first attempt's bytes");
+      equal(await ctl.runsOf(call.key), 1, 'runs');
+      const entries = await ctl.entriesOf(call.key);
+      equal(entries.length, ran, 'every attempt reached the backend');
+      // Other bytes under the same key would be answered 422 idempotency_key_reused.
+      same(entries.map((entry) => entry.status), entries.map(() => 200), 'each attempt answered 200 (the repeat: the stored outcome)');
+    } finally {
+      await ctl.clearFaults();
+    }
+  },
+
   async 'axios: an error answer rejects with the axios error, as 0.6 code reads it, carrying the key; not repeated'({ pkg, baseUrl }) {
     const axios = await axiosModule();
     const items = itemApi(pkg, axios.create({ baseURL: baseUrl }));
