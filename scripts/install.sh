@@ -46,12 +46,19 @@ else
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y "${missing[@]}"
 fi
 
-step "npm packages (TypeScript, wasm-opt from binaryen 132, playwright-core, vite, webpack)"
+step "npm packages (TypeScript, and 5.0 in tests/types/oldest, wasm-opt from binaryen 132, playwright-core, vite, webpack)"
 if [ -f node_modules/.package-lock.json ] && cmp -s package-lock.json node_modules/.install-stamp; then
   echo "present"
 else
   npm ci --no-audit --no-fund
   cp package-lock.json node_modules/.install-stamp
+fi
+# The oldest TypeScript the package's types support, in a folder of its own (two packages of one
+# name would both link node_modules/.bin/tsc).
+if [ -f tests/types/oldest/node_modules/.package-lock.json ] && cmp -s tests/types/oldest/package-lock.json tests/types/oldest/node_modules/.install-stamp; then
+  echo "TypeScript 5.0: present"
+else
+  (cd tests/types/oldest && npm ci --no-audit --no-fund && cp package-lock.json node_modules/.install-stamp)
 fi
 
 step "Python venv for the test backend"

@@ -15,10 +15,12 @@ cargo test --workspace
 step "build the npm package into pkg/ (and the sizes an app ships, against the budget)"
 bash scripts/build.sh
 
-step "types: the seed's TypeScript and 0.6-style application code under tsc --strict against the package's .d.ts"
-tsc -p tests/types/tsconfig.json
-tsc -p tests/types/compat/tsconfig.json
-echo "types: ok"
+step "types: the seed's TypeScript and 0.6-style application code under tsc --strict against the package's .d.ts (TypeScript 5.9, and 5.0, the oldest the package supports)"
+for tsc_bin in tsc tests/types/oldest/node_modules/.bin/tsc; do
+  "$tsc_bin" -p tests/types/tsconfig.json
+  "$tsc_bin" -p tests/types/compat/tsconfig.json
+  echo "types: ok with TypeScript $("$tsc_bin" -v | cut -d' ' -f2)"
+done
 
 step "Node 20: harness self-test and end to end against the real backend"
 node --experimental-websocket --no-warnings=ExperimentalWarning --test tests/harness/ tests/e2e/
