@@ -19,6 +19,30 @@ export function get(object: unknown, name: string): unknown {
 }
 
 /**
+ * The key under which an object the package hands out (a proxy, a muxws peer or stream) keeps a
+ * function returning its internals. A function, because a wrapper that forwards property reads —
+ * Vue's `reactive()` and `ref()`, a Pinia store's state — passes a function through as it is, where
+ * it would wrap an object, and `this` in a method called through such a wrapper is the wrapper, in
+ * which private class fields cannot be read (0.6's proxies, plain fields, worked in Vue state).
+ */
+const INTERNALS = Symbol('fastapi-viewsets internals');
+
+/** Gives `owner` its internals, `internals` (a non-enumerable property, read by `internalsOf`). */
+export function keepInternals(owner: object, internals: object): void {
+  Object.defineProperty(owner, INTERNALS, { value: () => internals });
+}
+
+/** The internals `keepInternals` gave `value` (or a wrapper of it), else undefined; never throws. */
+export function internalsOf<T>(value: unknown): T | undefined {
+  try {
+    const read = get(value, INTERNALS as unknown as string);
+    return typeof read === 'function' ? (read as () => T)() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * `body` when it is an error body, a JSON object (not an array) holding `detail`, typed as `Body`
  * (errors.ts: its `ApiErrorBody`); else undefined.
  */

@@ -122,7 +122,8 @@ export function proxyCore(options: unknown, peerTransport?: (peer: unknown) => T
     throw new TypeError('options.persistExclude must be an array of header names');
   }
   const core: ProxyCore = {
-    basePath,
+    // One trailing slash dropped, as 0.6 did: `${this.basePath}/search` in a subclass stays one path.
+    basePath: basePath.endsWith('/') ? basePath.slice(0, -1) : basePath,
     baseUrl,
     headers: headersFrom(get(options, 'headers'), 'options.headers'),
     interceptors: [...interceptors] as RequestInterceptor[],
@@ -134,7 +135,7 @@ export function proxyCore(options: unknown, peerTransport?: (peer: unknown) => T
     persist: Boolean(get(options, 'persist')),
     persistExclude: persistExclude.map((name: string) => name.toLowerCase()),
   };
-  if (transport.stored) proxies.set(basePath, core);
+  if (transport.stored) proxies.set(core.basePath, core);
   return core;
 }
 
@@ -244,13 +245,14 @@ export function callKey(given: unknown): { key: string; keyField: string } {
  * issues it (`runtime.issue()`); throws what is wrong with it before anything is sent.
  */
 function composeAndIssue<R>(
-  core: ProxyCore,
+  core: ProxyCore | undefined,
   method: string,
   path: string,
   options: unknown,
   key: { key: string; keyField: string },
   resumed?: { issuedAt: number },
 ): ViewSetCall<R> {
+  if (!core) throw new TypeError('request() was called on an object that is not a ViewSet proxy');
   if (options !== undefined && (options === null || typeof options !== 'object')) {
     throw new TypeError('request options must be an object');
   }
@@ -318,7 +320,7 @@ function composeAndIssue<R>(
  * Issues one call of `core`; never throws: anything wrong with it is a rejected `ViewSetCall`
  * (with the key given, else a new one), nothing sent.
  */
-export function issueCall<R>(core: ProxyCore, method: string, path: string, options: unknown, resumed?: { issuedAt: number }): ViewSetCall<R> {
+export function issueCall<R>(core: ProxyCore | undefined, method: string, path: string, options: unknown, resumed?: { issuedAt: number }): ViewSetCall<R> {
   let given: unknown;
   try {
     given = get(options, 'key');

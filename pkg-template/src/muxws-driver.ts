@@ -219,6 +219,16 @@ function makeError(cls: number, message: string, props?: ErrorProps): Error {
   return new (errorClasses[cls] ?? errorClasses[ErrorClass.Protocol])(message, props);
 }
 
+/**
+ * A reply's `:status` as a number: none is 200; a number or a string of three digits (as 0.6 read
+ * it) is that status when it is one (100–599); anything else -1.
+ */
+function statusOf(value: unknown): number {
+  if (value === undefined) return 200;
+  const status = typeof value === 'string' && /^\d{3}$/.test(value) ? Number(value) : value;
+  return typeof status === 'number' && Number.isInteger(status) && status >= 100 && status <= 599 ? status : -1;
+}
+
 /** The error a peer closed for good answers every open with. */
 function closedForGood(): Error {
   return makeError(ErrorClass.ConnectionClosed, 'the muxws peer is closed for good', { code: 1000, wasClean: true });
@@ -938,7 +948,10 @@ export class PeerCore {
     if (!call) return;
     const attempt = pending.attempt ?? 0;
     if (error) return failAttempt(call.id, attempt, error, endOf(cls, opened, this.isClosed));
-    const status = typeof headers[':status'] === 'number' ? (headers[':status'] as number) : 200;
+    const status = statusOf(headers[':status']);
+    if (status < 0) {
+      return failAttempt(call.id, attempt, makeError(ErrorClass.Protocol, `the reply's :status ${describe(headers[':status'])} is not an HTTP status`));
+    }
     const body = pending.paid ? pending.payload : null;
     report(call.id, attempt, End.MuxwsReply | (hasDetail(body) ? End.JsonDetail : 0), status, { kind: 'answer', status, body, headers: () => headers });
   }

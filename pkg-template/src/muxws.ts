@@ -6,8 +6,19 @@
  * This file is the public API only. The muxws module and its driver are loaded by `connectMuxws()`
  * (a dynamic import), so an app that never calls it ships neither.
  */
+import { internalsOf, keepInternals } from './caller.js';
 import type { PeerCore, StreamCore } from './muxws-driver.js';
 import { driverKit } from './muxws-kit.js';
+
+/** The driver's stream behind `stream`, read also through a wrapper of it (caller.ts: `keepInternals`). */
+function streamOf(stream: object): StreamCore {
+  return internalsOf<StreamCore>(stream) as StreamCore;
+}
+
+/** The driver's peer behind `peer`, read also through a wrapper of it. */
+function peerOf(peer: object): PeerCore {
+  return internalsOf<PeerCore>(peer) as PeerCore;
+}
 
 /** What `onClose` listeners receive, once per socket loss. */
 export interface CloseReason {
@@ -92,41 +103,42 @@ export class MuxwsStream<R = unknown> implements PromiseLike<R> {
   /** @internal Made by `MuxwsPeer.open()`. */
   constructor(core: StreamCore) {
     this.core = core;
+    keepInternals(this, core);
   }
 
   /** The stream id, known at once. */
   get id(): number {
-    return this.core.id;
+    return streamOf(this).id;
   }
 
   /** The answering side's first-frame headers (`:status` over fastapi-viewsets), or `{}` if none came. */
   get replyHeaders(): Promise<Record<string, unknown>> {
-    return this.core.replyHeaders();
+    return streamOf(this).replyHeaders();
   }
 
   /** Settles once the stream is over, however it ended. */
   get closed(): Promise<void> {
-    return this.core.closed();
+    return streamOf(this).closed();
   }
 
   /** The first payload (or the error the stream failed with). */
   then<T1 = R, T2 = never>(onfulfilled?: ((value: R) => T1 | PromiseLike<T1>) | null, onrejected?: ((reason: unknown) => T2 | PromiseLike<T2>) | null): Promise<T1 | T2> {
-    return (this.core.result() as Promise<R>).then(onfulfilled, onrejected);
+    return (streamOf(this).result() as Promise<R>).then(onfulfilled, onrejected);
   }
 
   /** Sends a payload on a stream opened with `end: false`; `end: true` ends this side. */
   send(payload: unknown, options: { end?: boolean } = {}): void {
-    this.core.send(payload, options.end === true);
+    streamOf(this).send(payload, options.end === true);
   }
 
   /** Ends this side, with a last payload if given. */
   end(payload?: unknown): void {
-    this.core.send(payload, true);
+    streamOf(this).send(payload, true);
   }
 
   /** Cancels the stream: `reset(CANCELLED)`, closed at once. */
   cancel(reason?: string): void {
-    this.core.cancel(reason);
+    streamOf(this).cancel(reason);
   }
 }
 
@@ -145,16 +157,17 @@ export class MuxwsPeer {
   /** @internal Made by `connectMuxws()`. */
   constructor(core: PeerCore) {
     this.core = core;
+    keepInternals(this, core);
   }
 
   /** True while a connection is established. */
   get isOpen(): boolean {
-    return this.core.isOpen;
+    return peerOf(this).isOpen;
   }
 
   /** True once the peer will never dial again. */
   get isClosed(): boolean {
-    return this.core.isClosed;
+    return peerOf(this).isClosed;
   }
 
   /**
@@ -162,42 +175,42 @@ export class MuxwsPeer {
    * after a goaway, `ConnectionClosed` once closed for good — nothing is sent then.
    */
   open<R = unknown>(payload?: unknown, options: MuxwsOpenOptions = {}): MuxwsStream<R> {
-    return new MuxwsStream<R>(this.core.open(payload, options));
+    return new MuxwsStream<R>(peerOf(this).open(payload, options));
   }
 
   /** A unary request; resolves with the reply's payload. */
   request<R = unknown>(payload?: unknown, options: MuxwsRequestOptions = {}): Promise<R> {
-    return this.core.request(payload, options, false) as Promise<R>;
+    return peerOf(this).request(payload, options, false) as Promise<R>;
   }
 
   /** A unary request; resolves with the reply's headers and payload. */
   requestWithHeaders<R = unknown>(payload?: unknown, options: MuxwsRequestOptions = {}): Promise<MuxwsReply<R>> {
-    return this.core.request(payload, options, true) as Promise<MuxwsReply<R>>;
+    return peerOf(this).request(payload, options, true) as Promise<MuxwsReply<R>>;
   }
 
   /** Stops reconnecting, sends `goaway`, drains (at most `drainMs`, default 10000) and closes. */
   close(options: { code?: number; reason?: string; drainMs?: number } = {}): Promise<void> {
-    return this.core.close(options);
+    return peerOf(this).close(options);
   }
 
   /** Called once per socket loss; returns the function that removes the listener. */
   onClose(listener: (reason: CloseReason) => void): () => void {
-    return this.core.onClose(listener as (reason: unknown) => unknown);
+    return peerOf(this).onClose(listener as (reason: unknown) => unknown);
   }
 
   /** Called after each re-established connection (attempt 1, 2, …); returns its remover. */
   onReconnect(listener: (attempt: number, peer: MuxwsPeer) => void): () => void {
-    return this.core.onReconnect(listener as (attempt: number, peer: object) => unknown);
+    return peerOf(this).onReconnect(listener as (attempt: number, peer: object) => unknown);
   }
 
   /** Registers an open interceptor; returns its remover. */
   interceptOpen(interceptor: OpenInterceptor): () => void {
-    return this.core.interceptOpen(interceptor);
+    return peerOf(this).interceptOpen(interceptor);
   }
 
   /** Skips a pending reconnect backoff and dials now. */
   reconnectNow(): void {
-    this.core.reconnectNow();
+    peerOf(this).reconnectNow();
   }
 }
 

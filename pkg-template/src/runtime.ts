@@ -8,7 +8,7 @@
  * most the call it belongs to. The pumping state is restored in `finally`.
  */
 import { ACTION_FIELDS, actionRecords, engine, memoryBytes, PENDING_FIELDS, records } from './calls.js';
-import { apiBody, describe } from './caller.js';
+import { apiBody, describe, internalsOf } from './caller.js';
 import type { HeaderList } from './headers.js';
 import {
   AttemptTimeoutError,
@@ -301,9 +301,11 @@ export function unregisterPeer(): void {
   livePeers = Math.max(0, livePeers - 1);
 }
 
-/** The transport of a registered muxws peer, or undefined. */
+/** The transport of a registered muxws peer (or of a wrapper of one, such as Vue state), or undefined. */
 export function transportOfPeer(value: unknown): Transport | undefined {
-  return value !== null && typeof value === 'object' ? peers.get(value) : undefined;
+  if (value === null || typeof value !== 'object') return undefined;
+  const core = internalsOf<object>(value);
+  return peers.get(value) ?? (core ? peers.get(core) : undefined);
 }
 
 // ------------------------------------------------------------------------------------- pump

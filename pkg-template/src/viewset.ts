@@ -5,7 +5,7 @@
  * types around `issueCall()` (compose.ts).
  */
 import { addActions, expectedRoutes } from './actions.js';
-import { get } from './caller.js';
+import { get, internalsOf, keepInternals } from './caller.js';
 import { issueCall, proxyCore, type ProxyCore } from './compose.js';
 import type { ActionsOf, ActionSurface, KeyType, ViewSetMixinClass } from './mixins.js';
 import type { MuxwsViewSetOptions, RequestOptions, ViewSetMixinDeclaration, ViewSetOptions } from './options.js';
@@ -72,7 +72,6 @@ function withCallKey(method: (...args: unknown[]) => unknown): (...args: unknown
  * schema once, in the background, unless `schemaCheck` or `validateSchema` is false.
  */
 export abstract class ViewSetBase {
-  readonly #core: ProxyCore;
   /** The ViewSet's base path. */
   readonly basePath: string;
   /** The name of the primary key field (the factory's first argument, or 0.6's `pkFieldName` option). */
@@ -81,13 +80,15 @@ export abstract class ViewSetBase {
   constructor(options: ViewSetOptions | MuxwsViewSetOptions) {
     const statics = new.target as unknown as ViewSetStatics;
     // A muxws proxy always names its peer: a missing or wrong one is a TypeError, never a REST fallback.
-    this.#core = proxyCore(options, statics.peerTransport);
-    this.basePath = this.#core.basePath;
+    const core = proxyCore(options, statics.peerTransport);
+    // Not a private field: a proxy kept in Vue state is called with the state's wrapper as `this`.
+    keepInternals(this, core);
+    this.basePath = core.basePath;
     this.pkFieldName = (statics.pkField ?? get(options, 'pkFieldName')) as string;
     wrapPublicMethods(new.target.prototype);
     const declares = get(options, 'declares') ?? statics.declares;
     if (Array.isArray(declares) && options.schemaCheck !== false && options.validateSchema !== false) {
-      scheduleSchemaCheck(this.#core, expectedRoutes(declares));
+      scheduleSchemaCheck(core, expectedRoutes(declares));
     }
   }
 
@@ -96,7 +97,7 @@ export abstract class ViewSetBase {
    * own methods built on it carry it too. Never throws: a call that cannot be sent rejects.
    */
   protected request<R>(method: string, path: string, options?: RequestOptions): ViewSetCall<R> {
-    const call = issueCall<R>(this.#core, method, path, options);
+    const call = issueCall<R>(internalsOf<ProxyCore>(this), method, path, options);
     if (keyCapture && keyCapture.key === undefined) keyCapture.key = call.key;
     return call;
   }

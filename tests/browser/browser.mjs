@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const SERVED = ['pkg/', 'tests/e2e/', 'tests/browser/', 'node_modules/axios/dist/esm/'];
+const SERVED = ['pkg/', 'tests/e2e/', 'tests/browser/', 'node_modules/axios/dist/esm/', 'node_modules/@vue/reactivity/dist/'];
 const TYPES = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.html': 'text/html', '.json': 'application/json' };
 
 export const CHROMIUM_ARGS = [

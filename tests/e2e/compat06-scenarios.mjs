@@ -12,6 +12,11 @@ async function axiosModule() {
   return (await import('axios')).default;
 }
 
+/** Vue's reactivity (the package Vue itself uses): state wraps what it holds in proxies. */
+async function vueReactivity() {
+  return import('@vue/reactivity');
+}
+
 /** How often each catalog action ran between two readings of the counters. */
 function ranSince(before, after) {
   const ran = {};
@@ -134,6 +139,33 @@ export const compat06Scenarios = {
     }
   },
 
+  async '0.6 style: proxies kept in Vue state (reactive, ref, as a Pinia store holds them) call through the wrapper, keys and all'({ pkg, baseUrl, ctl }) {
+    const { reactive, ref, isReactive } = await vueReactivity();
+    await ctl.seedCatalog();
+    class Books extends pkg.restViewSet()('id', [pkg.ViewSetMixin]) {
+      titles() {
+        return this.request('GET', '', { query: { sort: 'title' } });
+      }
+    }
+    class BookViewSet extends pkg.ListMixin {}
+    const state = reactive({
+      books: new Books({ basePath: '/catalog/books', baseUrl, schemaCheck: false }),
+      plain: pkg.route_rest(BookViewSet, { basePath: '/catalog/books', pkFieldName: 'id', baseUrl, validateSchema: false }),
+    });
+    ok(isReactive(state.books), 'the proxy is wrapped');
+    const listed = state.books.list();
+    equal((await listed).length, 12, 'a built-in action through the wrapper');
+    equal((await ctl.entriesOf(listed.key)).length, 1, 'its key on the wire');
+    const titles = state.books.titles();
+    equal((await titles)[0].title, 'Beowulf', "the class's own method, calling this.request through the wrapper");
+    equal(typeof titles.key, 'string', 'with its key');
+    equal((await state.plain.list()).length, 12, 'a route_rest proxy in reactive state');
+    const held = ref(new pkg.RestProxyImpl({ basePath: '/catalog/books', pkFieldName: 'id', baseUrl }));
+    const retrieved = held.value.retrieve(1);
+    equal((await retrieved).id, 1, 'a RestProxyImpl in a ref');
+    equal(await ctl.runsOf(retrieved.key), 1, 'ran once');
+  },
+
   async '0.6 style: the class factories with 0.6 options, and a RestProxyImpl subclass with its own endpoints'({ pkg, baseUrl, ctl }) {
     const axios = await axiosModule();
     await ctl.seedCatalog();
@@ -162,7 +194,9 @@ export const compat06Scenarios = {
         return answer.data;
       }
     }
-    const proxy = new BookProxy({ basePath: '/catalog/books', pkFieldName: 'id', validateSchema: false, axiosInstance: axios.create({ baseURL: baseUrl }) });
+    // given with a trailing slash, as 0.6 allowed: it drops one, so `${this.basePath}/1` stays one path
+    const proxy = new BookProxy({ basePath: '/catalog/books/', pkFieldName: 'id', validateSchema: false, axiosInstance: axios.create({ baseURL: baseUrl }) });
+    equal(proxy.basePath, '/catalog/books', 'basePath without its trailing slash');
     equal(await proxy.count(), 13, 'a custom endpoint on this.request');
     equal((await proxy.first()).title, 'Dune', 'this.http is the axios instance');
     equal((await proxy.list({ sort: 'title' }))[0].title, 'Beowulf', 'list(params) on the proxy class');
@@ -211,6 +245,27 @@ export const compat06MuxwsScenarios = {
     } finally {
       await peer.close();
     }
+  },
+
+  async '0.6 style over muxws: a peer kept in Vue state is a peer: proxies take it, its getters and methods work through the wrapper'({ pkg, wsUrl, ctl }) {
+    const { reactive, isReactive } = await vueReactivity();
+    await ctl.seedCatalog();
+    const state = reactive({ peer: await pkg.connectMuxws(wsUrl) });
+    try {
+      ok(isReactive(state.peer), 'the peer is wrapped');
+      equal(state.peer.isOpen, true, 'isOpen through the wrapper');
+      class Books extends pkg.muxwsViewSet()('id', [pkg.ViewSetMixin]) {}
+      const books = reactive(new Books({ basePath: '/catalog/books', peer: state.peer, schemaCheck: false }));
+      const listed = books.list();
+      equal((await listed).length, 12, 'a proxy given the wrapped peer, itself in state');
+      equal(await ctl.runsOf(listed.key), 1, 'ran once, over muxws');
+      equal((await ctl.entriesOf(listed.key))[0].transport, 'muxws', 'over muxws');
+      const reply = await state.peer.requestWithHeaders(null, { headers: { ':method': 'GET', ':path': '/catalog/books/1' } });
+      equal(reply.payload.id, 1, "the peer's own request through the wrapper");
+    } finally {
+      await state.peer.close();
+    }
+    equal(state.peer.isClosed, true, 'closed, through the wrapper');
   },
 
   async '0.6 style over muxws: a lazy peer is called once, at the first call; calls issued before it resolved are pending and settle'({ pkg, wsUrl, ctl }) {

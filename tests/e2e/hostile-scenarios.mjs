@@ -68,6 +68,37 @@ for (const [mode, code] of Object.entries(STREAM_LEVEL)) {
   };
 }
 
+hostileScenarios['muxws server answering :status as a numeric string (as 0.6 read it): the call rejects with that status, not repeated'] = async ({ pkg, hostileBase }) => {
+  const { peer } = await peerFor(pkg, `${hostileBase}status-as-string/call`);
+  try {
+    const call = proxy(pkg, peer).echo();
+    const error = await rejects(call, pkg.ViewSetRequestError, 'a "404"');
+    equal(error.status, 404, 'status');
+    equal(error.response.status, 404, 'response.status');
+    equal(error.detail, 'not here', 'detail');
+    equal(error.attempts, 1, 'not repeated');
+    equal(error.key, call.key, 'key');
+  } finally {
+    await peer.close();
+  }
+};
+
+hostileScenarios['muxws server answering a :status that is no HTTP status: the call rejects ProtocolError, not repeated; the connection serves the next call'] = async ({ pkg, hostileBase }) => {
+  const { peer, reconnects } = await peerFor(pkg, `${hostileBase}status-not-a-status/call`);
+  try {
+    const api = proxy(pkg, peer);
+    const call = api.echo();
+    const error = await rejects(call, pkg.ProtocolError, 'a "teapot"');
+    ok(error.message.includes(':status'), `the message names :status (${error.message})`);
+    equal(error.attempts, 1, 'not repeated');
+    equal(error.key, call.key, 'key');
+    equal((await api.echo()).connection, 1, 'the next call, on the same connection');
+    equal(reconnects.length, 0, 'no reconnect');
+  } finally {
+    await peer.close();
+  }
+};
+
 hostileScenarios['hostile muxws server, silent: timeoutMs rejects StreamTimeout; a ViewSet call is repeated at once'] = async ({ pkg, hostileBase }) => {
   const { peer } = await peerFor(pkg, `${hostileBase}silent/direct`);
   try {

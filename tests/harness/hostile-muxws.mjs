@@ -15,6 +15,8 @@
 //   oversize               one message of 70 000 bytes on the stream             (stream-level, reset 7)
 //   fragment-interrupted   a fragment with more:true, then a whole data frame   (stream-level, reset 3)
 //   headers-on-later-frame a headers-only data, then data with headers again    (stream-level, reset 3)
+//   status-as-string       answers {":status": "404"} (a numeric string, as 0.6 read it), {detail}
+//   status-not-a-status    answers {":status": "teapot"}
 //   silent                 never answers the stream at all                      (the caller's timeout)
 //   deaf                   answers nothing at all, pings included               (the heartbeat)
 //   select-other           accepts the upgrade choosing the client's LAST offered subprotocol
@@ -80,6 +82,10 @@ function misbehave(mode, stream, send) {
     case 'headers-on-later-frame':
       send(JSON.stringify({ type: 'data', stream, headers: { ':status': 200 } }));
       return send(JSON.stringify({ type: 'data', stream, end: true, headers: { ':status': 200 }, payload: 3 }));
+    case 'status-as-string':
+      return send(JSON.stringify({ type: 'data', stream, end: true, headers: { ':status': '404' }, payload: { detail: 'not here' } }));
+    case 'status-not-a-status':
+      return send(JSON.stringify({ type: 'data', stream, end: true, headers: { ':status': 'teapot' }, payload: { ok: true } }));
     case 'silent':
       return undefined;
     default:
