@@ -124,8 +124,11 @@ function sendThroughAxios(
       (response) => settleWith(call, attempt, response, null),
       (error: { response?: { status: number; data: unknown; headers?: unknown }; code?: unknown }) => {
         if (error?.response) return settleWith(call, attempt, error.response, error);
+        // The seed's REST rows: an axios error without a response is repeated, a cancellation
+        // excepted (an interceptor's or the instance's; an attempt this package abandoned reports
+        // to no one), which settles the call with it.
         const timedOut = error?.code === 'ECONNABORTED' || error?.code === 'ETIMEDOUT';
-        const end = isCancel(error) ? End.NetworkError : timedOut ? End.AttemptTimeout : End.NetworkError;
+        const end = isCancel(error) ? End.Other : timedOut ? End.AttemptTimeout : End.NetworkError;
         failAttempt(call.id, attempt, error, end);
       },
     );

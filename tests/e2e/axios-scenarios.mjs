@@ -117,6 +117,30 @@ export const axiosScenarios = {
     }
   },
 
+  async 'axios: a cancellation (an interceptor cancels the request) settles the call with it, not repeated, as the seed says'({ pkg, baseUrl, ctl }) {
+    const axios = await axiosModule();
+    const instance = axios.create({ baseURL: baseUrl });
+    let ran = 0;
+    instance.interceptors.request.use((config) => {
+      ran += 1;
+      throw new axios.CanceledError('cancelled by the app');
+    });
+    const items = itemApi(pkg, instance);
+    const activity = recordActivity(pkg);
+    try {
+      const call = items.echo({ cancelled: true });
+      const error = await rejects(call, Error, 'cancelled');
+      ok(axios.isCancel(error), 'the CanceledError');
+      equal(error.key, call.key, 'error.key');
+      equal(error.attempts, 1, 'error.attempts');
+      equal(ran, 1, 'one attempt');
+      same(activity.of(call.key), ['start', 'settle'], 'not repeated');
+      equal((await ctl.entriesOf(call.key)).length, 0, 'nothing reached the backend');
+    } finally {
+      activity.stop();
+    }
+  },
+
   async 'axios: an error answer rejects with the axios error, as 0.6 code reads it, carrying the key; not repeated'({ pkg, baseUrl }) {
     const axios = await axiosModule();
     const items = itemApi(pkg, axios.create({ baseURL: baseUrl }));
