@@ -44,11 +44,27 @@ export type TranslatableCode = keyof typeof ENGLISH;
 
 const NAMESPACE = 'fastapi-viewsets.';
 
-let translator: ((code: TranslatableCode) => string | undefined) | undefined;
+/**
+ * What `translateStrings` takes, the callback of 0.6's `@dynamicforms/translatable`: given a code,
+ * its English template and its placeholders (each name mapped to its own `{name}`, which an i18n
+ * library's interpolating lookup, `t(key, placeholders)`, then keeps in the template), the template
+ * in the current language, or null or undefined for the English one.
+ */
+export type TranslateStringsCallback = (
+  code: TranslatableCode,
+  defaultValue: string,
+  placeholders: Record<string, string>,
+) => string | null | undefined;
+
+let translator: TranslateStringsCallback | undefined;
 
 /** The template of `code`: the translator's, else the English one. */
 function template(code: TranslatableCode): string {
-  return translator?.(code) ?? ENGLISH[code];
+  const english = ENGLISH[code];
+  if (!translator) return english;
+  const placeholders: Record<string, string> = {};
+  for (const [placeholder, name] of english.matchAll(/\{(\w+)\}/g)) placeholders[name as string] = placeholder;
+  return translator(code, english, placeholders) ?? english;
 }
 
 /** The template of every code, in the current language (`translateStrings`); read when used. */
@@ -61,10 +77,12 @@ export const translatableStrings: { readonly [C in TranslatableCode]: string } =
 })();
 
 /**
- * Supplies the templates of another language: `translate(code)` returns the template of `code`
- * (`{name}` placeholders allowed), or undefined to keep the English one. Replaces the previous one.
+ * Supplies the templates of another language: `translate(code, defaultValue, placeholders)` returns
+ * the template of `code` (`{name}` placeholders allowed), or null or undefined to keep the English
+ * one, `defaultValue`. Called whenever a template is read, so a callback that reads the current
+ * locale follows it. Replaces the previous one.
  */
-export function translateStrings(translate: (code: TranslatableCode) => string | undefined): void {
+export function translateStrings(translate: TranslateStringsCallback): void {
   translator = translate;
 }
 

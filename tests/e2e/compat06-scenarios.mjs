@@ -134,6 +134,16 @@ export const compat06Scenarios = {
       const offline = pkg.route_rest(BookViewSet, { basePath: '/catalog/bulk', pkFieldName: 'id', baseUrl: 'http://127.0.0.1:9', repeat: { withinMs: 0 } });
       const lost = await rejects(offline.list(), pkg.NetworkError, 'nothing answered');
       ok(!(lost instanceof pkg.ViewSetRequestError) && lost.response === undefined, 'no response');
+
+      // the callback of 0.6's @dynamicforms/translatable: (key, defaultValue, placeholders), null for English
+      const seen = [];
+      pkg.translateStrings((key, defaultValue, placeholders) => {
+        seen.push([key, defaultValue, placeholders]);
+        return key === 'not_found' ? `Ni knjige ${placeholders.pk}` : null;
+      });
+      equal(pkg.translateApiError(error), 'Ni knjige 99', 'the template from a three-argument callback');
+      same(seen.at(-1), ['not_found', 'No record has the primary key {pk}', { pk: '{pk}' }], "the callback's arguments");
+      ok(pkg.translateApiError(reused).includes(error.key), 'null keeps the English template');
     } finally {
       pkg.translateStrings(() => undefined);
     }

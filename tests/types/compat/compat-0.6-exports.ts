@@ -92,3 +92,9 @@ export type Types = [
 export const functions = [muxwsViewSet, restViewSet, route_muxws, route_rest, translateApiError, translateStrings];
 export const classes = [MuxwsProxyImpl, RestProxyImpl, ViewSetInternals, ViewSetProxyBase, ViewSetRequestError];
 export const strings: string = translatableStrings.not_found;
+
+// The callback 0.6 apps give translateStrings (0.6's @dynamicforms/translatable): key, English
+// default and placeholders; null or undefined keeps the English template.
+declare const i18n: { te(path: string): boolean; t(path: string, params: Record<string, string>): string };
+translateStrings((key, defaultValue, placeholders) => (i18n.te(`api.${key}`) ? i18n.t(`api.${key}`, placeholders) : null));
+translateStrings((key: string, defaultValue: string) => (key === 'not_found' ? `${defaultValue}!` : undefined));
