@@ -118,14 +118,12 @@ export interface BulkCreateActions<T, PK extends keyof T, C extends boolean = fa
  * `list(params)`: GET `{basePath}` with `params` (sort and filters) as the query. The first
  * argument is the query unless one of its values is an object other than an array of scalars
  * (`query`, `headers`, `signal`, `repeat`), which no query holds: then it is `RequestOptions`
- * (`list({ query })`, 0.1's form). Other options go second: `list(params, { signal })`.
+ * (`list({ query })`, 0.1's form, typed on class-based proxies). Other options go second:
+ * `list(params, { signal })`. One signature, not an overload per form: an override written
+ * `list(params?: ListParams, options?: RequestOptions)` then fits it.
  */
 export interface ListActions<T, C extends boolean = false> {
-  list(params?: ListParams, options?: RequestOptions): CallOf<C, T[]>;
-}
-/** 0.1's `list(options)`, on class-based proxies. */
-export interface ListOptionsForm<T> {
-  list(options: RequestOptions): ViewSetCall<T[]>;
+  list(params?: C extends true ? ListParams | RequestOptions : ListParams, options?: RequestOptions): CallOf<C, T[]>;
 }
 /** `listPage(params)`: GET `{basePath}` of a paginated viewset, one page. */
 export interface PageActions<T, C extends boolean = false> {
@@ -171,7 +169,7 @@ export type ActionSurface<K extends KeyType, T, PK extends keyof T, A, C extends
   ? CreateActions<T, PK, C>
   : unknown) &
   ('bulkCreate' extends A ? BulkCreateActions<T, PK, C> : unknown) &
-  ('list' extends A ? ListActions<T, C> & (C extends true ? ListOptionsForm<T> : unknown) : unknown) &
+  ('list' extends A ? ListActions<T, C> : unknown) &
   ('listPage' extends A ? PageActions<T, C> : unknown) &
   ('listCursor' extends A ? CursorActions<T, C> : unknown) &
   ('retrieve' extends A ? RetrieveActions<K, T, C> : unknown) &

@@ -57,6 +57,21 @@ class Overridden extends restViewSet<Book>()('id', [ViewSetMixin]) {
   }
 }
 
+// The overrides MIGRATING.md shows ("Overriding a built-in action"): returning the call, or a
+// promise of one's own with the call's key
+class OverriddenRight extends restViewSet<Book>()('id', [ViewSetMixin]) {
+  override retrieve(pk: number, options?: RequestOptions) {
+    return super.retrieve(pk, { ...options, background: true });
+  }
+  override list(params?: ListParams, options?: RequestOptions) {
+    const call = super.list(params, options);
+    return Object.assign(call.then((books) => books.filter((book) => book.year !== null)), { key: call.key });
+  }
+}
+const overriddenKey: string = new OverriddenRight({ basePath: '/catalog/books' }).list({ sort: 'title' }).key;
+// 0.1's list({ query }) still types on a class-based proxy
+const queried: string = books.list({ query: { sort: 'title' }, background: true }).key;
+
 // 0.6's proxy classes keep 0.6's typing: an override may return a plain Promise (the key is optional)
 class Cached extends RestProxyImpl<number, Book, 'id'> {
   private cache: Book[] | undefined;
