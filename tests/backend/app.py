@@ -29,7 +29,7 @@ import time
 
 from typing import Any
 
-from fastapi import APIRouter, FastAPI, HTTPException, Request, Response, WebSocket
+from fastapi import APIRouter, Depends, FastAPI, Header, HTTPException, Request, Response, WebSocket
 from fastapi.middleware.cors import CORSMiddleware
 from pydantic import BaseModel, Field
 from redis.asyncio import BlockingConnectionPool, Redis
@@ -269,6 +269,13 @@ _items: dict[int, Item] = {}
 router = APIRouter()
 
 
+def require_fresh_token(authorization: str | None = Header(None)) -> None:
+    """Authentication as a dependency: a request without `Authorization: Bearer fresh` is answered 401
+    before the command middleware chain, so Idempotency stores nothing for it."""
+    if authorization != "Bearer fresh":
+        raise HTTPException(status_code=401, detail="the token has expired")
+
+
 @route_viewset(router, base_path="/items", pk_field_name="id")
 class ItemsViewSet(CollectionViewSet[int, Item], ViewSetMixin[int, Item]):
     """Items of the SDK's end-to-end tests."""
@@ -375,6 +382,12 @@ class ItemsViewSet(CollectionViewSet[int, Item], ViewSetMixin[int, Item]):
             body={"action": "cookie", "executions": executions, "served_by": SERVED_BY},
             cookies={"sid": f"s{executions}"},
         )
+
+    @__router.post("/private")
+    async def private(self, request: Request, _auth: None = Depends(require_fresh_token)) -> dict:
+        """Needs `Authorization: Bearer fresh` (`require_fresh_token`); counted as `private`."""
+        executions = await executed(request, "private")
+        return {"action": "private", "executions": executions, "served_by": SERVED_BY}
 
     @__router.post("/conflict")
     async def conflict(self, request: Request) -> dict:

@@ -117,6 +117,30 @@ export const axiosScenarios = {
     }
   },
 
+  async "axios: a response interceptor that refreshes an expired token and sends the request again (0.6 apps' pattern) gets the answer, with the call's key; the action ran once"({ pkg, baseUrl, ctl }) {
+    const axios = await axiosModule();
+    const instance = axios.create({ baseURL: baseUrl });
+    let token = 'stale';
+    instance.interceptors.request.use((config) => {
+      config.headers.Authorization = `Bearer ${token}`;
+      return config;
+    });
+    instance.interceptors.response.use(undefined, async (error) => {
+      const original = error.config;
+      if (error.response?.status !== 401 || original.refreshed) throw error;
+      original.refreshed = true;
+      token = 'fresh';
+      return instance(original);
+    });
+    const items = itemApi(pkg, instance);
+    const call = items.request('POST', '/private', {});
+    const answer = await call;
+    equal(answer.action, 'private', 'answered');
+    const entries = await ctl.entriesOf(call.key);
+    same(entries.map((entry) => entry.status), [401, 200], "the first refused before Idempotency, the retry with the call's key ran");
+    equal(await ctl.runsOf(call.key), 1, 'runs');
+  },
+
   async 'axios: a cancellation (an interceptor cancels the request) settles the call with it, not repeated, as the seed says'({ pkg, baseUrl, ctl }) {
     const axios = await axiosModule();
     const instance = axios.create({ baseURL: baseUrl });
