@@ -96,13 +96,11 @@ export interface MuxwsOpenOptions {
  * side's first-frame headers (never rejects); `closed` settles when it is over (never rejects).
  */
 export class MuxwsStream<R = unknown> implements PromiseLike<R> {
-  /** The driver's stream behind this object. */
-  // `declare`: set by the constructor, not declared again as a class field (the same property, fewer bytes).
-  declare readonly core: StreamCore;
+  // The driver's stream is kept out of the type (keepInternals): a member typed with a class that has
+  // private fields makes a stream held in Vue state (ref, reactive) no longer a MuxwsStream to tsc.
 
   /** @internal Made by `MuxwsPeer.open()`. */
   constructor(core: StreamCore) {
-    this.core = core;
     keepInternals(this, core);
   }
 
@@ -150,14 +148,13 @@ export interface MuxwsReply<R = unknown> {
 
 /** A muxws peer (dialer side). */
 export class MuxwsPeer {
-  /** The driver's peer behind this object; what a muxws proxy sends its calls through. */
-  // `declare`: set by the constructor, not declared again as a class field (the same property, fewer bytes).
-  declare readonly core: PeerCore;
+  // The driver's peer is kept out of the type (keepInternals), as a stream's is. The suite's leak
+  // checks read it as `peer.core` (its `streamCount`): a non-enumerable property, untyped.
 
   /** @internal Made by `connectMuxws()`. */
   constructor(core: PeerCore) {
-    this.core = core;
     keepInternals(this, core);
+    Object.defineProperty(this, 'core', { value: core });
   }
 
   /** True while a connection is established. */
