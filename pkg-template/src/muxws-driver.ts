@@ -280,7 +280,8 @@ interface Pending {
   headers: Record<string, unknown> | null;
   parts: string[];
   payload: unknown;
-  paid: boolean;
+  /** How many payloads arrived (a `request()` takes exactly one: WSM-API-006). */
+  paid: number;
 }
 
 /** What every attempt of a ViewSet call over muxws sends (`CallRecord.send`). */
@@ -616,7 +617,7 @@ export class PeerCore {
       failAttempt(call.id, attempt, makeError(cls, message, { code: 9 }), endOf(cls, false, this.isClosed));
       return headers;
     }
-    this.#pending.set(tag, { call, attempt, id: 0, headers: null, parts: [], payload: null, paid: false });
+    this.#pending.set(tag, { call, attempt, id: 0, headers: null, parts: [], payload: null, paid: 0 });
     call.inflight = {
       attempt,
       abandon: (why) => {
@@ -684,7 +685,7 @@ export class PeerCore {
   open(payload: unknown, options: unknown): StreamCore {
     const tag = this.#direct(payload, options, get(options, 'end') !== false);
     const stream = new StreamCore(this, tag, mw.stream_id(this.#handle, tag));
-    this.#pending.set(tag, { stream, id: stream.id, headers: null, parts: [], payload: null, paid: false });
+    this.#pending.set(tag, { stream, id: stream.id, headers: null, parts: [], payload: null, paid: 0 });
     return stream;
   }
 
@@ -695,7 +696,7 @@ export class PeerCore {
       const tag = this.#direct(payload, options, true);
       const done = deferred<unknown>(false);
       const request = { done, withHeaders, timer: null as ReturnType<typeof setTimeout> | null };
-      this.#pending.set(tag, { request, id: mw.stream_id(this.#handle, tag), headers: null, parts: [], payload: null, paid: false });
+      this.#pending.set(tag, { request, id: mw.stream_id(this.#handle, tag), headers: null, parts: [], payload: null, paid: 0 });
       if (timeoutMs > 0) {
         request.timer = setTimeout(() => {
           mw.expire(this.#handle, tag);
@@ -926,10 +927,7 @@ export class PeerCore {
   }
 
   #payload(pending: Pending, value: unknown): void {
-    if (!pending.paid) {
-      pending.paid = true;
-      pending.payload = value;
-    }
+    if (!pending.paid++) pending.payload = value;
     pending.stream?.payloadArrived(value);
   }
 
@@ -941,8 +939,9 @@ export class PeerCore {
       const { done, withHeaders, timer } = pending.request;
       if (timer !== null) clearTimeout(timer);
       if (error) return done.reject(error);
-      const payload = pending.paid ? pending.payload : null;
-      return done.resolve(withHeaders ? { headers, payload } : payload);
+      // Exactly one payload (WSM-API-006); the stream has closed, so there is nothing left to reset.
+      if (pending.paid !== 1) return done.reject(makeError(ErrorClass.Protocol, `the reply held ${pending.paid || 'no'} payloads, not one (WSM-API-006)`));
+      return done.resolve(withHeaders ? { headers, payload: pending.payload } : pending.payload);
     }
     const call = pending.call;
     if (!call) return;

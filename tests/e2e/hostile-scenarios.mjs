@@ -68,6 +68,20 @@ for (const [mode, code] of Object.entries(STREAM_LEVEL)) {
   };
 }
 
+for (const [mode, what] of [['two-payloads', '2 payloads'], ['no-payload', 'no payloads']]) {
+  hostileScenarios[`muxws server answering a request with ${what}: request() rejects ProtocolError (WSM-API-006), the connection serves the next one`] = async ({ pkg, hostileBase }) => {
+    const { peer, reconnects } = await peerFor(pkg, `${hostileBase}${mode}/direct`);
+    try {
+      const error = await rejects(peer.request(null, { headers: HEADERS }), pkg.ProtocolError, mode);
+      ok(error.message.includes(`${what}, not one`), `the message says so (${error.message})`);
+      equal((await peer.request(null, { headers: HEADERS })).connection, 1, 'the next request, on the same connection');
+      equal(reconnects.length, 0, 'no reconnect');
+    } finally {
+      await peer.close();
+    }
+  };
+}
+
 hostileScenarios['muxws server answering :status as a numeric string (as 0.6 read it): the call rejects with that status, not repeated'] = async ({ pkg, hostileBase }) => {
   const { peer } = await peerFor(pkg, `${hostileBase}status-as-string/call`);
   try {

@@ -17,6 +17,8 @@
 //   headers-on-later-frame a headers-only data, then data with headers again    (stream-level, reset 3)
 //   status-as-string       answers {":status": "404"} (a numeric string, as 0.6 read it), {detail}
 //   status-not-a-status    answers {":status": "teapot"}
+//   two-payloads           answers with two payloads, then ends
+//   no-payload             ends the stream with headers and no payload
 //   silent                 never answers the stream at all                      (the caller's timeout)
 //   deaf                   answers nothing at all, pings included               (the heartbeat)
 //   select-other           accepts the upgrade choosing the client's LAST offered subprotocol
@@ -84,6 +86,11 @@ function misbehave(mode, stream, send) {
       return send(JSON.stringify({ type: 'data', stream, end: true, headers: { ':status': 200 }, payload: 3 }));
     case 'status-as-string':
       return send(JSON.stringify({ type: 'data', stream, end: true, headers: { ':status': '404' }, payload: { detail: 'not here' } }));
+    case 'two-payloads':
+      send(JSON.stringify({ type: 'data', stream, headers: { ':status': 200 }, payload: { first: true } }));
+      return send(JSON.stringify({ type: 'data', stream, end: true, payload: { second: true } }));
+    case 'no-payload':
+      return send(JSON.stringify({ type: 'data', stream, end: true, headers: { ':status': 200 } }));
     case 'status-not-a-status':
       return send(JSON.stringify({ type: 'data', stream, end: true, headers: { ':status': 'teapot' }, payload: { ok: true } }));
     case 'silent':
