@@ -819,7 +819,7 @@ export class PeerCore {
       const out = record();
       let text = '';
       let parts: [string, string, string] | null = null;
-      if (kind === Kind.StreamFailed) {
+      if (kind === Kind.StreamFailed || kind === Kind.ConnectFailed) {
         // Fields 4 and 5: where the reason and the payload start in the text (-1: none).
         const end = out[7];
         const reasonAt = out[4] < 0 ? -1 : out[4];
@@ -852,8 +852,10 @@ export class PeerCore {
         this.#connecting = null;
         return;
       case Kind.ConnectFailed: {
+        // A failed hello is its stream error, unwrapped (WSM-RCN-026): class, code, reason, payload.
         this.#forGood = true;
-        const error = makeError(a, text, { code: 1006 });
+        const [message, reason, payload] = parts ?? ['', '', ''];
+        const error = makeError(b, message, { code: c, reason: reason || undefined, payload: payload ? JSON.parse(payload) : undefined });
         this.#connecting?.reject(error);
         this.#connecting = null;
         return peerState(this.#peerId, 2);

@@ -82,6 +82,13 @@ for (const [mode, what] of [['two-payloads', '2 payloads'], ['no-payload', 'no p
   };
 }
 
+hostileScenarios['muxws server resetting the hello APPLICATION_ERROR: connectMuxws() rejects with that RemoteError, unwrapped, its code, reason and payload (WSM-RCN-026)'] = async ({ pkg, hostileBase }) => {
+  const error = await rejects(pkg.connectMuxws(`${hostileBase}refuse-with-payload/hello`, { hello: { token: 'expired' } }), pkg.RemoteError, 'the hello refused');
+  equal(error.code, 2, 'code');
+  equal(error.reason, 'who are you', 'reason');
+  equal(JSON.stringify(error.payload), '{"need":"token"}', 'payload');
+};
+
 hostileScenarios['muxws server answering :status as a numeric string (as 0.6 read it): the call rejects with that status, not repeated'] = async ({ pkg, hostileBase }) => {
   const { peer } = await peerFor(pkg, `${hostileBase}status-as-string/call`);
   try {

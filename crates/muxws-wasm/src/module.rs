@@ -13,8 +13,9 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use muxws_proto::{
-    Action, ConnectionConfig, Event, Headers, Hello, Outbound, Payload, PayloadSource, Peer,
-    PeerOptions, ReconnectOptions, SendError, StreamError, StreamEvent, StreamRef, TextSource,
+    Action, ConnectError, ConnectionConfig, Event, Headers, Hello, Outbound, Payload,
+    PayloadSource, Peer, PeerOptions, ReconnectOptions, SendError, StreamError, StreamEvent,
+    StreamRef, TextSource,
 };
 
 use crate::records::{class, kind, OUT_FIELDS};
@@ -734,7 +735,18 @@ fn event_record(slot: &mut Slot, out: &mut Out, event: Event, now: u64) -> u32 {
         Event::ConnectFailed(error) => {
             fail_waiting(slot);
             error.write_message(&mut out.text);
-            out.set(kind::CONNECT_FAILED, &[f64::from(error.class() as u32)])
+            // Laid out as STREAM_FAILED (no stream): a failed hello is its stream error, unwrapped
+            // (WSM-RCN-026), with its code, reason and payload; a socket that never opened, the
+            // close code the platform reported.
+            let (code, (reason_at, payload_at)) = match &error {
+                ConnectError::Hello(e) => (e.code() as f64, write_details(&mut out.text, e)),
+                ConnectError::NotOpened { code, .. } => (f64::from(*code), (-1.0, -1.0)),
+                _ => (1006.0, (-1.0, -1.0)),
+            };
+            out.set(
+                kind::CONNECT_FAILED,
+                &[0.0, f64::from(error.class() as u32), code, reason_at, payload_at],
+            )
         }
         Event::Closed(reason) => {
             if !reason.will_retry {
@@ -802,22 +814,8 @@ fn stream_record(out: &mut Out, tag: f64, event: StreamEvent) -> u32 {
         StreamEvent::End { .. } => out.set(kind::END, &[tag]),
         StreamEvent::Closed => out.set(kind::STREAM_CLOSED, &[tag]),
         StreamEvent::Failed(error) => {
-            let text = &mut out.text;
-            error.write_message(text);
-            let mut reason_at = -1.0;
-            if let Some(reason) = error.reason() {
-                reason_at = text.len() as f64;
-                text.push_str(reason);
-            }
-            let mut payload_at = -1.0;
-            if let StreamError::RemoteReset {
-                payload: Payload::Json(raw),
-                ..
-            } = &error
-            {
-                payload_at = text.len() as f64;
-                text.push_str(raw.as_str());
-            }
+            error.write_message(&mut out.text);
+            let (reason_at, payload_at) = write_details(&mut out.text, &error);
             out.set(
                 kind::STREAM_FAILED,
                 &[
@@ -830,4 +828,24 @@ fn stream_record(out: &mut Out, tag: f64, event: StreamEvent) -> u32 {
             )
         }
     }
+}
+
+/// Appends `error`'s reason and its `APPLICATION_ERROR` payload's JSON to `text` (after its
+/// message); returns where each starts (-1: none), the record's fields of a failed stream.
+fn write_details(text: &mut String, error: &StreamError) -> (f64, f64) {
+    let mut reason_at = -1.0;
+    if let Some(reason) = error.reason() {
+        reason_at = text.len() as f64;
+        text.push_str(reason);
+    }
+    let mut payload_at = -1.0;
+    if let StreamError::RemoteReset {
+        payload: Payload::Json(raw),
+        ..
+    } = error
+    {
+        payload_at = text.len() as f64;
+        text.push_str(raw.as_str());
+    }
+    (reason_at, payload_at)
 }

@@ -13,7 +13,9 @@ pub mod kind {
     pub const CLOSE: u32 = 3;
     /// The first connection is established.
     pub const ESTABLISHED: u32 = 4;
-    /// The first connect failed for good: `a` error class; text: the message.
+    /// The first connect failed for good, laid out as [`STREAM_FAILED`] with `a` 0: `b` error class,
+    /// `c` code (a failed hello's stream error, unwrapped: WSM-RCN-026; a socket that never opened,
+    /// the close code the platform reported), `d`/`e` where the reason and payload start.
     pub const CONNECT_FAILED: u32 = 5;
     /// A connection was re-established: `a` the 1-based count of re-establishments.
     pub const RECONNECTED: u32 = 6;

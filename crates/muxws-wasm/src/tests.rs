@@ -442,7 +442,8 @@ fn a_refused_first_connect_is_connection_refused_and_a_wrong_subprotocol_codec_m
         .socket_closed(peer, dial[0].fields[0], 1006, lens[0], false, d.now);
     let failed = d.poll(peer, true);
     assert_eq!(failed[0].kind, kind::CONNECT_FAILED);
-    assert_eq!(failed[0].fields[0], f64::from(class::CONNECTION_REFUSED));
+    assert_eq!(failed[0].fields[1], f64::from(class::CONNECTION_REFUSED));
+    assert_eq!(failed[0].fields[2], 1006.0, "the close code the platform reported");
     assert!(!failed[0].text.contains("CodecMismatch"));
 
     let peer = d.peer(quiet());
@@ -455,7 +456,7 @@ fn a_refused_first_connect_is_connection_refused_and_a_wrong_subprotocol_codec_m
         .iter()
         .find(|r| r.kind == kind::CONNECT_FAILED)
         .unwrap();
-    assert_eq!(failed.fields[0], f64::from(class::CODEC_MISMATCH));
+    assert_eq!(failed.fields[1], f64::from(class::CODEC_MISMATCH));
     assert!(failed.text.contains("token.a") && failed.text.contains("muxws.v1.json"));
 }
 
@@ -513,6 +514,33 @@ fn a_hello_is_given_as_texts_in_the_input_window() {
             json!({"type": "open", "stream": 1, "end": true, "headers": {":path": "/hello"}, "payload": {"tab": "é"}})
         ]
     );
+}
+
+#[test]
+fn a_hello_reset_fails_the_first_connect_with_its_stream_error_unwrapped() {
+    // WSM-RCN-026: connect() reports the underlying error, here RemoteError with its code (2),
+    // reason and payload, laid out as a failed stream's record.
+    let mut d = Driver::new();
+    let lens = d.write(&["", r#"{":path":"/hello"}"#, r#"{"tab":1}"#]);
+    let peer = d.module.peer_new(&quiet(), lens[0], lens[1], lens[2]);
+    let dial = d.poll(peer, true);
+    let lens = d.write(&["muxws.v1.json"]);
+    d.module
+        .socket_opened(peer, dial[0].fields[0], lens[0], d.now);
+    d.poll(peer, true);
+    let reset = r#"{"type":"reset","stream":1,"code":2,"reason":"who are you","payload":{"need":"token"}}"#;
+    let lens = d.write(&[reset]);
+    d.module.socket_message(peer, dial[0].fields[0], lens[0], true, d.now);
+    let records = d.poll(peer, true);
+    let failed = records
+        .iter()
+        .find(|r| r.kind == kind::CONNECT_FAILED)
+        .unwrap();
+    assert_eq!(failed.fields[1], f64::from(class::REMOTE_ERROR));
+    assert_eq!(failed.fields[2], 2.0, "the reset's code");
+    let (reason_at, payload_at) = (failed.fields[3] as usize, failed.fields[4] as usize);
+    assert_eq!(&failed.text[reason_at..payload_at], "who are you");
+    assert_eq!(&failed.text[payload_at..], r#"{"need":"token"}"#);
 }
 
 #[derive(Debug, Clone)]
