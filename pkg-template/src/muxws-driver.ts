@@ -229,6 +229,9 @@ function statusOf(value: unknown): number {
   return typeof status === 'number' && Number.isInteger(status) && status >= 100 && status <= 599 ? status : -1;
 }
 
+/** The options `connectMuxws` takes (muxws.ts: `ConnectOptions`). */
+const CONNECT_OPTIONS = 'subprotocols hello helloHeaders helloTimeoutMs reconnect pingIntervalMs pingTimeoutMs maxPayloadBytes maxFrameBytes callConcurrency lazy onClose onReconnect openInterceptors'.split(' ');
+
 /** The error a peer closed for good answers every open with. */
 function closedForGood(): Error {
   return makeError(ErrorClass.ConnectionClosed, 'the muxws peer is closed for good', { code: 1000, wasClean: true });
@@ -1110,6 +1113,11 @@ export async function connect<P extends object>(url: unknown, options: unknown, 
     throw new TypeError('WebSocket is not available here (Node 20 needs --experimental-websocket)');
   }
   if (options !== undefined && (options === null || typeof options !== 'object')) throw new TypeError('connectMuxws options must be an object');
+  // An option this client does not have is refused, not ignored: the muxws package's client has
+  // some (onStream for server push, upgrade headers) whose silent loss would change what an app does.
+  for (const name of Object.keys(options ?? {})) {
+    if (!CONNECT_OPTIONS.includes(name)) throw new TypeError(`connectMuxws has no option "${name}"`);
+  }
   const core = new PeerCore(target, (options ?? {}) as Options);
   const peer = wrap(core);
   core.start(peer);

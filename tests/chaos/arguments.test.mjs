@@ -134,6 +134,13 @@ test('connectMuxws with a URL that is not a string is a TypeError', async () => 
   await rejectsTypeError(pkg.connectMuxws({ href: 'ws://127.0.0.1:9/ws' }, { reconnect: false }), /url|URL/);
 });
 
+test("connectMuxws refuses an option it does not have, such as the muxws package's onStream or upgrade headers, with a TypeError naming it", async (t) => {
+  if (typeof WebSocket === 'undefined') return t.skip('needs --experimental-websocket');
+  for (const name of ['onStream', 'headers', 'maxConcurrentStreams', 'codec']) {
+    await rejectsTypeError(pkg.connectMuxws('ws://127.0.0.1:9/ws', { reconnect: false, [name]: {} }), new RegExp(`connectMuxws has no option "${name}"`));
+  }
+});
+
 test('a muxws proxy whose peer is not a MuxwsPeer names the peer; a REST proxy takes none', () => {
   class MuxItems extends pkg.muxwsViewSet()('id', []) {}
   throwsTypeError(() => new MuxItems({ basePath: '/items', peer: {} }), /peer/);
