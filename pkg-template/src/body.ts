@@ -20,21 +20,28 @@ export interface RestBody {
 /** The content type of a body sent as JSON. */
 export const JSON_TYPE = 'application/json';
 
-/** Collections `JSON.stringify` would turn into `{}`, silently losing what they hold. */
-const LOSSY = [Map, Set, WeakMap, WeakSet] as const;
 
 export function isReadableStream(value: object): boolean {
   return typeof ReadableStream !== 'undefined' && value instanceof ReadableStream;
 }
 
+/**
+ * Refuses, at any depth of a JSON body, a collection `JSON.stringify` would write as `{}`, silently
+ * losing what it holds (a `JSON.stringify` replacer: it sees every value once, so the cost stays
+ * linear in the body).
+ */
+function refuseLossy(key: string, value: unknown): unknown {
+  if (value instanceof Map || value instanceof Set || value instanceof WeakMap || value instanceof WeakSet) {
+    throw new TypeError(`a ${value.constructor.name}${key ? ` (at "${key}")` : ''} would arrive as {}`);
+  }
+  return value;
+}
+
 /** `body` as JSON text: the JSON values (objects, arrays, numbers, booleans, null, strings over muxws). */
 export function jsonBody(body: unknown, what: string): string {
-  if (body !== null && typeof body === 'object' && LOSSY.some((Kind) => body instanceof Kind)) {
-    throw new TypeError(`${what} cannot be sent as JSON: a ${body.constructor.name} would arrive as {}`);
-  }
   let text: string | undefined;
   try {
-    text = JSON.stringify(body);
+    text = JSON.stringify(body, refuseLossy);
   } catch (error) {
     throw new TypeError(`${what} cannot be sent as JSON: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }

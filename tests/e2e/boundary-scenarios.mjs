@@ -8,7 +8,7 @@
 //
 // The exception-source scenarios come last: against a package whose runtime wedges they leave every
 // later call of the page unsent, so each of them bounds every wait and reports what it saw.
-import { equal, ok, same, UUID_V4 } from './check.mjs';
+import { equal, ok, rejects, same, UUID_V4 } from './check.mjs';
 import { recordActivity, sleep } from './control.mjs';
 
 const MIB = 1024 * 1024;
@@ -342,6 +342,33 @@ boundaryScenarios['boundary: a ReadableStream body rejects with a TypeError carr
   await rejectsWithKey(call, TypeError, 'a ReadableStream body');
   await sleep(200);
   equal(await logLength(ctl), before, 'requests that reached the server');
+};
+
+boundaryScenarios['boundary: a Map or Set at any depth of a JSON body (REST, muxws) or of a hello rejects with a TypeError naming where, not {} on the wire; nothing is sent'] = async ({ pkg, baseUrl, wsUrl, ctl }) => {
+  const before = await logLength(ctl);
+  const peer = await connect(pkg, wsUrl);
+  const problems = [];
+  try {
+    const bodies = { 'a nested Set': { tags: new Set(['a']) }, 'a Map in an array': [{ index: new Map([[1, 2]]) }] };
+    for (const [kind, body] of Object.entries(bodies)) {
+      for (const [transport, items] of [['REST', restApi(pkg, baseUrl)], ['muxws', muxApi(pkg, peer)]]) {
+        try {
+          const call = issued(() => items.raw(body), `${transport}: ${kind}`);
+          const error = await rejectsWithKey(call, TypeError, `${transport}: ${kind}`);
+          ok(/would arrive as \{\}/.test(error.message) && /at "(tags|index)"/.test(error.message), `${transport}: the TypeError says where (${error.message})`);
+        } catch (error) {
+          problems.push(error.message);
+        }
+      }
+    }
+    await rejects(pkg.connectMuxws(wsUrl, { hello: { seen: new Set([1]) }, reconnect: false }), TypeError, 'a hello holding a Set');
+    await sleep(200);
+    const reached = (await logLength(ctl)) - before;
+    if (reached !== 0) problems.push(`${reached} request(s) reached the server`);
+  } finally {
+    await closePeer(peer);
+  }
+  finish(problems);
 };
 
 boundaryScenarios['boundary: over muxws a Blob, FormData or ReadableStream body rejects with a TypeError naming muxws; nothing is sent'] = async ({ pkg, wsUrl, ctl }) => {
