@@ -21,6 +21,7 @@ export interface RestBody {
 export const JSON_TYPE = 'application/json';
 
 
+/** Whether `value` is a `ReadableStream` (which no attempt could send twice). */
 export function isReadableStream(value: object): boolean {
   return typeof ReadableStream !== 'undefined' && value instanceof ReadableStream;
 }

@@ -126,9 +126,13 @@ function curried(classes: Classes) {
  *   declares` (if any) the schema check compares.
  */
 export function route_rest<T>(): BareFactory<T, ViewSetOptions>;
+/** Refused: a class from `restViewSet`/`muxwsViewSet` is instantiated with `new`, not passed here. */
 export function route_rest<M>(viewSetClass: FactoryBuilt, basePath: string, pkFieldName: string, axiosInstance?: AxiosLike): FactoryBuiltRefused;
+/** Refused: a class from `restViewSet`/`muxwsViewSet` is instantiated with `new`, not passed here. */
 export function route_rest<M>(viewSetClass: FactoryBuilt, options: RestProxyOptions): FactoryBuiltRefused;
+/** 0.6: a REST proxy with every built-in action, typed as `M`, through `axiosInstance` if given (else `fetch`). */
 export function route_rest<M>(viewSetClass: ViewSetTypeToken, basePath: string, pkFieldName: string, axiosInstance?: AxiosLike): RestProxy<M>;
+/** 0.6: a REST proxy with every built-in action, typed as `M`; the options of 0.6 and of 0.7's REST proxies. */
 export function route_rest<M>(viewSetClass: ViewSetTypeToken, options: RestProxyOptions): RestProxy<M>;
 export function route_rest(...args: unknown[]): unknown {
   return args.length === 0 ? curried(restViewSet as unknown as Classes) : proxy06(RestProxyImpl as unknown as ViewSetConstructor, args);
@@ -139,7 +143,9 @@ export function route_rest(...args: unknown[]): unknown {
  * `route_muxws<M>(ViewSetClass, { basePath, pkFieldName, peer, timeoutMs?, headers?, validateSchema? })`.
  */
 export function route_muxws<T>(): BareFactory<T, MuxwsViewSetOptions>;
+/** Refused: a class from `restViewSet`/`muxwsViewSet` is instantiated with `new`, not passed here. */
 export function route_muxws<M>(viewSetClass: FactoryBuilt, options: MuxwsProxyOptions): FactoryBuiltRefused;
+/** 0.6: a muxws proxy with every built-in action, typed as `M`, over `options.peer` (from `connectMuxws`). */
 export function route_muxws<M>(viewSetClass: ViewSetTypeToken, options: MuxwsProxyOptions): MuxwsProxy<M>;
 export function route_muxws(...args: unknown[]): unknown {
   return args.length === 0 ? curried(muxwsViewSet as unknown as Classes) : proxy06(MuxwsProxyImpl as unknown as ViewSetConstructor, args);

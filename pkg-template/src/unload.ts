@@ -5,6 +5,10 @@
  */
 import { pendingCallCount } from './runtime.js';
 
+/**
+ * While calls that are not background are pending, the page asks before it is unloaded (the
+ * browser's own "leave site?" prompt). Returns the function that stops it; does nothing outside a page.
+ */
 export function guardUnload(): () => void {
   const scope = globalThis as { addEventListener?: Window['addEventListener']; removeEventListener?: Window['removeEventListener'] };
   if (typeof scope.addEventListener !== 'function') return () => {};
