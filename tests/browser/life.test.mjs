@@ -441,6 +441,31 @@ describe('Retry-After', { timeout: 120_000 }, () => {
     }
   });
 
+  it('503 pages with Retry-After: 0 on every answer: the repeats keep the backoff (1, 2, 4 s), not a tight loop; ran once', async () => {
+    // Retry-After is a floor, never below the repeat's own delay: a gateway answering 0 each time
+    // made one call send thousands of requests a second.
+    await stack.resetAll();
+    const context = await newContext();
+    try {
+      const page = await openPage(context);
+      await step(page, 'setup', {});
+      await stack.fault('status:503', { path: '/items/slow', method: 'POST', retryAfter: '0', count: 3 });
+      const key = await step(page, 'call', { method: 'slow', args: ['retry-after zero', 0] });
+      const outcome = await settledOutcome(page, key, 30_000);
+      assert.equal(outcome.state, 'ok', JSON.stringify(outcome));
+      const posts = (await proxyRequests('/items/slow')).filter((entry) => entry.method === 'POST');
+      assert.deepEqual(posts.map((entry) => entry.fault), ['status:503', 'status:503', 'status:503', null]);
+      const gaps = posts.slice(1).map((entry, i) => entry.t - posts[i].t);
+      [1000, 2000, 4000].forEach((expected, i) => assert.ok(gaps[i] >= expected - 50 && gaps[i] < expected + 1000, `repeat ${i + 1} went out ${gaps[i]} ms after the 503 (about ${expected})`));
+      assert.equal((await activity(page, key, { type: 'settle' }, 'settle')).attempts, 4);
+      assert.equal(await runsOf(key), 1);
+      assert.deepEqual(page.errors, []);
+    } finally {
+      await closeContext(context);
+      await stack.clearFaults();
+    }
+  });
+
   it('a 503 page with Retry-After as an HTTP date: the repeat goes out at that moment, ran once', async () => {
     await stack.resetAll();
     const context = await newContext();

@@ -838,14 +838,16 @@ impl CallEngine {
         } else if closed || !online {
             0
         } else if let Some(resume_at) = call.resume_at.take() {
-            retry_after.unwrap_or(resume_at.saturating_sub(now))
+            // A Retry-After is a floor: waiting longer than the server asks is allowed, and a
+            // `Retry-After: 0` (or a past date) must not make a tight loop.
+            let left = resume_at.saturating_sub(now);
+            retry_after.map_or(left, |asked| asked.max(left))
         } else if verdict == Verdict::RepeatAtOnce {
             0
         } else {
-            let delay = retry_after.unwrap_or_else(|| {
-                let policy = &call.spec.policy;
-                policy.jittered_delay_before(call.delayed_repeats, call.spec.jitter_seed)
-            });
+            let policy = &call.spec.policy;
+            let backoff = policy.jittered_delay_before(call.delayed_repeats, call.spec.jitter_seed);
+            let delay = retry_after.map_or(backoff, |asked| asked.max(backoff));
             if delay > 0 {
                 call.delayed_repeats += 1;
             }

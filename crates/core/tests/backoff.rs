@@ -236,11 +236,28 @@ fn retry_after_on_a_503_sets_the_delay_of_that_repeat() {
     h.end_retry_after(call, 3, GATEWAY, 45_000);
     h.advance(45_000);
     assert_eq!(h.sends(call).last(), Some(&(4, t0 + 49_000)));
-    // 0: at once, not counted.
+    // Shorter than the backoff (0, which a gateway may send on every answer): a floor, not an
+    // order: the backoff's delay, counted, so that such answers cannot make a tight loop.
     h.end_retry_after(call, 4, GATEWAY, 0);
-    assert_eq!(h.sends(call).last(), Some(&(5, t0 + 49_000)));
+    assert_eq!(h.sends(call).last(), Some(&(4, t0 + 49_000)));
+    h.advance(8_000);
+    assert_eq!(h.sends(call).last(), Some(&(5, t0 + 57_000)));
     h.end(call, 5, GATEWAY);
-    assert_eq!(delays(&h, call), [2_000, 2_000, 45_000, 0, 8_000]);
+    assert_eq!(delays(&h, call), [2_000, 2_000, 45_000, 8_000, 16_000]);
+}
+
+/// A server answering `Retry-After: 0` on every attempt gets the backoff's schedule, not a loop.
+#[test]
+fn retry_after_zero_on_every_answer_backs_off() {
+    let mut h = Harness::new();
+    let call = h.rest();
+    for attempt in 1..=4 {
+        h.end_retry_after(call, attempt, GATEWAY, 0);
+        let delay = *delays(&h, call).last().unwrap();
+        h.advance(delay);
+    }
+    assert_eq!(delays(&h, call), [1_000, 2_000, 4_000, 8_000]);
+    assert_eq!(h.sends(call).len(), 5);
 }
 
 /// A Retry-After whose repeat would fall past the within deadline settles the call now with the
