@@ -2,6 +2,8 @@
  * How each built-in action goes on the wire (fastapi-viewsets 0.14 routes), the methods that send
  * them, and the routes a `declares` list expects of the backend's schema.
  */
+import { reading } from './caller.js';
+import { rejectedCall } from './compose.js';
 import type { ActionName, ViewSetMixinClass } from './mixins.js';
 import type { RequestOptions } from './options.js';
 import { withKey, type ViewSetCall } from './runtime.js';
@@ -51,27 +53,45 @@ export function addActions(target: { prototype: object }, mixins: readonly ViewS
       added.add(action);
       const [verb, path, data] = route.split(' ');
       const method = function (this: { request: Sender }, ...args: unknown[]): unknown {
-        const suffix = path === '/{pk}' ? `/${encodeURIComponent(String(args.shift()))}` : path;
-        let value = data === '-' ? undefined : args.shift();
-        let given = args.shift();
-        // `list({ query })` (0.1): a single argument holding options rather than query parameters
-        if (data === 'q' && given === undefined && value !== null && typeof value === 'object' && Object.values(value).some(isOptionValue)) {
-          given = value;
-          value = undefined;
+        let suffix: string;
+        let given: unknown;
+        // Reading the caller's arguments (a pk's toString, a query's keys, the options' getters) may
+        // throw: the call then rejects with a TypeError, as request() does, never synchronously.
+        try {
+          [suffix, given] = reading(`the arguments of ${action}()`, () => {
+            let value = data === '-' ? undefined : args[path === '/{pk}' ? 1 : 0];
+            let options = args[path === '/{pk}' ? 2 : 1];
+            // `list({ query })` (0.1): a single argument holding options rather than query parameters
+            if (data === 'q' && options === undefined && value !== null && typeof value === 'object' && Object.values(value).some(isOptionValue)) {
+              options = value;
+              value = undefined;
+            }
+            // Options that are not an object go through as they are, so the call rejects with a TypeError.
+            if (options === undefined || (options !== null && typeof options === 'object')) {
+              options = { ...(options as RequestOptions | undefined), ...(data === 'b' ? { body: value } : value !== undefined ? { query: value } : {}) };
+            }
+            return [path === '/{pk}' ? `/${pkSegment(args[0])}` : path, options];
+          });
+        } catch (error) {
+          return rejectedCall(error);
         }
-        const send = (options: unknown): ViewSetCall<unknown> => this.request(verb, suffix, options);
-        // Options that are not an object go through as they are, so the call rejects with a TypeError.
-        if (given !== undefined && (given === null || typeof given !== 'object')) return send(given);
-        const options: RequestOptions = { ...(given as RequestOptions | undefined) };
-        if (data === 'b') options.body = value;
-        else if (value !== undefined) options.query = value as RequestOptions['query'];
-        const call = send(options);
+        const call = this.request(verb, suffix, given);
         return answer ? withKey(call.then(answer), call.key) : call;
       };
       Object.defineProperty(method, 'name', { value: action });
       Object.defineProperty(target.prototype, action, { value: method, writable: true, configurable: true });
     }
   }
+}
+
+/**
+ * A primary key as one path segment, percent-encoded. `.` and `..` are refused: a URL resolves them
+ * as the path's own dots (`/items/..` is `/`), so the call would reach another endpoint.
+ */
+function pkSegment(pk: unknown): string {
+  const segment = encodeURIComponent(String(pk));
+  if (segment === '.' || segment === '..') throw new TypeError(`the primary key "${segment}" would name another path`);
+  return segment;
 }
 
 /** The routes the actions of `declares` expect: `"<action> <METHOD> <path>"` (`/{pk}` for any path parameter). */

@@ -326,16 +326,22 @@ export function issueCall<R>(core: ProxyCore | undefined, method: string, path: 
     given = get(options, 'key');
     return composeAndIssue<R>(core, method, path, options, callKey(given), resumed);
   } catch (error) {
-    let key = typeof given === 'string' ? given : '';
-    if (!key) {
-      try {
-        key = newKey();
-      } catch {
-        // no crypto: the call still rejects, with an empty key
-      }
-    }
-    // Like every error a call rejects with, this one carries the call's key; nothing was sent.
-    if (error instanceof Error && Object.isExtensible(error)) Object.assign(error, { key, attempts: 0 });
-    return withKey(Promise.reject(error) as Promise<R>, key);
+    return rejectedCall<R>(error, typeof given === 'string' ? given : '');
   }
+}
+
+/**
+ * A call that could not be issued: a `ViewSetCall` rejected with `error`, which carries the call's
+ * key (`key`, else a new one) like every error a call rejects with; nothing was sent.
+ */
+export function rejectedCall<R>(error: unknown, key = ''): ViewSetCall<R> {
+  if (!key) {
+    try {
+      key = newKey();
+    } catch {
+      // no crypto: the call still rejects, with an empty key
+    }
+  }
+  if (error instanceof Error && Object.isExtensible(error)) Object.assign(error, { key, attempts: 0 });
+  return withKey(Promise.reject(error) as Promise<R>, key);
 }

@@ -352,8 +352,10 @@ function perform(batch: Float64Array, at: number): void {
         return dispatch(batch, at);
     }
   } catch (error) {
-    // Only a send can fail in a way that concerns its call: the attempt ends with that error.
+    // A send that fails ends its attempt with that error; a settle that fails (making its error
+    // from a hostile answer) rejects the call with it, which the engine has already let go of.
     if (batch[at] === 1) failAttempt(id, batch[at + 2], error);
+    else if (batch[at] === 3) justSettled.get(id)?.reject(error);
     else warn('an internal step failed', error);
   }
 }
@@ -425,7 +427,8 @@ function settle(id: number, attempt: number, end: number, ok: boolean): void {
 /** An answer's headers as `HttpError` holds them: string values, muxws pseudo-headers (`:status`) left out. */
 function plainHeaders(headers: Record<string, unknown>): Record<string, string> {
   const plain: Record<string, string> = {};
-  for (const name in headers) if (name[0] !== ':') plain[name] = String(headers[name]);
+  // describe(): a server's value whose conversion throws ({"toString": 1}) is written, not thrown.
+  for (const name in headers) if (name[0] !== ':') plain[name] = describe(headers[name]);
   return plain;
 }
 

@@ -6,6 +6,7 @@
  * `http_error` (an application's own `HTTPException`) has no template: its `detail` is the
  * application's message.
  */
+import { describe } from './caller.js';
 import type { ApiErrorBody } from './errors.js';
 
 /** English templates, keyed by the backend's error code without its namespace. */
@@ -96,15 +97,16 @@ export function translateApiError(source: ApiErrorBody | unknown): string {
   const response = (source as { response?: { data?: unknown } } | null)?.response;
   const body = (response ? response.data : source) as Partial<ApiErrorBody> | string | null | undefined;
   if (typeof body === 'string') return body;
+  // The body is the server's: anything in it may be of another type, or throw when converted.
   if (body === null || typeof body !== 'object' || typeof body.detail !== 'string') {
-    return source instanceof Error ? source.message : String(body?.detail ?? body);
+    return source instanceof Error ? source.message : describe(body?.detail ?? body);
   }
-  let code = body.detail_code ?? '';
+  let code = typeof body.detail_code === 'string' ? body.detail_code : '';
   if (code.startsWith(NAMESPACE)) code = code.slice(NAMESPACE.length);
   if (!Object.hasOwn(ENGLISH, code)) return body.detail;
-  const params = body.detail_params ?? {};
+  const params: Record<string, unknown> = body.detail_params !== null && typeof body.detail_params === 'object' ? body.detail_params : {};
   return template(code as TranslatableCode).replace(/\{(\w+)\}/g, (placeholder, name: string) => {
-    const value = params[name];
-    return value === undefined ? placeholder : Array.isArray(value) ? value.join(', ') : String(value);
+    const value = Object.hasOwn(params, name) ? params[name] : undefined;
+    return value === undefined ? placeholder : Array.isArray(value) ? value.map(describe).join(', ') : describe(value);
   });
 }

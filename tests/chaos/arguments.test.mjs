@@ -141,6 +141,20 @@ test("connectMuxws refuses an option it does not have, such as the muxws package
   }
 });
 
+test("translateApiError never throws on a server's hostile error body: it returns text", () => {
+  const odd = { toString: 1 };
+  const bodies = [
+    { detail: 'x', detail_code: ['a'] },
+    { detail: 'x', detail_code: 'not_found', detail_params: { pk: [odd] } },
+    { detail: 'x', detail_code: 'not_found', detail_params: { pk: odd } },
+    { detail: 'x', detail_code: 'not_found', detail_params: 'pk' },
+    { detail: odd },
+    { detail: 'x', detail_code: 'fastapi-viewsets.not_found', detail_params: Object.create({ pk: 'inherited' }) },
+  ];
+  for (const body of bodies) assert.equal(typeof pkg.translateApiError(body), 'string', JSON.stringify(Object.keys(body)));
+  assert.equal(pkg.translateApiError(bodies[5]), 'No record has the primary key {pk}', 'only own params fill placeholders');
+});
+
 test('a muxws proxy whose peer is not a MuxwsPeer names the peer; a REST proxy takes none', () => {
   class MuxItems extends pkg.muxwsViewSet()('id', []) {}
   throwsTypeError(() => new MuxItems({ basePath: '/items', peer: {} }), /peer/);

@@ -335,6 +335,33 @@ const readableStream = () =>
     },
   });
 
+boundaryScenarios['boundary: no wedge — built-in actions given a pk whose toString throws, a query Proxy whose keys throw, options with a throwing getter, or a pk of "." or "..": never a synchronous throw; a TypeError carrying the key; nothing sent'] = async ({ pkg, baseUrl, ctl }) => {
+  const before = await logLength(ctl);
+  class Items extends pkg.restViewSet()('id', [pkg.ViewSetMixin]) {}
+  const items = new Items({ basePath: '/items', baseUrl, schemaCheck: false });
+  const problems = [];
+  const cases = {
+    'a pk whose toString throws': () => items.retrieve({ toString() { throw new Error('no text'); } }),
+    'a query whose keys throw': () => items.list(new Proxy({}, { ownKeys() { throw new Error('no keys'); } })),
+    'options with a throwing getter': () => items.create({ name: 'x' }, { get headers() { throw new Error('no headers'); } }),
+    'a pk of ".."': () => items.destroy('..'),
+    'a pk of "."': () => items.retrieve('.'),
+  };
+  for (const [what, make] of Object.entries(cases)) {
+    try {
+      await rejectsWithKey(issued(make, what), TypeError, what);
+    } catch (error) {
+      problems.push(error.message);
+    }
+  }
+  await sleep(200);
+  const reached = (await logLength(ctl)) - before;
+  if (reached !== 0) problems.push(`${reached} request(s) reached the server`);
+  const odd = await items.retrieve('a b/c').catch((error) => error);
+  ok(odd instanceof pkg.HttpError && odd.status >= 400 && odd.status < 500, `a pk with a space and a slash still reaches the backend, as one segment (${odd?.status})`);
+  finish(problems);
+};
+
 boundaryScenarios['boundary: a ReadableStream body rejects with a TypeError carrying the key; nothing is sent'] = async ({ pkg, baseUrl, ctl }) => {
   const before = await logLength(ctl);
   const items = restApi(pkg, baseUrl);

@@ -89,6 +89,18 @@ hostileScenarios['muxws server resetting the hello APPLICATION_ERROR: connectMux
   equal(JSON.stringify(error.payload), '{"need":"token"}', 'payload');
 };
 
+hostileScenarios['muxws server answering an error with a header value whose conversion throws: the call still rejects (HttpError), it does not hang'] = async ({ pkg, hostileBase }) => {
+  const { peer } = await peerFor(pkg, `${hostileBase}unprintable-header/call`);
+  try {
+    const error = await rejects(proxy(pkg, peer, { timeoutMs: 0 }).echo(), pkg.ViewSetRequestError, 'the 404');
+    equal(error.status, 404, 'status');
+    equal(typeof error.headers['x-odd'], 'string', 'the header, written as text');
+    equal(pkg.pendingCallCount(), 0, 'nothing left pending');
+  } finally {
+    await peer.close();
+  }
+};
+
 hostileScenarios['muxws server answering :status as a numeric string (as 0.6 read it): the call rejects with that status, not repeated'] = async ({ pkg, hostileBase }) => {
   const { peer } = await peerFor(pkg, `${hostileBase}status-as-string/call`);
   try {

@@ -18,6 +18,7 @@
 //   status-as-string       answers {":status": "404"} (a numeric string, as 0.6 read it), {detail}
 //   status-not-a-status    answers {":status": "teapot"}
 //   refuse-with-payload    resets the stream APPLICATION_ERROR (2) with a reason and a payload
+//   unprintable-header     answers 404 with a header value whose conversion throws ({"toString": 1})
 //   two-payloads           answers with two payloads, then ends
 //   no-payload             ends the stream with headers and no payload
 //   silent                 never answers the stream at all                      (the caller's timeout)
@@ -89,6 +90,8 @@ function misbehave(mode, stream, send) {
       return send(JSON.stringify({ type: 'data', stream, end: true, headers: { ':status': '404' }, payload: { detail: 'not here' } }));
     case 'refuse-with-payload':
       return send(JSON.stringify({ type: 'reset', stream, code: 2, reason: 'who are you', payload: { need: 'token' } }));
+    case 'unprintable-header':
+      return send(JSON.stringify({ type: 'data', stream, end: true, headers: { ':status': 404, 'x-odd': { toString: 1 } }, payload: { detail: 'gone' } }));
     case 'two-payloads':
       send(JSON.stringify({ type: 'data', stream, headers: { ':status': 200 }, payload: { first: true } }));
       return send(JSON.stringify({ type: 'data', stream, end: true, payload: { second: true } }));
