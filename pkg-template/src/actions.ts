@@ -59,8 +59,10 @@ export function addActions(target: { prototype: object }, mixins: readonly ViewS
         // throw: the call then rejects with a TypeError, as request() does, never synchronously.
         try {
           [suffix, given] = reading(`the arguments of ${action}()`, () => {
-            let value = data === '-' ? undefined : args[path === '/{pk}' ? 1 : 0];
-            let options = args[path === '/{pk}' ? 2 : 1];
+            // (pk), (value), options: the pk if the path has one, the value unless the route takes none
+            let at = path === '/{pk}' ? 1 : 0;
+            let value = data === '-' ? undefined : args[at++];
+            let options = args[at];
             // `list({ query })` (0.1): a single argument holding options rather than query parameters
             if (data === 'q' && options === undefined && value !== null && typeof value === 'object' && Object.values(value).some(isOptionValue)) {
               options = value;

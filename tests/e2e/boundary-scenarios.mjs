@@ -357,7 +357,13 @@ boundaryScenarios['boundary: no wedge — built-in actions given a pk whose toSt
   await sleep(200);
   const reached = (await logLength(ctl)) - before;
   if (reached !== 0) problems.push(`${reached} request(s) reached the server`);
-  const odd = await items.retrieve('a b/c').catch((error) => error);
+  // and the options of actions without a body still arrive (retrieve(pk, options), list(params, options))
+  const retrieved = items.retrieve('a b/c', { headers: { 'X-Trace': 'retrieve-options' } });
+  const listed = items.list({ sort: 'id' }, { headers: { 'X-Trace': 'list-options' } });
+  await Promise.allSettled([retrieved, listed]);
+  equal((await ctl.entriesOf(retrieved.key))[0]?.headers['x-trace'], 'retrieve-options', "retrieve(pk, options): the options' header");
+  equal((await ctl.entriesOf(listed.key))[0]?.headers['x-trace'], 'list-options', "list(params, options): the options' header");
+  const odd = await retrieved.catch((error) => error);
   ok(odd instanceof pkg.HttpError && odd.status >= 400 && odd.status < 500, `a pk with a space and a slash still reaches the backend, as one segment (${odd?.status})`);
   finish(problems);
 };
