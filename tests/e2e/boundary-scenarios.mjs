@@ -173,6 +173,13 @@ async function logLength(ctl) {
   return (await ctl.log()).filter((entry) => entry.method !== 'OPTIONS').length;
 }
 
+/** Notes in `problems` any request that reached the server since the log held `before` (after a pause for stragglers). */
+async function noteRequestsSince(ctl, before, problems) {
+  await sleep(200);
+  const reached = (await logLength(ctl)) - before;
+  if (reached !== 0) problems.push(`${reached} request(s) reached the server`);
+}
+
 const bytes = (n, seed = 7) => Uint8Array.from({ length: n }, (_, i) => (i * 31 + seed) & 255);
 
 /** One fresh value per send of each body kind fetch accepts. */
@@ -354,9 +361,7 @@ boundaryScenarios['boundary: no wedge — built-in actions given a pk whose toSt
       problems.push(error.message);
     }
   }
-  await sleep(200);
-  const reached = (await logLength(ctl)) - before;
-  if (reached !== 0) problems.push(`${reached} request(s) reached the server`);
+  await noteRequestsSince(ctl, before, problems);
   // and the options of actions without a body still arrive (retrieve(pk, options), list(params, options))
   const retrieved = items.retrieve('a b/c', { headers: { 'X-Trace': 'retrieve-options' } });
   const listed = items.list({ sort: 'id' }, { headers: { 'X-Trace': 'list-options' } });
@@ -395,9 +400,7 @@ boundaryScenarios['boundary: a Map or Set at any depth of a JSON body (REST, mux
       }
     }
     await rejects(pkg.connectMuxws(wsUrl, { hello: { seen: new Set([1]) }, reconnect: false }), TypeError, 'a hello holding a Set');
-    await sleep(200);
-    const reached = (await logLength(ctl)) - before;
-    if (reached !== 0) problems.push(`${reached} request(s) reached the server`);
+    await noteRequestsSince(ctl, before, problems);
   } finally {
     await closePeer(peer);
   }
@@ -420,9 +423,7 @@ boundaryScenarios['boundary: over muxws a Blob, FormData or ReadableStream body 
         problems.push(error.message);
       }
     }
-    await sleep(200);
-    const reached = (await logLength(ctl)) - before;
-    if (reached !== 0) problems.push(`${reached} request(s) reached the server`);
+    await noteRequestsSince(ctl, before, problems);
   } finally {
     await closePeer(peer);
   }
@@ -607,9 +608,7 @@ boundaryScenarios['boundary: a bad header name or value rejects with a TypeError
   } catch (error) {
     problems.push(error.message);
   }
-  await sleep(200);
-  const reached = (await logLength(ctl)) - before;
-  if (reached !== 0) problems.push(`${reached} request(s) reached the server`);
+  await noteRequestsSince(ctl, before, problems);
   finish(problems);
 };
 
