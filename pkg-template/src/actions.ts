@@ -52,6 +52,7 @@ export function addActions(target: { prototype: object }, mixins: readonly ViewS
       if (typeof route !== 'string' || added.has(action)) continue;
       added.add(action);
       const [verb, path, data] = route.split(' ');
+      const hasPk = path === '/{pk}';
       const method = function (this: { request: Sender }, ...args: unknown[]): unknown {
         let suffix: string;
         let given: unknown;
@@ -60,7 +61,7 @@ export function addActions(target: { prototype: object }, mixins: readonly ViewS
         try {
           [suffix, given] = reading(`the arguments of ${action}()`, () => {
             // (pk), (value), options: the pk if the path has one, the value unless the route takes none
-            let at = path === '/{pk}' ? 1 : 0;
+            let at = hasPk ? 1 : 0;
             let value = data === '-' ? undefined : args[at++];
             let options = args[at];
             // `list({ query })` (0.1): a single argument holding options rather than query parameters
@@ -72,7 +73,7 @@ export function addActions(target: { prototype: object }, mixins: readonly ViewS
             if (options === undefined || (options !== null && typeof options === 'object')) {
               options = { ...(options as RequestOptions | undefined), ...(data === 'b' ? { body: value } : value !== undefined ? { query: value } : {}) };
             }
-            return [path === '/{pk}' ? `/${pkSegment(args[0])}` : path, options];
+            return [hasPk ? `/${pkSegment(args[0])}` : path, options];
           });
         } catch (error) {
           return rejectedCall(error);

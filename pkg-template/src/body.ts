@@ -20,7 +20,6 @@ export interface RestBody {
 /** The content type of a body sent as JSON. */
 export const JSON_TYPE = 'application/json';
 
-
 /** Whether `value` is a `ReadableStream` (which no attempt could send twice). */
 export function isReadableStream(value: object): boolean {
   return typeof ReadableStream !== 'undefined' && value instanceof ReadableStream;

@@ -45,6 +45,9 @@ export type TranslatableCode = keyof typeof ENGLISH;
 
 const NAMESPACE = 'fastapi-viewsets.';
 
+/** A `{name}` placeholder of a template. */
+const PLACEHOLDER = /\{(\w+)\}/g;
+
 /**
  * What `translateStrings` takes, the callback of 0.6's `@dynamicforms/translatable`: given a code,
  * its English template and its placeholders (each name mapped to its own `{name}`, which an i18n
@@ -64,7 +67,7 @@ function template(code: TranslatableCode): string {
   const english = ENGLISH[code];
   if (!translator) return english;
   const placeholders: Record<string, string> = {};
-  for (const [placeholder, name] of english.matchAll(/\{(\w+)\}/g)) placeholders[name as string] = placeholder;
+  for (const [placeholder, name] of english.matchAll(PLACEHOLDER)) placeholders[name as string] = placeholder;
   return translator(code, english, placeholders) ?? english;
 }
 
@@ -105,7 +108,7 @@ export function translateApiError(source: ApiErrorBody | unknown): string {
   if (code.startsWith(NAMESPACE)) code = code.slice(NAMESPACE.length);
   if (!Object.hasOwn(ENGLISH, code)) return body.detail;
   const params: Record<string, unknown> = body.detail_params !== null && typeof body.detail_params === 'object' ? body.detail_params : {};
-  return template(code as TranslatableCode).replace(/\{(\w+)\}/g, (placeholder, name: string) => {
+  return template(code as TranslatableCode).replace(PLACEHOLDER, (placeholder, name: string) => {
     const value = Object.hasOwn(params, name) ? params[name] : undefined;
     return value === undefined ? placeholder : Array.isArray(value) ? value.map(describe).join(', ') : describe(value);
   });

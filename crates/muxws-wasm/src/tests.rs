@@ -99,6 +99,20 @@ impl Driver {
         peer
     }
 
+    /// A peer with a hello (`headers`, `payload` as JSON texts) whose socket has opened; the
+    /// records polled after the open (the hello's `open` among them).
+    fn opened_with_hello(&mut self, headers: &str, payload: &str) -> (u32, Vec<Record>) {
+        let lens = self.write(&["", headers, payload]);
+        let peer = self.module.peer_new(&quiet(), lens[0], lens[1], lens[2]);
+        assert!(peer > 0, "{}", self.module.out.text);
+        let dial = self.poll(peer, true);
+        assert_eq!(dial[0].text, "muxws.v1.json");
+        let lens = self.write(&["muxws.v1.json"]);
+        self.module
+            .socket_opened(peer, dial[0].fields[0], lens[0], self.now);
+        (peer, self.poll(peer, true))
+    }
+
     fn receive(&mut self, peer: u32, frame: Value) {
         let text = frame.to_string();
         let lens = self.write(&[&text]);
@@ -131,6 +145,11 @@ fn the_dial_offers_the_non_empty_subprotocols_in_their_order() {
 
 fn kinds(records: &[Record]) -> Vec<u32> {
     records.iter().map(|r| r.kind).collect()
+}
+
+/// The first record of `kind` among `records`.
+fn first_of(records: &[Record], kind: u32) -> &Record {
+    records.iter().find(|r| r.kind == kind).unwrap()
 }
 
 fn sent(records: &[Record]) -> Vec<Value> {
@@ -257,7 +276,7 @@ fn waiting_calls_fail_with_connection_closed_when_the_peer_closes_for_good() {
     assert_eq!(failed.len(), 1);
     assert_eq!(failed[0].fields[0], f64::from(waiting));
     assert_eq!(failed[0].fields[1], f64::from(class::CONNECTION_CLOSED));
-    let closed = records.iter().find(|r| r.kind == kind::CLOSED).unwrap();
+    let closed = first_of(&records, kind::CLOSED);
     assert_eq!((closed.fields[2], closed.text.as_str()), (0.0, "bye"));
     assert!(d.module.is_closed(peer));
     // Opening now: ConnectionClosed, nothing sent.
@@ -341,10 +360,7 @@ fn a_payload_the_driver_could_not_parse_fails_its_stream_with_a_reset() {
     d.module.checked(peer, tag, false);
     let records = d.poll(peer, true);
     assert_eq!(sent(&records)[0]["code"], json!(3));
-    let failed = records
-        .iter()
-        .find(|r| r.kind == kind::STREAM_FAILED)
-        .unwrap();
+    let failed = first_of(&records, kind::STREAM_FAILED);
     assert_eq!(failed.fields[1], f64::from(class::STREAM_RESET));
     assert_eq!(failed.fields[2], 3.0);
 }
@@ -366,10 +382,7 @@ fn a_message_over_the_cap_is_refused_from_its_head() {
     d.module.socket_message(peer, 1.0, lens[0], false, d.now);
     let records = d.poll(peer, true);
     assert_eq!(sent(&records)[0]["code"], json!(7));
-    let failed = records
-        .iter()
-        .find(|r| r.kind == kind::STREAM_FAILED)
-        .unwrap();
+    let failed = first_of(&records, kind::STREAM_FAILED);
     assert_eq!(failed.fields[2], 7.0);
     assert!(d.module.is_open(peer));
 }
@@ -385,10 +398,7 @@ fn stream_failures_carry_message_reason_and_payload_as_offsets_into_one_text() {
         json!({"type": "reset", "stream": 1, "code": 2, "reason": "boom", "payload": {"type": "E"}}),
     );
     let records = d.poll(peer, true);
-    let failed = records
-        .iter()
-        .find(|r| r.kind == kind::STREAM_FAILED)
-        .unwrap();
+    let failed = first_of(&records, kind::STREAM_FAILED);
     assert_eq!(failed.fields[0], f64::from(tag));
     assert_eq!(failed.fields[1], f64::from(class::REMOTE_ERROR));
     let (reason_at, payload_at) = (failed.fields[3] as usize, failed.fields[4] as usize);
@@ -452,10 +462,7 @@ fn a_refused_first_connect_is_connection_refused_and_a_wrong_subprotocol_codec_m
     d.module
         .socket_opened(peer, dial[0].fields[0], lens[0], d.now);
     let records = d.poll(peer, true);
-    let failed = records
-        .iter()
-        .find(|r| r.kind == kind::CONNECT_FAILED)
-        .unwrap();
+    let failed = first_of(&records, kind::CONNECT_FAILED);
     assert_eq!(failed.fields[1], f64::from(class::CODEC_MISMATCH));
     assert!(failed.text.contains("token.a") && failed.text.contains("muxws.v1.json"));
 }
@@ -499,15 +506,8 @@ fn bad_options_and_bad_headers_are_errors_not_panics() {
 #[test]
 fn a_hello_is_given_as_texts_in_the_input_window() {
     let mut d = Driver::new();
-    let lens = d.write(&["", r#"{":path":"/hello"}"#, r#"{"tab":"é"}"#]);
-    let peer = d.module.peer_new(&quiet(), lens[0], lens[1], lens[2]);
-    assert!(peer > 0);
-    let dial = d.poll(peer, true);
-    assert_eq!(dial[0].text, "muxws.v1.json");
-    let lens = d.write(&["muxws.v1.json"]);
-    d.module
-        .socket_opened(peer, dial[0].fields[0], lens[0], d.now);
-    let hello = sent(&d.poll(peer, true));
+    let (_, records) = d.opened_with_hello(r#"{":path":"/hello"}"#, r#"{"tab":"é"}"#);
+    let hello = sent(&records);
     assert_eq!(
         hello,
         [
@@ -521,21 +521,13 @@ fn a_hello_reset_fails_the_first_connect_with_its_stream_error_unwrapped() {
     // WSM-RCN-026: connect() reports the underlying error, here RemoteError with its code (2),
     // reason and payload, laid out as a failed stream's record.
     let mut d = Driver::new();
-    let lens = d.write(&["", r#"{":path":"/hello"}"#, r#"{"tab":1}"#]);
-    let peer = d.module.peer_new(&quiet(), lens[0], lens[1], lens[2]);
-    let dial = d.poll(peer, true);
-    let lens = d.write(&["muxws.v1.json"]);
-    d.module
-        .socket_opened(peer, dial[0].fields[0], lens[0], d.now);
-    d.poll(peer, true);
-    let reset = r#"{"type":"reset","stream":1,"code":2,"reason":"who are you","payload":{"need":"token"}}"#;
-    let lens = d.write(&[reset]);
-    d.module.socket_message(peer, dial[0].fields[0], lens[0], true, d.now);
+    let (peer, _) = d.opened_with_hello(r#"{":path":"/hello"}"#, r#"{"tab":1}"#);
+    d.receive(
+        peer,
+        json!({"type": "reset", "stream": 1, "code": 2, "reason": "who are you", "payload": {"need": "token"}}),
+    );
     let records = d.poll(peer, true);
-    let failed = records
-        .iter()
-        .find(|r| r.kind == kind::CONNECT_FAILED)
-        .unwrap();
+    let failed = first_of(&records, kind::CONNECT_FAILED);
     assert_eq!(failed.fields[1], f64::from(class::REMOTE_ERROR));
     assert_eq!(failed.fields[2], 2.0, "the reset's code");
     let (reason_at, payload_at) = (failed.fields[3] as usize, failed.fields[4] as usize);
