@@ -165,7 +165,7 @@ function codeByCrate(file) {
   for (const [index, size] of bodies) {
     const name = names.get(index) ?? '?';
     const crate = name.match(/(?:^|[<&\s])_?(?:ZN\d+|RNv\w*?\d+)?([a-z_][a-z0-9_]*?)(?:\d+|::|\[|$)/)?.[1] ?? name;
-    const known = ['viewsets_core', 'muxws_proto', 'calls_wasm', 'muxws_wasm', 'alloc', 'core', 'lol_alloc', 'wasm_bindgen', 'uuid'].find((c) => name.includes(c));
+    const known = ['viewsets_core', 'muxws_proto', 'fastapi_viewsets', 'muxws_wasm', 'alloc', 'core', 'lol_alloc', 'wasm_bindgen', 'uuid'].find((c) => name.includes(c));
     const key = known ?? (/^[a-z_]+$/.test(name) ? '(exports)' : crate);
     byCrate[key] = (byCrate[key] ?? 0) + size;
   }
@@ -175,7 +175,7 @@ function codeByCrate(file) {
 function wasmBreakdown() {
   const dir = path.join(repoRoot, 'target', 'wasm32-unknown-unknown', 'release');
   const out = {};
-  for (const [module, file] of [['calls', 'calls_wasm.wasm'], ['muxws', 'muxws_wasm.wasm']]) {
+  for (const [module, file] of [['calls', 'fastapi_viewsets.wasm'], ['muxws', 'muxws_wasm.wasm']]) {
     const full = path.join(dir, file);
     if (fs.existsSync(full)) out[module] = codeByCrate(full);
   }

@@ -39,7 +39,7 @@ optimize() {
 # instantiates the module itself. The .wasm is kept out of the package, in target/wasm/, for the
 # benchmark's figures.
 build_calls_wasm() {
-  wasm-pack --quiet build crates/calls-wasm --release --target web --mode no-install --no-pack --no-opt \
+  wasm-pack --quiet build . --release --target web --mode no-install --no-pack --no-opt \
     --out-dir "$PWD/$work/calls" --out-name calls
   optimize "$work/calls/calls_bg.wasm" calls
   node scripts/inline-wasm.mjs "$out/wasm/calls_bg.wasm" "$gen/calls-bytes.js"
@@ -65,7 +65,7 @@ node scripts/bundle.mjs "$work/tsc" "$out"
 (cd "$work/tsc" && find . -name '*.d.ts') | while read -r file; do
   mkdir -p "$out/$(dirname "$file")" && cp "$work/tsc/$file" "$out/$file"
 done
-node scripts/package-json.mjs pkg-template/package.json crates/calls-wasm/Cargo.toml "$out/package.json"
+node scripts/package-json.mjs pkg-template/package.json Cargo.toml "$out/package.json"
 cp README.md "$out/README.md" 2>/dev/null || true
 
 rm -rf pkg.old && { [ ! -e pkg ] || mv pkg pkg.old; } && mv "$out" pkg && rm -rf pkg.old

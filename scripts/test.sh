@@ -10,7 +10,7 @@ step() { printf '\n==== %s\n' "$*"; }
 bash scripts/install.sh
 
 step "cargo test: the pure Rust core, the muxws protocol, the wasm modules' record codes (native, virtual clock)"
-cargo test --workspace
+cargo test
 
 step "build the npm package into pkg/ (and the sizes an app ships, against the budget)"
 bash scripts/build.sh

@@ -1,6 +1,6 @@
 /**
  * The calls module: the page's one call engine (keys, repeats, deadlines, activity), compiled from
- * Rust (`crates/calls-wasm`), instantiated once when the package is imported. It speaks numbers
+ * Rust (`src/`, the root crate), instantiated once when the package is imported. It speaks numbers
  * only, strings crossing through its text window (docs/boundary.md); this file loads it and reads
  * its records and its text.
  *
@@ -9,7 +9,7 @@
  */
 import { wasmBytes } from './wasm/calls-bytes.js';
 
-/** The module's exports: plain functions of numbers (`crates/calls-wasm/src/lib.rs`). */
+/** The module's exports: plain functions of numbers (`src/lib.rs`). */
 export interface CallsExports {
   readonly memory: WebAssembly.Memory;
   boundary_version(): number;

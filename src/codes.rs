@@ -224,7 +224,7 @@ mod tests {
     #[test]
     fn the_runtime_names_every_ended_code_in_order() {
         use viewsets_core::Ended;
-        let runtime = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../pkg-template/src/runtime.ts")).unwrap();
+        let runtime = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/pkg-template/src/runtime.ts")).unwrap();
         let list = runtime.split("const ENDED = [").nth(1).and_then(|rest| rest.split("];").next()).expect("ENDED in runtime.ts");
         let names: Vec<&str> = list.split(',').map(|item| item.trim().trim_matches('\'')).filter(|item| !item.is_empty()).collect();
         let all = [
@@ -299,7 +299,7 @@ mod tests {
     #[test]
     fn the_runtime_names_every_wait_reason_in_order() {
         use viewsets_core::WaitReason;
-        let runtime = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../pkg-template/src/runtime.ts")).unwrap();
+        let runtime = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/pkg-template/src/runtime.ts")).unwrap();
         let list = runtime.split("const REASONS = [").nth(1).and_then(|rest| rest.split("]").next()).expect("REASONS in runtime.ts");
         let names: Vec<&str> = list.split(',').map(|item| item.trim().trim_matches('\'')).filter(|item| !item.is_empty()).collect();
         let all = [WaitReason::InFlight, WaitReason::Delay, WaitReason::Reconnect, WaitReason::Offline];
