@@ -40,7 +40,7 @@ optimize() {
 # benchmark's figures.
 build_calls_wasm() {
   wasm-pack --quiet build . --release --target web --mode no-install --no-pack --no-opt \
-    --out-dir "$PWD/$work/calls" --out-name calls
+    --out-dir "$PWD/$work/calls" --out-name calls -- --package fastapi-viewsets
   optimize "$work/calls/calls_bg.wasm" calls
   node scripts/inline-wasm.mjs "$out/wasm/calls_bg.wasm" "$gen/calls-bytes.js"
   mkdir -p "${CARGO_TARGET_DIR:-target}/wasm" && mv "$out/wasm/calls_bg.wasm" "${CARGO_TARGET_DIR:-target}/wasm/calls_bg.wasm"

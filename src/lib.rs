@@ -12,7 +12,7 @@
 
 extern crate alloc;
 
-pub mod codes;
+pub mod abi;
 
 use alloc::vec::Vec;
 use core::cell::UnsafeCell;
@@ -22,7 +22,7 @@ use viewsets_core::{
     Transport,
 };
 
-use codes::{attempt_end, jitter, ms, optional_ms, write_action, write_pending};
+use abi::{attempt_end, jitter, ms, optional_ms, write_action, write_pending};
 
 /// The engine, the two record buffers JavaScript reads after `drain_actions`/`pending_fill`, and
 /// the text window.
@@ -150,12 +150,14 @@ fn push_structured_field(text: &mut Vec<u8>, key: &[u8]) {
 
 /// The header rules for the (ASCII) name in the text window (`len` bytes): bit 1, it is the
 /// Idempotency-Key header (replaced by the call's key); bit 2, axios sets it again on every
-/// request (the axios transport does not carry it). A name with other characters is neither.
+/// request (the axios transport does not carry it): [`abi::header_rule`]. A name with other
+/// characters is neither.
 #[no_mangle]
 pub extern "C" fn header_rule(len: u32) -> u32 {
     with(|calls| {
         let name = window(calls, len);
-        u32::from(is_key_header(name)) | (u32::from(is_set_again_by_axios(name)) << 1)
+        let bit = |holds: bool, bit: u32| if holds { bit } else { 0 };
+        bit(is_key_header(name), abi::header_rule::KEY_HEADER) | bit(is_set_again_by_axios(name), abi::header_rule::SET_AGAIN_BY_AXIOS)
     })
 }
 
@@ -248,7 +250,7 @@ pub extern "C" fn drain_actions() -> u32 {
         let Calls { engine, actions, .. } = calls;
         actions.clear();
         engine.drain_actions(|action| write_action(actions, action));
-        (actions.len() / codes::ACTION_FIELDS) as u32
+        (actions.len() / abi::ACTION_FIELDS) as u32
     })
 }
 
@@ -272,7 +274,7 @@ pub extern "C" fn pending_fill() -> u32 {
         pending.clear();
         // `for_each` rather than `for`: the iterator runs its own loop, with its state in locals.
         engine.pending_calls().for_each(|call| write_pending(pending, &call));
-        (pending.len() / codes::PENDING_FIELDS) as u32
+        (pending.len() / abi::PENDING_FIELDS) as u32
     })
 }
 

@@ -7,11 +7,12 @@
  * headers of the first attempt's config after the request interceptors, other than the ones axios
  * sets again (the calls module's header rule). axios stays the caller's dependency.
  */
-import { JSON_TYPE, restBody } from './body.js';
+import { JSON_TYPE } from './body.js';
 import { engine, putText } from './calls.js';
 import { headerRecord } from './headers.js';
-import { hasDetail, intercept, retryAfterMs } from './rest.js';
-import { captureHeaders, End, failAttempt, report, type CallRecord, type Transport } from './runtime.js';
+import { hasDetail, prepareRest, retryAfterMs } from './rest.js';
+import { EndCode, HeaderRule } from './abi/calls.js';
+import { captureHeaders, failAttempt, report, type CallRecord, type Transport } from './runtime.js';
 
 /** What this transport needs of an axios instance (`axios.create()` or the default export). */
 export interface AxiosLike {
@@ -46,7 +47,7 @@ function isSetAgain(name: string): boolean {
   if (known === undefined) {
     const { length, badIndex } = putText(name);
     // A name with a non-ASCII character is none of the ones axios sets again.
-    known = badIndex < 0 && (engine.header_rule(length) & 2) !== 0;
+    known = badIndex < 0 && (engine.header_rule(length) & HeaderRule.SetAgainByAxios) !== 0;
     setAgain.set(name, known);
   }
   return known;
@@ -128,7 +129,7 @@ function sendThroughAxios(
         // excepted (an interceptor's or the instance's; an attempt this package abandoned reports
         // to no one), which settles the call with it.
         const timedOut = error?.code === 'ECONNABORTED' || error?.code === 'ETIMEDOUT';
-        const end = isCancel(error) ? End.Other : timedOut ? End.AttemptTimeout : End.NetworkError;
+        const end = isCancel(error) ? EndCode.Other : timedOut ? EndCode.AttemptTimeout : EndCode.NetworkError;
         failAttempt(call.id, attempt, error, end);
       },
     );
@@ -152,7 +153,7 @@ function settleWith(
   error: unknown,
 ): void {
   const status = typeof response.status === 'number' ? response.status : 0;
-  const end = End.HttpAnswer | (hasDetail(response.data) ? End.JsonDetail : 0);
+  const end = EndCode.HttpAnswer | (hasDetail(response.data) ? EndCode.JsonDetail : 0);
   const retryAfter = retryAfterMs(String((response.headers as Record<string, unknown> | undefined)?.['retry-after'] ?? ''));
   if (error === null || status < 400) {
     const headers = (): Record<string, unknown> => ({ ...(response.headers as Record<string, unknown>) });
@@ -169,20 +170,16 @@ export function axiosTransport(instance: AxiosLike, timeoutMs: number): Transpor
     peerId: 0,
     name: 'rest',
     prepare(parts): AxiosSend {
-      const headers = intercept(parts);
-      headers.set('idempotency-key', ['Idempotency-Key', parts.keyField]);
-      const body = restBody(parts.body, () => new Request(new URL(parts.url, 'http://body.invalid'), { method: parts.method, body: parts.body as BodyInit }));
-      if (body.contentType && !headers.has('content-type')) headers.set('content-type', ['Content-Type', body.contentType]);
+      const { headers, body } = prepareRest(parts, 'http://body.invalid');
       // A JSON value goes to axios as given (restBody() checked that it has a faithful JSON form).
       const data = body.contentType === JSON_TYPE ? parts.body : (body.init ?? undefined);
       return { url: parts.url, headers: headerRecord(headers), contentType: headers.get('content-type')?.[1] ?? null, data, pending: body.pending };
     },
     openAttempt(call, attempt, carried) {
       const controller = new AbortController();
-      call.inflight = { attempt, abandon: () => controller.abort() };
       sendThroughAxios(instance, timeoutMs, transforms, call, attempt, carried, controller);
       // The headers are known once the instance's interceptors ran: captureHeaders() then.
-      return null;
+      return { abandon: () => controller.abort() };
     },
   };
 }

@@ -7,6 +7,7 @@
  * Its bytes come inside this module (`wasm/calls-bytes.js`, written by scripts/inline-wasm.mjs), not
  * as a file fetched after it: importing the package is one round trip, in browsers, bundlers and Node alike.
  */
+import { Layout } from './abi/calls.js';
 import { wasmBytes } from './wasm/calls-bytes.js';
 
 /** The module's exports: plain functions of numbers (`src/lib.rs`). */
@@ -66,11 +67,6 @@ const instance = instantiateNow(moduleBytes) ?? (await WebAssembly.instantiate(m
 export const engine = instance.exports as unknown as CallsExports & { __wbindgen_start(): void };
 engine.__wbindgen_start();
 
-/** Fields of one action record (`drain_actions`). */
-export const ACTION_FIELDS = 8;
-/** Fields of one pending-call record (`pending_fill`). */
-export const PENDING_FIELDS = 6;
-
 /**
  * Views of the whole memory, made again only when it has grown: growing detaches the buffer, and a
  * view of a detached buffer has length 0. (Reading `memory.buffer` and making a view on every call
@@ -98,7 +94,7 @@ export function records(pointer: number, count: number, fields: number): Float64
 }
 
 /** The one array the action records are copied into (see {@link actionRecords}). */
-let actionBatch = new Float64Array(ACTION_FIELDS * 16);
+let actionBatch = new Float64Array(Layout.ActionFields * 16);
 
 /**
  * The `count` action records at `pointer`, copied into one array that the next call overwrites: the
@@ -106,7 +102,7 @@ let actionBatch = new Float64Array(ACTION_FIELDS * 16);
  * before it drains again. (A new array per batch cost a call more than the copy.)
  */
 export function actionRecords(pointer: number, count: number): Float64Array {
-  const length = count * ACTION_FIELDS;
+  const length = count * Layout.ActionFields;
   if (actionBatch.length < length) actionBatch = new Float64Array(length * 2);
   const memory = doubleView();
   const at = pointer / 8;

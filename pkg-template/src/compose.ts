@@ -3,6 +3,7 @@
  * (proxy → call → key → request interceptors → key), body, repeat policy, signal. Whatever is wrong
  * is a TypeError naming the option; nothing is sent then.
  */
+import { Defaults } from './abi/calls.js';
 import { engine, putText, takeText } from './calls.js';
 import { applyHeaders, headersFrom, TOKEN, type HeaderList } from './headers.js';
 
@@ -11,10 +12,6 @@ import { restTransport } from './rest.js';
 import { get, reading } from './caller.js';
 import { issue, withKey, type CallRecord, type Transport, type ViewSetCall } from './runtime.js';
 
-/** The defaults of the seed's option table. */
-const DEFAULT_WITHIN_MS = 600_000;
-const DEFAULT_DELAY_MS = 1_000;
-const DEFAULT_ATTEMPT_TIMEOUT_MS = 30_000;
 
 import type { RequestInterceptor } from './rest.js';
 
@@ -111,7 +108,7 @@ export function proxyCore(options: unknown, peerTransport?: (peer: unknown) => T
   }
   const repeat = repeatOption(get(options, 'repeat'));
   // Both default to 30 s, so that no call hangs on a peer that stays connected but never answers.
-  let attemptTimeoutMs = optionalMs(options, overMuxws ? 'timeoutMs' : 'attemptTimeoutMs') ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
+  let attemptTimeoutMs = optionalMs(options, overMuxws ? 'timeoutMs' : 'attemptTimeoutMs') ?? Defaults.AttemptTimeoutMs;
   if (!overMuxws && axios !== undefined) {
     // Through axios the attempt's timeout is axios's own (`timeout`), as the seed's option table says.
     transport = axiosTransport(axios as AxiosLike, attemptTimeoutMs);
@@ -128,8 +125,8 @@ export function proxyCore(options: unknown, peerTransport?: (peer: unknown) => T
     headers: headersFrom(get(options, 'headers'), 'options.headers'),
     interceptors: [...interceptors] as RequestInterceptor[],
     attemptTimeoutMs,
-    withinMs: repeat.withinMs ?? DEFAULT_WITHIN_MS,
-    delayMs: repeat.delayMs ?? DEFAULT_DELAY_MS,
+    withinMs: repeat.withinMs ?? Defaults.WithinMs,
+    delayMs: repeat.delayMs ?? Defaults.DelayMs,
     jitter: repeat.jitter ?? 0,
     transport,
     persist: Boolean(get(options, 'persist')),

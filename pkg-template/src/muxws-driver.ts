@@ -21,7 +21,9 @@
 import type { ErrorProps } from './errors.js';
 import type { DriverKit } from './muxws-kit.js';
 import { compileWasm } from './wasm-loader.js';
-import { End, type CallParts, type CallRecord, type Transport } from './runtime.js';
+import { EndCode } from './abi/calls.js';
+import { ErrorClass, handleMuxwsRecord, Layout, MuxwsRecordKind, type MuxwsRecordHandler } from './abi/muxws.js';
+import type { AttemptHandle, CallParts, CallRecord, Transport } from './runtime.js';
 
 /** The module's exports: plain functions of numbers (`crates/muxws-wasm/src/exports.rs`). */
 interface MuxwsExports {
@@ -68,8 +70,6 @@ interface MuxwsExports {
   poll(peer: number, now: number, sends: number): number;
 }
 
-/** The version of the exports and records this driver speaks (`BOUNDARY_VERSION` in the crate). */
-const BOUNDARY_VERSION = 1;
 
 /**
  * What the rest of the package lends the driver (`muxws-kit.ts`), taken out of the kit by position
@@ -90,6 +90,8 @@ let report!: DriverKit[11];
 let unregisterPeer!: DriverKit[12];
 let warn!: DriverKit[13];
 let failAttempt!: DriverKit[14];
+let now!: DriverKit[15];
+let wakeup!: DriverKit[16];
 /** The muxws module's exports, once instantiated. */
 let mw!: MuxwsExports;
 /** Where the module's output record lives in its memory. */
@@ -100,11 +102,11 @@ let loading: Promise<void> | null = null;
 /** Compiles and instantiates the muxws module once, with what the package lends the driver. */
 function load(given: DriverKit): Promise<void> {
   loading ??= (async () => {
-    [muxwsBody, describe, get, errorClasses, TransportUrlError, hasDetail, intercept, addStats, captureHeaders, peerState, registerPeer, report, unregisterPeer, warn, failAttempt] = given;
+    [muxwsBody, describe, get, errorClasses, TransportUrlError, hasDetail, intercept, addStats, captureHeaders, peerState, registerPeer, report, unregisterPeer, warn, failAttempt, now, wakeup] = given;
     const module = await compileWasm(new URL('./wasm/muxws_bg.wasm', import.meta.url));
     const exports = new WebAssembly.Instance(module, { muxws: { read } }).exports as unknown as MuxwsExports;
-    if (exports.boundary_version() !== BOUNDARY_VERSION) {
-      throw new Error(`the muxws module speaks version ${exports.boundary_version()} of the boundary, its driver ${BOUNDARY_VERSION}: a stale cached .wasm?`);
+    if (exports.boundary_version() !== Layout.BoundaryVersion) {
+      throw new Error(`the muxws module speaks version ${exports.boundary_version()} of the boundary, its driver ${Layout.BoundaryVersion}: a stale cached .wasm?`);
     }
     mw = exports;
     outPointer = mw.out();
@@ -173,50 +175,27 @@ function putShort(text: string): number {
 
 let outView: Float64Array | null = null;
 
-/** The output record (kind, five fields, text pointer, text length). */
+/** The output record (`Layout.OutFields` numbers: kind, five fields, text pointer, text length). */
 function record(): Float64Array {
-  if (outView === null || outView.buffer !== mw.memory.buffer) outView = new Float64Array(mw.memory.buffer, outPointer, 8);
+  if (outView === null || outView.buffer !== mw.memory.buffer) outView = new Float64Array(mw.memory.buffer, outPointer, Layout.OutFields);
   return outView;
 }
 
-/** Bytes `from`..`to` of the record's text. */
-function textOf(out: Float64Array, from = 0, to = out[7]): string {
-  return to > from ? decoder.decode(bytes(out[6] + from, to - from)) : '';
+/** The error an export that refused what it was given wrote into the record: its class and message. */
+function refusal(): Error {
+  const out = record();
+  return makeError(out[Layout.FailureClass], textOf(0, out[Layout.TextLength]));
 }
 
-/** Output record kinds (crates/muxws-wasm/src/records.rs). */
-const enum Kind {
-  Dial = 1,
-  Send,
-  Close,
-  Established,
-  ConnectFailed,
-  Reconnected,
-  Closed,
-  GoAway,
-  ReplyHeaders,
-  Payload,
-  Fragment,
-  End,
-  StreamClosed,
-  StreamFailed,
-  Release,
-  OpenFailed,
+/** Bytes `from`..`to` of the current record's text. */
+function textOf(from: number, to: number): string {
+  return to > from ? decoder.decode(bytes(record()[Layout.TextAt] + from, to - from)) : '';
 }
 
-/** The module's class codes (records.rs) the driver names; below 12, the index of their class in `errorClasses`. */
-const enum ErrorClass {
-  Protocol = 1,
-  ConnectionClosed = 2,
-  StreamTimeout = 9,
-  /** A bad option or argument: a TypeError. */
-  Config = 12,
-}
-
-/** The error for the module's class code (records.rs): a protocol error for an unknown one. */
+/** The error for the module's class code (`ErrorClass`): a protocol error for an unknown one. */
 function makeError(cls: number, message: string, props?: ErrorProps): Error {
   if (cls === ErrorClass.Config) return new TypeError(message);
-  return new (errorClasses[cls] ?? errorClasses[ErrorClass.Protocol])(message, props);
+  return new (errorClasses[cls] ?? errorClasses[ErrorClass.ProtocolError])(message, props);
 }
 
 /**
@@ -239,13 +218,13 @@ function closedForGood(): Error {
 
 /** How an attempt whose stream failed (`opened`) or could not be opened ended, by error class. */
 function endOf(cls: number, opened: boolean, forGood: boolean): number {
-  const flag = forGood ? End.ClosedForGood : 0;
-  if (cls === 9) return End.StreamTimeout;
-  if (cls === 11) return End.ConnectionLost | flag;
-  if (cls === 10) return End.StreamRefused | flag;
-  if (!opened && cls === 3) return End.OpenGoingAway;
-  if (!opened && cls === 2) return End.OpenConnectionClosed | End.ClosedForGood;
-  return End.Other;
+  const flag = forGood ? EndCode.ClosedForGood : 0;
+  if (cls === ErrorClass.StreamTimeout) return EndCode.StreamTimeout;
+  if (cls === ErrorClass.ConnectionLost) return EndCode.ConnectionLost | flag;
+  if (cls === ErrorClass.StreamRefused) return EndCode.StreamRefused | flag;
+  if (!opened && cls === ErrorClass.ConnectionGoingAway) return EndCode.OpenGoingAway;
+  if (!opened && cls === ErrorClass.ConnectionClosed) return EndCode.OpenConnectionClosed | EndCode.ClosedForGood;
+  return EndCode.Other;
 }
 
 /** Settle-able promise parts. */
@@ -427,7 +406,7 @@ export class StreamCore {
   over(error: unknown): void {
     if (!this.#settled) {
       this.#settled = true;
-      this.#result.reject(error ?? makeError(ErrorClass.Protocol, 'the stream closed without a payload'));
+      this.#result.reject(error ?? makeError(ErrorClass.ProtocolError, 'the stream closed without a payload'));
     }
     if (error !== null) this.failure = error;
     this.#headers.resolve({});
@@ -482,8 +461,8 @@ export class PeerCore {
   #freed = false;
   #pumping = false;
   #flushQueued = false;
-  #timer: ReturnType<typeof setTimeout> | null = null;
-  #timerAt = -1;
+  /** The platform timer of this peer's next timeout in the module. */
+  readonly #wakeup = wakeup(() => this.#input(() => mw.timer(this.#handle, now())));
 
   /** @internal Made by `connect()`. */
   constructor(url: string, options: Options) {
@@ -543,10 +522,7 @@ export class PeerCore {
       lengths[1],
       lengths[2],
     );
-    if (this.#handle === 0) {
-      const out = record();
-      throw makeError(out[1], textOf(out));
-    }
+    if (this.#handle === 0) throw refusal();
   }
 
   /**
@@ -600,9 +576,9 @@ export class PeerCore {
    * `callConcurrency` calls have one). The first attempt's headers go through the open
    * interceptors, with the call's key set again after them; repeats send exactly those headers.
    */
-  #openAttempt(call: CallRecord, attempt: number, carried: string | null): string | null {
+  #openAttempt(call: Readonly<CallRecord>, attempt: number, carried: string | null): AttemptHandle | null {
     if (this.isClosed) {
-      failAttempt(call.id, attempt, closedForGood(), End.OpenConnectionClosed | End.ClosedForGood);
+      failAttempt(call.id, attempt, closedForGood(), EndCode.OpenConnectionClosed | EndCode.ClosedForGood);
       return null;
     }
     const send = call.send as MuxwsSend;
@@ -618,11 +594,10 @@ export class PeerCore {
     if (tag <= 0) {
       const [cls, message] = lastError;
       failAttempt(call.id, attempt, makeError(cls, message, { code: 9 }), endOf(cls, false, this.isClosed));
-      return headers;
+      return null;
     }
     this.#pending.set(tag, { call, attempt, id: 0, headers: null, parts: [], payload: null, paid: 0 });
-    call.inflight = {
-      attempt,
+    return {
       abandon: (why) => {
         const pending = this.#pending.get(tag);
         if (pending) pending.call = null;
@@ -631,7 +606,6 @@ export class PeerCore {
         this.#pump();
       },
     };
-    return headers;
   }
 
   /** Runs the open interceptors on `headers` (in place); one returning a promise is refused. */
@@ -653,15 +627,15 @@ export class PeerCore {
     if (headers !== null) {
       const written = put([headers], Math.min(headers.length * 3, this.#cap) + 1);
       if (!written.whole) {
-        lastError = [1, 'the stream headers are longer than the frame cap; headers are never fragmented'];
+        lastError = [ErrorClass.ProtocolError, 'the stream headers are longer than the frame cap; headers are never fragmented'];
         return -1;
       }
       length = written.lengths[0];
     }
-    const tag = mw.open(this.#handle, length, source(payload), payload.length, end ? 1 : 0, call ? 1 : 0, Date.now());
+    const tag = mw.open(this.#handle, length, source(payload), payload.length, end ? 1 : 0, call ? 1 : 0, now());
     if (tag === 0) {
       const out = record();
-      lastError = [out[1], textOf(out)];
+      lastError = [out[Layout.FailureClass], textOf(0, out[Layout.TextLength])];
     }
     this.#pump();
     return tag;
@@ -716,12 +690,12 @@ export class PeerCore {
   sendOn(stream: StreamCore, tag: number, payload: unknown, end: boolean): void {
     const text = payload === undefined ? null : muxwsBody(payload, 'the payload');
     const cls = mw.send(this.#handle, tag, text === null ? 0 : source(text), text?.length ?? 0, end ? 1 : 0);
-    const message = cls === 0 ? '' : textOf(record());
+    const error = cls === 0 ? null : refusal();
     this.#pump();
-    if (cls === 0) return;
+    if (error === null) return;
     // A stream that failed throws its own error; one that closed normally, StreamClosed.
-    if (cls === 4 && stream.failure !== undefined) throw stream.failure;
-    throw makeError(cls, message);
+    if (cls === ErrorClass.StreamClosed && stream.failure !== undefined) throw stream.failure;
+    throw error;
   }
 
   /** @internal `stream.cancel()`. */
@@ -746,7 +720,7 @@ export class PeerCore {
     }
     const done = new Promise<void>((resolve) => this.#closing.push(resolve));
     const length = reason === undefined ? -1 : putShort(String(reason));
-    mw.close(this.#handle, code, length, drain, Date.now());
+    mw.close(this.#handle, code, length, drain, now());
     this.#pump();
     return done;
   }
@@ -768,7 +742,7 @@ export class PeerCore {
 
   /** Skips a pending reconnect backoff and dials now. */
   reconnectNow(): void {
-    mw.reconnect_now(this.#handle, Date.now());
+    mw.reconnect_now(this.#handle, now());
     this.#pump();
   }
 
@@ -817,119 +791,104 @@ export class PeerCore {
   #drain(sends: boolean): boolean {
     let budget = FLUSH_BYTES;
     for (;;) {
-      const kind = mw.poll(this.#handle, Date.now(), sends && budget > 0 ? 1 : 0);
+      const kind = mw.poll(this.#handle, now(), sends && budget > 0 ? 1 : 0);
       if (kind === 0) return sends && budget <= 0;
-      const out = record();
-      let text = '';
-      let parts: [string, string, string] | null = null;
-      if (kind === Kind.StreamFailed || kind === Kind.ConnectFailed) {
-        // Fields 4 and 5: where the reason and the payload start in the text (-1: none).
-        const end = out[7];
-        const reasonAt = out[4] < 0 ? -1 : out[4];
-        const payloadAt = out[5] < 0 ? end : out[5];
-        parts = [textOf(out, 0, reasonAt < 0 ? payloadAt : reasonAt), reasonAt < 0 ? '' : textOf(out, reasonAt, payloadAt), textOf(out, payloadAt, end)];
-      } else {
-        text = textOf(out);
-      }
-      if (kind === Kind.Send) budget -= out[7];
+      if (kind === MuxwsRecordKind.Send) budget -= record()[Layout.TextLength];
       try {
-        this.#dispatch(kind, out[1], out[2], out[3], text, parts);
+        handleMuxwsRecord(record(), 0, this.#records, textOf);
       } catch (error) {
         warn('a muxws step failed; the other streams and calls go on', error);
       }
     }
   }
 
-  /** Acts on one record: `kind`, its first three fields, its text (`parts`: a failed stream's message, reason and payload). */
-  #dispatch(kind: number, a: number, b: number, c: number, text: string, parts: [string, string, string] | null): void {
-    switch (kind) {
-      case Kind.Dial:
-        return this.#dial(a, text.split(','));
-      case Kind.Send:
-        return this.#send(a, text);
-      case Kind.Close:
-        return this.#closeSocket(a, b, text);
-      case Kind.Established:
-        peerState(this.#peerId, 1);
-        this.#connecting?.resolve(this.#facade);
+  /** What the peer does with each record of the module. */
+  readonly #records: MuxwsRecordHandler = {
+    dial: (socket, protocols) => this.#dial(socket, protocols.split(',')),
+    send: (socket, _bytes, text) => this.#send(socket, text),
+    close: (socket, code, reason) => this.#closeSocket(socket, code, reason),
+    established: () => {
+      peerState(this.#peerId, 1);
+      this.#connecting?.resolve(this.#facade);
+      this.#connecting = null;
+    },
+    connectFailed: (cls, code, message, reason, payload) => {
+      // A failed hello is its stream error, unwrapped (WSM-RCN-026): class, code, reason, payload.
+      this.#forGood = true;
+      const error = makeError(cls, message, { code, reason: reason || undefined, payload: payload ? JSON.parse(payload) : undefined });
+      this.#connecting?.reject(error);
+      this.#connecting = null;
+      peerState(this.#peerId, 2);
+    },
+    reconnected: (count) => {
+      peerState(this.#peerId, 1);
+      notify(this.#onReconnect, 'onReconnect', count, this.#facade);
+    },
+    closed: (code, wasClean, willRetry, reason) => {
+      if (!willRetry) this.#forGood = true;
+      notify(this.#onClose, 'onClose', { code, reason, wasClean, willRetry });
+      if (!willRetry) {
+        this.#connecting?.reject(closedForGood());
         this.#connecting = null;
-        return;
-      case Kind.ConnectFailed: {
-        // A failed hello is its stream error, unwrapped (WSM-RCN-026): class, code, reason, payload.
-        this.#forGood = true;
-        const [message, reason, payload] = parts ?? ['', '', ''];
-        const error = makeError(b, message, { code: c, reason: reason || undefined, payload: payload ? JSON.parse(payload) : undefined });
-        this.#connecting?.reject(error);
-        this.#connecting = null;
-        return peerState(this.#peerId, 2);
+        for (const resolve of this.#closing.splice(0)) resolve();
       }
-      case Kind.Reconnected:
-        peerState(this.#peerId, 1);
-        return notify(this.#onReconnect, 'onReconnect', a, this.#facade);
-      case Kind.Closed: {
-        const willRetry = c === 1;
-        if (!willRetry) this.#forGood = true;
-        notify(this.#onClose, 'onClose', { code: a, reason: text, wasClean: b === 1, willRetry });
-        if (!willRetry) {
-          this.#connecting?.reject(closedForGood());
-          this.#connecting = null;
-          for (const resolve of this.#closing.splice(0)) resolve();
-        }
-        return peerState(this.#peerId, willRetry ? 0 : 2);
+      peerState(this.#peerId, willRetry ? 0 : 2);
+    },
+    goAway: () => peerState(this.#peerId, 0),
+    release: (source) => sources.delete(source),
+    replyHeaders: (tag, headers) => {
+      const pending = this.#pending.get(tag);
+      if (!pending) return;
+      pending.headers = JSON.parse(headers) as Record<string, unknown>;
+      pending.stream?.headersArrived(pending.headers);
+    },
+    payload: (tag, json) => {
+      const pending = this.#pending.get(tag);
+      if (pending) this.#payload(pending, JSON.parse(json));
+    },
+    fragment: (tag, more, text) => {
+      const pending = this.#pending.get(tag);
+      if (!pending) return;
+      pending.parts.push(text);
+      if (more) return;
+      const joined = pending.parts.join('');
+      pending.parts = [];
+      let value: unknown;
+      try {
+        value = JSON.parse(joined);
+      } catch {
+        // The platform cannot parse it: the module resets the stream (PROTOCOL_ERROR).
+        return mw.checked(this.#handle, tag, 0);
       }
-      case Kind.GoAway:
-        return peerState(this.#peerId, 0);
-      case Kind.Release:
-        sources.delete(a);
-        return;
-      default:
-        return this.#streamRecord(kind, a, b, c, text, parts);
-    }
-  }
-
-  #streamRecord(kind: number, tag: number, b: number, c: number, text: string, parts: [string, string, string] | null): void {
-    const pending = this.#pending.get(tag);
-    if (!pending) return;
-    switch (kind) {
-      case Kind.ReplyHeaders:
-        pending.headers = JSON.parse(text) as Record<string, unknown>;
-        return pending.stream?.headersArrived(pending.headers);
-      case Kind.Payload:
-        return this.#payload(pending, JSON.parse(text));
-      case Kind.Fragment: {
-        pending.parts.push(text);
-        if (b === 1) return;
-        const joined = pending.parts.join('');
-        pending.parts = [];
-        let value: unknown;
-        try {
-          value = JSON.parse(joined);
-        } catch {
-          // The platform cannot parse it: the module resets the stream (PROTOCOL_ERROR).
-          return mw.checked(this.#handle, tag, 0);
-        }
-        this.#payload(pending, value);
-        return mw.checked(this.#handle, tag, 1);
-      }
-      case Kind.StreamClosed:
-        this.#pending.delete(tag);
-        return this.#finish(pending, null, 0, true);
-      case Kind.StreamFailed: {
-        this.#pending.delete(tag);
-        const [message, reason, payload] = parts ?? ['', '', ''];
-        const error = makeError(b, message, {
-          code: c,
-          reason: reason || undefined,
-          streamId: pending.id || undefined,
-          payload: payload ? JSON.parse(payload) : null,
-        });
-        return this.#finish(pending, error, b, true);
-      }
-      case Kind.OpenFailed:
-        this.#pending.delete(tag);
-        return this.#finish(pending, makeError(b, text, { code: 9 }), b, false);
-    }
-  }
+      this.#payload(pending, value);
+      mw.checked(this.#handle, tag, 1);
+    },
+    end: () => {},
+    streamClosed: (tag) => {
+      const pending = this.#pending.get(tag);
+      if (!pending) return;
+      this.#pending.delete(tag);
+      this.#finish(pending, null, 0, true);
+    },
+    streamFailed: (tag, cls, code, message, reason, payload) => {
+      const pending = this.#pending.get(tag);
+      if (!pending) return;
+      this.#pending.delete(tag);
+      const error = makeError(cls, message, {
+        code,
+        reason: reason || undefined,
+        streamId: pending.id || undefined,
+        payload: payload ? JSON.parse(payload) : null,
+      });
+      this.#finish(pending, error, cls, true);
+    },
+    openFailed: (tag, cls, message) => {
+      const pending = this.#pending.get(tag);
+      if (!pending) return;
+      this.#pending.delete(tag);
+      this.#finish(pending, makeError(cls, message, { code: 9 }), cls, false);
+    },
+  };
 
   #payload(pending: Pending, value: unknown): void {
     if (!pending.paid++) pending.payload = value;
@@ -945,7 +904,7 @@ export class PeerCore {
       if (timer !== null) clearTimeout(timer);
       if (error) return done.reject(error);
       // Exactly one payload (WSM-API-006); the stream has closed, so there is nothing left to reset.
-      if (pending.paid !== 1) return done.reject(makeError(ErrorClass.Protocol, `the reply held ${pending.paid || 'no'} payloads, not one (WSM-API-006)`));
+      if (pending.paid !== 1) return done.reject(makeError(ErrorClass.ProtocolError, `the reply held ${pending.paid || 'no'} payloads, not one (WSM-API-006)`));
       return done.resolve(withHeaders ? { headers, payload: pending.payload } : pending.payload);
     }
     const call = pending.call;
@@ -954,10 +913,10 @@ export class PeerCore {
     if (error) return failAttempt(call.id, attempt, error, endOf(cls, opened, this.isClosed));
     const status = statusOf(headers[':status']);
     if (status < 0) {
-      return failAttempt(call.id, attempt, makeError(ErrorClass.Protocol, `the reply's :status ${describe(headers[':status'])} is not an HTTP status`));
+      return failAttempt(call.id, attempt, makeError(ErrorClass.ProtocolError, `the reply's :status ${describe(headers[':status'])} is not an HTTP status`));
     }
     const body = pending.paid ? pending.payload : null;
-    report(call.id, attempt, End.MuxwsReply | (hasDetail(body) ? End.JsonDetail : 0), status, { kind: 'answer', status, body, headers: () => headers });
+    report(call.id, attempt, EndCode.MuxwsReply | (hasDetail(body) ? EndCode.JsonDetail : 0), status, { kind: 'answer', status, body, headers: () => headers });
   }
 
   // --------------------------------------------------------------------------------- sockets
@@ -979,16 +938,16 @@ export class PeerCore {
       ws.binaryType = 'arraybuffer';
     } catch (error) {
       // The platform refused to make it: a socket that never opened, with what the platform said.
-      return this.#input(() => mw.socket_closed(this.#handle, socket, 1006, putShort(describe(error)), 0, Date.now()));
+      return this.#input(() => mw.socket_closed(this.#handle, socket, 1006, putShort(describe(error)), 0, now()));
     }
     this.#sockets.set(socket, ws);
-    ws.onopen = () => this.#input(() => mw.socket_opened(this.#handle, socket, putShort(String(ws.protocol)), Date.now()));
+    ws.onopen = () => this.#input(() => mw.socket_opened(this.#handle, socket, putShort(String(ws.protocol)), now()));
     ws.onmessage = (event) =>
       this.#input(() => {
         const data: unknown = event.data;
-        if (typeof data !== 'string') return mw.socket_binary(this.#handle, socket, Date.now());
+        if (typeof data !== 'string') return mw.socket_binary(this.#handle, socket, now());
         const { lengths, whole } = put([data], this.#cap + 1);
-        mw.socket_message(this.#handle, socket, lengths[0], whole ? 1 : 0, Date.now());
+        mw.socket_message(this.#handle, socket, lengths[0], whole ? 1 : 0, now());
       });
     // Node 20 reports a refused handshake with `error` alone; browsers send `error`, then `close`.
     ws.onerror = (event) => this.#ended(socket, 1006, get(event, 'message'), false);
@@ -1001,7 +960,7 @@ export class PeerCore {
     this.#sockets.delete(socket);
     ws.onopen = ws.onmessage = ws.onerror = ws.onclose = null;
     const text = typeof reason === 'string' ? reason : '';
-    this.#input(() => mw.socket_closed(this.#handle, socket, typeof code === 'number' ? code : 1006, putShort(text), clean ? 1 : 0, Date.now()));
+    this.#input(() => mw.socket_closed(this.#handle, socket, typeof code === 'number' ? code : 1006, putShort(text), clean ? 1 : 0, now()));
   }
 
   #send(socket: number, text: string): void {
@@ -1036,19 +995,9 @@ export class PeerCore {
 
   // --------------------------------------------------------------------------------- timer and end
 
-  /** Keeps one timer for the module's next timeout of this peer. */
+  /** Sets the platform timer to the module's next timeout of this peer. */
   #rearm(): void {
-    const at = this.#freed ? -1 : mw.next_timeout(this.#handle);
-    if (at === this.#timerAt) return;
-    if (this.#timer !== null) clearTimeout(this.#timer);
-    this.#timer = null;
-    this.#timerAt = at;
-    if (at < 0) return;
-    this.#timer = setTimeout(() => {
-      this.#timer = null;
-      this.#timerAt = -1;
-      this.#input(() => mw.timer(this.#handle, Date.now()));
-    }, Math.min(Math.max(0, at - Date.now()), 2_147_483_647));
+    this.#wakeup.set(this.#freed ? -1 : mw.next_timeout(this.#handle));
   }
 
   /** Closed for good and nothing left to send: the module forgets the peer. */
@@ -1056,11 +1005,10 @@ export class PeerCore {
     this.#freed = true;
     mw.peer_free(this.#handle);
     // What the peer still held (an unsent upload of a retired socket) is released now.
-    while (mw.poll(this.#handle, Date.now(), 0) === Kind.Release) sources.delete(record()[1]);
+    while (mw.poll(this.#handle, now(), 0) === MuxwsRecordKind.Release) sources.delete(record()[1]);
     for (const ws of this.#sockets.values()) ws.onopen = ws.onmessage = ws.onerror = ws.onclose = null;
     this.#sockets.clear();
-    if (this.#timer !== null) clearTimeout(this.#timer);
-    this.#timer = null;
+    this.#wakeup.clear();
     livePeers.delete(this);
     unregisterPeer();
   }

@@ -8,23 +8,12 @@
  */
 import { muxwsBody } from './body.js';
 import { describe, get } from './caller.js';
-import {
-  CodecMismatch,
-  ConnectionClosed,
-  ConnectionGoingAway,
-  ConnectionLost,
-  ConnectionRefused,
-  ProtocolError,
-  RemoteError,
-  StreamClosed,
-  StreamRefused,
-  StreamReset,
-  StreamTimeout,
-  TransportUrlError,
-  type ErrorProps,
-} from './errors.js';
+import { ERROR_CLASSES } from './abi/muxws-errors.js';
+import { TransportUrlError, type ErrorProps } from './errors.js';
 import { hasDetail, intercept } from './rest.js';
+import { now } from './clock.js';
 import { addStats, captureHeaders, failAttempt, peerState, registerPeer, report, unregisterPeer, warn } from './runtime.js';
+import { wakeup } from './timer.js';
 
 /**
  * The functions and error classes the muxws driver is given (one array, made once; a plain literal,
@@ -36,24 +25,8 @@ export const driverKit = [
   muxwsBody,
   describe,
   get,
-  /**
-   * The muxws error classes by the module's class code (records.rs; 0 and 1 are both protocol
-   * errors): the driver names none of them (12, `ErrorClass.Config`, is a TypeError).
-   */
-  [
-    ProtocolError,
-    ProtocolError,
-    ConnectionClosed,
-    ConnectionGoingAway,
-    StreamClosed,
-    CodecMismatch,
-    ConnectionRefused,
-    StreamReset,
-    RemoteError,
-    StreamTimeout,
-    StreamRefused,
-    ConnectionLost,
-  ] as readonly (new (message: string, props?: ErrorProps) => Error)[],
+  /** The muxws error classes by the module's class code (rendered from the module's table). */
+  ERROR_CLASSES as readonly (new (message: string, props?: ErrorProps) => Error)[],
   TransportUrlError,
   hasDetail,
   intercept,
@@ -65,6 +38,8 @@ export const driverKit = [
   unregisterPeer,
   warn,
   failAttempt,
+  now,
+  wakeup,
 ] as const;
 
 /** The type of {@link driverKit}. */

@@ -11,7 +11,7 @@
  * peer's id and are that peer's calls in every respect.
  */
 import { muxwsBody } from './body.js';
-import { captureHeaders, failAttempt, transportOfPeer, type CallParts, type Transport } from './runtime.js';
+import { failAttempt, prepared, transportOfPeer, type AbandonReason, type AttemptHandle, type CallParts, type Transport } from './runtime.js';
 
 /** Engine peer ids of lazy sources, above any the runtime hands out to real peers. */
 let lazyPeerIds = 0x8000_0000;
@@ -69,15 +69,16 @@ function lazyTransport(source: () => unknown): Transport {
     openAttempt(call, attempt, carried) {
       const waiting = call.send;
       if (!(waiting instanceof Deferred)) return real!.openAttempt(call, attempt, carried);
-      let abandoned = false;
-      call.inflight = { attempt, abandon: () => (abandoned = true) };
+      // Abandoning the attempt before the peer is known stops it from going out; after, it
+      // abandons the attempt the peer's transport opened.
+      let inner: AttemptHandle | null = null;
+      let abandoned: AbandonReason | null = null;
       connect().then(
         (transport) => {
           if (abandoned) return;
           try {
-            if (call.send === waiting) call.send = transport.prepare(waiting.parts);
-            const sent = transport.openAttempt(call, attempt, carried);
-            if (sent != null) captureHeaders(call.id, attempt, sent);
+            if (call.send === waiting) prepared(call.id, transport.prepare(waiting.parts));
+            inner = transport.openAttempt(call, attempt, carried);
           } catch (error) {
             failAttempt(call.id, attempt, error);
           }
@@ -86,7 +87,12 @@ function lazyTransport(source: () => unknown): Transport {
           if (!abandoned) failAttempt(call.id, attempt, error);
         },
       );
-      return null;
+      return {
+        abandon(why) {
+          abandoned = why;
+          inner?.abandon(why);
+        },
+      };
     },
     reconnectNow() {
       real?.reconnectNow?.();

@@ -7,7 +7,8 @@ import { restBody, type RestBody } from './body.js';
 import { describe, reading } from './caller.js';
 import { InvalidResponseError, NetworkError } from './errors.js';
 import { headerRecord, headersFrom, headersObject, type HeaderList } from './headers.js';
-import { End, failAttempt, report, type CallParts, type CallRecord, type StoredSend, type Transport } from './runtime.js';
+import { EndCode } from './abi/calls.js';
+import { captureHeaders, failAttempt, report, type CallParts, type CallRecord, type StoredSend, type Transport } from './runtime.js';
 
 /** The request a request interceptor sees and may change (its `headers`). */
 export interface RequestDraft {
@@ -75,7 +76,7 @@ function isResponse(value: unknown): value is Response {
 
 /** Attempt `attempt` of `call` got no answer (`cause`: what fetch or the body's reading threw). */
 function noAnswer(call: CallRecord, attempt: number, cause: unknown): void {
-  failAttempt(call.id, attempt, new NetworkError(`the request got no answer: ${describe(cause)}`, { cause }), End.NetworkError);
+  failAttempt(call.id, attempt, new NetworkError(`the request got no answer: ${describe(cause)}`, { cause }), EndCode.NetworkError);
 }
 
 /** Reads a response whole and reports how the attempt ended. */
@@ -105,13 +106,13 @@ async function readAnswer(call: CallRecord, attempt: number, response: Response)
             headers: headers(),
             cause: error,
           });
-          return failAttempt(call.id, attempt, failure, End.Other, status);
+          return failAttempt(call.id, attempt, failure, EndCode.Other, status);
         }
         body = text;
       }
     }
   }
-  const end = End.HttpAnswer | (hasDetail(body) ? End.JsonDetail : 0);
+  const end = EndCode.HttpAnswer | (hasDetail(body) ? EndCode.JsonDetail : 0);
   report(call.id, attempt, end, status, { kind: 'answer', status, body, headers }, retryAfterMs(response.headers.get('retry-after')));
 }
 
@@ -154,22 +155,32 @@ export function intercept(parts: CallParts): HeaderList {
   return reading(what, () => headersFrom(draft.headers, what));
 }
 
+/**
+ * What every attempt of a REST call sends, fetch's or axios's: the headers after the request
+ * interceptors, with the call's key set again after them (whatever they did to it, the call's key is
+ * what goes out) and the body's content type unless one is set; the body as `fetch` sends it (a
+ * relative URL is read against `base`, for a body's `Request`).
+ */
+export function prepareRest(parts: CallParts, base?: string): { headers: HeaderList; body: RestBody } {
+  const headers = intercept(parts);
+  headers.set('idempotency-key', ['Idempotency-Key', parts.keyField]);
+  const body = restBody(parts.body, () => new Request(base === undefined ? parts.url : new URL(parts.url, base), { method: parts.method, body: parts.body as BodyInit }));
+  if (body.contentType && !headers.has('content-type')) headers.set('content-type', ['Content-Type', body.contentType]);
+  return { headers, body };
+}
+
 /** The REST transport, shared by every REST proxy. */
 export const restTransport: Transport = {
   peerId: 0,
   name: 'rest',
   prepare(parts): RestSend {
-    const headers = intercept(parts);
-    // Interceptors see the call's key; whatever they do to it, the call's key is what goes out.
-    headers.set('idempotency-key', ['Idempotency-Key', parts.keyField]);
-    const body = restBody(parts.body, () => new Request(parts.url, { method: parts.method, body: parts.body as BodyInit }));
-    if (body.contentType && !headers.has('content-type')) headers.set('content-type', ['Content-Type', body.contentType]);
+    const { headers, body } = prepareRest(parts);
     return { url: parts.url, headers: headerRecord(headers), typed: headers.has('content-type'), body };
   },
   openAttempt(call, attempt) {
     const rest = call.send as RestSend;
     const controller = new AbortController();
-    call.inflight = { attempt, abandon: () => controller.abort() };
+    captureHeaders(call.id, attempt, rest.headers);
     const { body } = rest;
     if (!body.pending) send(call, attempt, rest, body.init, controller.signal);
     else {
@@ -184,7 +195,7 @@ export const restTransport: Transport = {
         (error) => failAttempt(call.id, attempt, error),
       );
     }
-    return rest.headers;
+    return { abandon: () => controller.abort() };
   },
   stored(call) {
     const { headers, body, typed } = call.send as RestSend;

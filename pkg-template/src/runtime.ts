@@ -7,7 +7,22 @@
  * Every action is performed in its own `try`: an exception from user code or the platform ends at
  * most the call it belongs to. The pumping state is restored in `finally`.
  */
-import { ACTION_FIELDS, actionRecords, engine, memoryBytes, PENDING_FIELDS, records } from './calls.js';
+import {
+  ABANDON_WHY,
+  ACTIVITY_TYPES,
+  ActivityType,
+  EndCode,
+  ENDED,
+  handleEngineAction,
+  Layout,
+  PendingFlag,
+  readPending,
+  WAIT_REASONS,
+  type EngineActionHandler,
+} from './abi/calls.js';
+import { actionRecords, engine, memoryBytes, records } from './calls.js';
+import { now } from './clock.js';
+import { wakeup } from './timer.js';
 import { apiBody, describe, internalsOf } from './caller.js';
 import type { HeaderList } from './headers.js';
 import {
@@ -18,25 +33,6 @@ import {
   ViewSetError,
   type ErrorProps,
 } from './errors.js';
-
-/** How an attempt ended (the engine's `end` codes, docs/boundary.md); a const enum, so the codes are inlined where used. */
-export const enum End {
-  HttpAnswer = 0,
-  NetworkError = 1,
-  AttemptTimeout = 2,
-  Cancelled = 3,
-  MuxwsReply = 4,
-  StreamTimeout = 5,
-  ConnectionLost = 6,
-  StreamRefused = 7,
-  OpenConnectionClosed = 8,
-  OpenGoingAway = 9,
-  Other = 10,
-  /** Flag: the body is a JSON object holding `detail`. */
-  JsonDetail = 0x100,
-  /** Flag: the muxws peer has closed for good. */
-  ClosedForGood = 0x200,
-}
 
 /** What an attempt produced, kept until the call settles with it. */
 export type Outcome =
@@ -81,12 +77,13 @@ export interface Transport {
    */
   prepare(parts: CallParts): unknown;
   /**
-   * Sends attempt `attempt` of `call`. `carried` is null for the first attempt, or what this
-   * method returned for it (the headers the first attempt went out with). Reports the attempt's
-   * end later with `report()`. Returns the headers to carry over, or null when there are none yet
-   * (it failed before it had any). A throw ends the attempt as an "other error" with the thrown value.
+   * Sends attempt `attempt` of `call`. `carried` is null for the first attempt, or the headers the
+   * first attempt went out with (what the transport reported with `captureHeaders()`). Reports the
+   * attempt's end later with `report()`. Returns what abandons the attempt, which the transport
+   * owns (null when the attempt ended already). A throw ends the attempt as an "other error" with
+   * the thrown value.
    */
-  openAttempt(call: CallRecord, attempt: number, carried: unknown): unknown;
+  openAttempt(call: Readonly<CallRecord>, attempt: number, carried: unknown): AttemptHandle | null;
   /** `retryNow()` while calls wait for this peer: reconnect now (a muxws peer; REST has nothing to do). */
   reconnectNow?(): void;
   /**
@@ -103,6 +100,15 @@ export interface Transport {
    */
   stored?(call: CallRecord): { now: StoredSend; later: Promise<StoredSend> | null };
 }
+
+/** An attempt under way, as its transport returns it. */
+export interface AttemptHandle {
+  /** Abandons the attempt: aborts its request, cancels its stream. */
+  abandon(why: AbandonReason): void;
+}
+
+/** Why the engine abandons an attempt. */
+export type AbandonReason = (typeof ABANDON_WHY)[number];
 
 /** What a persisted call sends, as IndexedDB stores it. */
 export interface StoredSend {
@@ -152,17 +158,17 @@ export interface CallRecord extends CallRequest {
   /** The engine's id of the call (set by `issue`). */
   id: number;
   readonly transport: Transport;
-  /** What the first attempt went out with (from `Transport.openAttempt`), carried by repeats. */
+  /** What the first attempt went out with (its transport's `captureHeaders()`), carried by repeats. */
   carried: unknown;
   /** The number of the latest attempt sent. */
   attempts: number;
   /** The latest attempt's outcome, with the attempt that produced it. */
   outcome: { attempt: number; value: Outcome } | null;
   /**
-   * The attempt out now, as its transport set it: what abandons it (aborts its request, cancels its
-   * stream). The runtime calls it when the engine abandons that attempt.
+   * The attempt out now and what abandons it (its transport's handle). The runtime calls it when
+   * the engine abandons that attempt.
    */
-  inflight: { attempt: number; abandon(why: 'timeout' | 'superseded' | 'cancelled'): void } | null;
+  inflight: { attempt: number; handle: AttemptHandle } | null;
   /** The functions of the call's promise (set by `issue`). */
   resolve: (value: unknown) => void;
   reject: (reason: unknown) => void;
@@ -199,8 +205,10 @@ function tellStore(call: CallRecord, what: 'issued' | 'settled'): void {
 }
 
 const calls = new Map<number, CallRecord>();
-/** Calls settled in the current batch of actions, for the settle activity event that follows. */
-const justSettled = new Map<number, CallRecord>();
+/** Calls settled in the current batch: kept in `calls` until it ends, for the events it holds. */
+const settledInBatch: number[] = [];
+/** The activity events of the current batch, told to the listeners once it is done. */
+const events: Record<string, unknown>[] = [];
 const listeners = new Set<(event: Record<string, unknown>) => void>();
 const peers = new WeakMap<object, Transport>();
 let peerCount = 0;
@@ -227,7 +235,7 @@ export function issue<R>(call: CallRecord, signal: AbortSignal | null): ViewSetC
     call.delayMs,
     call.attemptTimeoutMs,
     call.background ? 1 : 0,
-    Date.now(),
+    now(),
     call.jitter,
     call.jitterSeed,
   );
@@ -241,11 +249,11 @@ export function issue<R>(call: CallRecord, signal: AbortSignal | null): ViewSetC
 
 function watchSignal(call: CallRecord, signal: AbortSignal): void {
   if (signal.aborted) {
-    engine.call_cancel(call.id, Date.now());
+    engine.call_cancel(call.id, now());
     return;
   }
   const onAbort = (): void => {
-    engine.call_cancel(call.id, Date.now());
+    engine.call_cancel(call.id, now());
     pump();
   };
   signal.addEventListener('abort', onAbort, { once: true });
@@ -263,7 +271,7 @@ export function report(id: number, attempt: number, end: number, status: number,
     if (call.inflight?.attempt === attempt) call.inflight = null;
     call.outcome = { attempt, value: outcome };
   }
-  engine.call_attempt_ended(id, attempt, end, status, Date.now(), retryAfterMs);
+  engine.call_attempt_ended(id, attempt, end, status, now(), retryAfterMs);
   pump();
 }
 
@@ -279,9 +287,18 @@ export function captureHeaders(id: number, attempt: number, headers: unknown): v
   engine.call_headers_captured(id, attempt);
 }
 
+/**
+ * What call `id` sends, as a transport prepared it after the call was issued (a lazy muxws peer's
+ * call, once the peer is known): its attempts send this from now on.
+ */
+export function prepared(id: number, send: unknown): void {
+  const call = calls.get(id);
+  if (call) call.send = send;
+}
+
 /** A muxws peer's news: 0 unavailable (between sockets, goaway), 1 available, 2 closed for good. */
 export function peerState(peerId: number, state: 0 | 1 | 2): void {
-  engine.peer_state(peerId, state, Date.now());
+  engine.peer_state(peerId, state, now());
   pump();
 }
 
@@ -311,8 +328,6 @@ export function transportOfPeer(value: unknown): Transport | undefined {
 // ------------------------------------------------------------------------------------- pump
 
 let pumping = false;
-let timer: ReturnType<typeof setTimeout> | null = null;
-let timerAt = -1;
 
 /**
  * Performs the engine's actions until it has none. Only the outermost call drains: a call made
@@ -325,47 +340,70 @@ export function pump(): void {
   try {
     for (let count = engine.drain_actions(); count > 0; count = engine.drain_actions()) {
       const batch = actionRecords(engine.action_records(), count);
-      for (let at = 0; at < count * ACTION_FIELDS; at += ACTION_FIELDS) perform(batch, at);
-      justSettled.clear();
+      for (let at = 0; at < count * Layout.ActionFields; at += Layout.ActionFields) perform(batch, at);
     }
   } finally {
     pumping = false;
-    justSettled.clear();
+    for (const id of settledInBatch.splice(0)) calls.delete(id);
   }
   rearm();
+  notify();
 }
 
-function perform(batch: Float64Array, at: number): void {
-  const id = batch[at + 1];
-  try {
-    switch (batch[at]) {
-      case 1:
-        return sendAttempt(id, batch[at + 2], batch[at + 3] === 1);
-      case 2:
-        return abandon(id, batch[at + 2], batch[at + 3]);
-      case 3:
-        // Field 4, the status, is not read: the outcome holds it.
-        return settle(id, batch[at + 2], batch[at + 3], batch[at + 5] === 1);
-      case 4:
-        return reconnectNow(id);
-      case 5:
-        return dispatch(batch, at);
+/** Tells the listeners the events of the batches just performed, with the runtime's state consistent. */
+function notify(): void {
+  for (const event of events.splice(0)) {
+    for (const listener of [...listeners]) {
+      try {
+        listener(event);
+      } catch (error) {
+        warn('an onCallActivity listener threw', error);
+      }
     }
-  } catch (error) {
-    // A send that fails ends its attempt with that error; a settle that fails (making its error
-    // from a hostile answer) rejects the call with it, which the engine has already let go of.
-    if (batch[at] === 1) failAttempt(id, batch[at + 2], error);
-    else if (batch[at] === 3) justSettled.get(id)?.reject(error);
-    else warn('an internal step failed', error);
   }
 }
+
+/** Performs the action record at `at` of `batch`; what fails ends at most its own call. */
+function perform(batch: Float64Array, at: number): void {
+  try {
+    handleEngineAction(batch, at, actions);
+  } catch (error) {
+    warn('an internal step failed', error);
+  }
+}
+
+/** What the runtime does with each of the engine's actions. */
+const actions: EngineActionHandler = {
+  sendAttempt(id, attempt, carry) {
+    try {
+      sendAttempt(id, attempt, carry);
+    } catch (error) {
+      // A send that fails ends its attempt with that error.
+      failAttempt(id, attempt, error);
+    }
+  },
+  abandonAttempt: abandon,
+  settle(id, attempt, end, _status, ok) {
+    try {
+      // The status is not read: the outcome holds it.
+      settle(id, attempt, end, ok);
+    } catch (error) {
+      // A settle that fails (making its error from a hostile answer) rejects the call with it,
+      // which the engine has already let go of.
+      calls.get(id)?.reject(error);
+    }
+  },
+  reconnectNow,
+  activity: record,
+};
 
 function sendAttempt(id: number, attempt: number, carry: boolean): void {
   const call = calls.get(id);
   if (!call) return;
   call.attempts = attempt;
-  const sent = call.transport.openAttempt(call, attempt, carry ? call.carried : null);
-  if (sent != null) captureHeaders(id, attempt, sent);
+  const handle = call.transport.openAttempt(call, attempt, carry ? call.carried : null);
+  // An attempt its transport ended already (it reported at once) has nothing to abandon.
+  if (handle && call.outcome?.attempt !== attempt) call.inflight = { attempt, handle };
 }
 
 /**
@@ -373,16 +411,17 @@ function sendAttempt(id: number, attempt: number, carry: boolean): void {
  * `end` an "other error" (it settles the call) unless told otherwise, `status` 0 unless an answer
  * came with it.
  */
-export function failAttempt(id: number, attempt: number, error: unknown, end: number = End.Other, status = 0, retryAfterMs = -1): void {
+export function failAttempt(id: number, attempt: number, error: unknown, end: number = EndCode.Other, status = 0, retryAfterMs = -1): void {
   report(id, attempt, end, status, { kind: 'failure', error }, retryAfterMs);
 }
 
-const WHY = ['timeout', 'superseded', 'cancelled'] as const;
-
-/** Abandons attempt `attempt` of call `id` through what its transport set (`inflight`), if it is still out. */
+/** Abandons attempt `attempt` of call `id` through its transport's handle, if it is still out. */
 function abandon(id: number, attempt: number, why: number): void {
-  const inflight = calls.get(id)?.inflight;
-  if (inflight?.attempt === attempt) inflight.abandon(WHY[why] ?? 'superseded');
+  const call = calls.get(id);
+  const inflight = call?.inflight;
+  if (!call || inflight?.attempt !== attempt) return;
+  call.inflight = null;
+  inflight.handle.abandon(ABANDON_WHY[why] ?? 'superseded');
 }
 
 function reconnectNow(peerId: number): void {
@@ -394,18 +433,17 @@ function reconnectNow(peerId: number): void {
 function settle(id: number, attempt: number, end: number, ok: boolean): void {
   const call = calls.get(id);
   if (!call) return;
-  calls.delete(id);
-  justSettled.set(id, call);
+  settledInBatch.push(id);
   tellStore(call, 'settled');
   try {
     call.unwatch?.();
   } catch {
     // a platform signal that throws on removal changes nothing about the call
   }
-  const kind = end & 0xff;
+  const kind = end & EndCode.Mask;
   // A cancellation or the attempt's own timeout is the outcome, whatever the abandoned attempt's
   // transport reported on its way out.
-  const own = kind === End.Cancelled || kind === End.AttemptTimeout ? null : call.outcome;
+  const own = kind === EndCode.Cancelled || kind === EndCode.AttemptTimeout ? null : call.outcome;
   const outcome = own && own.attempt === attempt ? own.value : null;
   const props = { key: call.key, attempts: call.attempts };
   if (outcome?.kind === 'answer' && ok) return call.resolve(outcome.body);
@@ -415,12 +453,12 @@ function settle(id: number, attempt: number, end: number, ok: boolean): void {
     return call.reject(new HttpError(outcome.status, outcome.body, plainHeaders(outcome.headers()), message, props));
   }
   if (outcome?.kind === 'failure') return call.reject(withCallProps(outcome.error, props, call));
-  if (kind === End.AttemptTimeout || kind === End.StreamTimeout) {
+  if (kind === EndCode.AttemptTimeout || kind === EndCode.StreamTimeout) {
     const message = `${call.method} ${call.path} failed: its attempt timed out`;
     return call.reject(call.transport.timeoutError?.(message, props) ?? new AttemptTimeoutError(message, props));
   }
   const [Class, what] =
-    kind === End.Cancelled ? [CallCancelled, 'it was cancelled by the caller'] : [NetworkError, 'its attempt ended without an answer'];
+    kind === EndCode.Cancelled ? [CallCancelled, 'it was cancelled by the caller'] : [NetworkError, 'its attempt ended without an answer'];
   call.reject(new Class(`${call.method} ${call.path} failed: ${what}`, props));
 }
 
@@ -450,59 +488,34 @@ function withCallProps(error: unknown, props: ErrorProps, call: CallRecord): unk
 
 // ------------------------------------------------------------------------------------- activity
 
-/** Activity labels by code (docs/boundary.md), as `ended` names them. */
-const ENDED = [
-  'answered',
-  'gateway-status',
-  'network-error',
-  'timeout',
-  'cancelled',
-  'stream-timeout',
-  'connection-lost',
-  'stream-refused',
-  'connection-closed',
-  'going-away',
-  'error',
-];
-const TYPES = ['start', 'retry', 'settle', 'wait'] as const;
-/** Why a call waits, by code (docs/boundary.md), as `pendingCalls()` and `wait` events name it. */
-const REASONS = ['in-flight', 'delay', 'reconnect', 'offline'] as const;
-
-function dispatch(batch: Float64Array, at: number): void {
+/** Queues the event of an activity record, told to the listeners once the batch is done. */
+function record(id: number, type: ActivityType, count: number, ended: number, delayMs: number, waitsForReconnect: boolean, ok: boolean, at: number): void {
   if (listeners.size === 0) return;
-  const id = batch[at + 1];
-  const call = calls.get(id) ?? justSettled.get(id);
+  const call = calls.get(id);
   if (!call) return;
-  const type = TYPES[batch[at + 2]];
   const event: Record<string, unknown> = {
-    type,
+    type: ACTIVITY_TYPES[type],
     key: call.key,
     method: call.method,
     path: call.path,
     transport: call.transport.name,
     background: call.background,
-    at: batch[at + 7],
+    at,
   };
   if (call.resumed) event.resumed = true;
-  if (type === 'retry') {
-    event.attempt = batch[at + 3];
-    event.ended = ENDED[batch[at + 4]];
-    event.delayMs = batch[at + 5];
-    event.waitsForReconnect = (batch[at + 6] & 1) !== 0;
-  } else if (type === 'settle') {
-    event.ok = (batch[at + 6] & 2) !== 0;
-    event.attempts = batch[at + 3];
-    event.ended = ENDED[batch[at + 4]];
-  } else if (type === 'wait') {
-    event.reason = REASONS[batch[at + 3]];
+  if (type === ActivityType.Retry) {
+    event.attempt = count;
+    event.ended = ENDED[ended];
+    event.delayMs = delayMs;
+    event.waitsForReconnect = waitsForReconnect;
+  } else if (type === ActivityType.Settle) {
+    event.ok = ok;
+    event.attempts = count;
+    event.ended = ENDED[ended];
+  } else if (type === ActivityType.Wait) {
+    event.reason = WAIT_REASONS[count];
   }
-  for (const listener of [...listeners]) {
-    try {
-      listener(event);
-    } catch (error) {
-      warn('an onCallActivity listener threw', error);
-    }
-  }
+  events.push(event);
 }
 
 /** Reports a failure nobody awaits on the console; a console that throws changes nothing. */
@@ -524,7 +537,7 @@ export function addListener(listener: (event: Record<string, unknown>) => void):
 }
 
 /** Why a call waits: an attempt is out, a repeat's delay, its muxws peer's reconnect, or the platform being offline. */
-export type WaitReason = (typeof REASONS)[number];
+export type WaitReason = (typeof WAIT_REASONS)[number];
 
 /** A call that has not settled, as `pendingCalls()` lists it. */
 export interface PendingCall {
@@ -553,23 +566,23 @@ export interface PendingCall {
 /** The calls that have not settled, oldest first. */
 export function pendingCalls(): PendingCall[] {
   const count = engine.pending_fill();
-  const list = records(engine.pending_records(), count, PENDING_FIELDS);
+  const list = records(engine.pending_records(), count, Layout.PendingFields);
   const out: PendingCall[] = [];
-  for (let at = 0; at < list.length; at += PENDING_FIELDS) {
-    const call = calls.get(list[at]);
+  for (let at = 0; at < list.length; at += Layout.PendingFields) {
+    const pending = readPending(list, at);
+    const call = calls.get(pending.call);
     if (!call) continue;
-    const flags = list[at + 4];
     out.push({
       key: call.key,
       method: call.method,
       path: call.path,
       transport: call.transport.name,
-      issuedAt: call.resumed?.issuedAt ?? list[at + 1],
-      unansweredAttempts: list[at + 2],
-      background: (flags & 1) !== 0,
-      nextAttemptAt: Number.isNaN(list[at + 3]) ? null : list[at + 3],
-      waitingForReconnect: (flags & 2) !== 0,
-      waitingFor: REASONS[list[at + 5]],
+      issuedAt: call.resumed?.issuedAt ?? pending.issuedAt,
+      unansweredAttempts: pending.unansweredAttempts,
+      background: (pending.flags & PendingFlag.Background) !== 0,
+      nextAttemptAt: pending.nextAttemptAt,
+      waitingForReconnect: (pending.flags & PendingFlag.WaitsForReconnect) !== 0,
+      waitingFor: WAIT_REASONS[pending.reason],
       resumed: Boolean(call.resumed),
     });
   }
@@ -583,7 +596,7 @@ export function pendingCallCount(): number {
 
 /** Sends every waiting repeat at once (the "try again now" button); a muxws repeat waiting for a reconnect makes its peer reconnect now. */
 export function retryNow(): void {
-  engine.retry_now(Date.now());
+  engine.retry_now(now());
   pump();
 }
 
@@ -598,10 +611,10 @@ function followOnline(): void {
   const scope = globalThis as { navigator?: { onLine?: unknown }; addEventListener?: (type: string, listener: () => void) => void };
   if (typeof scope.navigator?.onLine !== 'boolean' || typeof scope.addEventListener !== 'function') return;
   const tell = (online: boolean): void => {
-    engine.set_online(online ? 1 : 0, Date.now());
+    engine.set_online(online ? 1 : 0, now());
     pump();
   };
-  engine.set_online(scope.navigator.onLine ? 1 : 0, Date.now());
+  engine.set_online(scope.navigator.onLine ? 1 : 0, now());
   scope.addEventListener('online', () => tell(true));
   scope.addEventListener('offline', () => tell(false));
 }
@@ -609,35 +622,15 @@ followOnline();
 
 // ------------------------------------------------------------------------------------- timer
 
-/** setTimeout's largest delay; a longer wait is re-armed when it fires. */
-const MAX_TIMER_MS = 2_147_483_647;
-
-/**
- * Keeps one platform timer for the engine's next timeout. A timer due no later than the engine's
- * next timeout is left alone (it fires early, finds nothing due and is re-armed), so a call that
- * settles before its 30 s deadline costs no timer churn; such a stale timer is unref'd in Node,
- * so it never keeps the process alive.
- */
-function rearm(): void {
-  const at = engine.next_timeout();
-  if (timer !== null && (at < 0 || timerAt <= at)) {
-    const handle = timer as { ref?(): void; unref?(): void };
-    if (at < 0) handle.unref?.();
-    else handle.ref?.();
-    return;
-  }
-  if (timer !== null) clearTimeout(timer);
-  timer = null;
-  timerAt = at;
-  if (at < 0) return;
-  timer = setTimeout(onTimer, Math.min(Math.max(0, at - Date.now()), MAX_TIMER_MS));
-}
-
-function onTimer(): void {
-  timer = null;
-  timerAt = -1;
-  engine.handle_timeout(Date.now());
+/** The engine's one platform timer. */
+const timer = wakeup(() => {
+  engine.handle_timeout(now());
   pump();
+});
+
+/** Sets the platform timer to the engine's next timeout. */
+function rearm(): void {
+  timer.set(engine.next_timeout());
 }
 
 /** What other modules add to `stats()` (the muxws module, once loaded: its memory). */

@@ -92,9 +92,7 @@ fn with<T: Default>(f: impl FnOnce(&mut Module<JsReader>) -> T) -> T {
     }
 }
 
-/// The version of the exports and records the driver must speak; a driver of another version
-/// refuses the module (a stale cached `.wasm`).
-pub const BOUNDARY_VERSION: u32 = 1;
+use crate::abi::BOUNDARY_VERSION;
 
 /// [`BOUNDARY_VERSION`].
 #[no_mangle]

@@ -4,7 +4,7 @@
 //!
 //! - [`module`] — the state and every entry point, as plain Rust (natively tested);
 //! - [`source`] — outbound payloads that stay driver-side strings, read a window at a time;
-//! - [`records`] — the numbers the module and its driver agree on;
+//! - [`abi`] — the numbers the module and its driver agree on, declared once (the driver reads them through `pkg-template/src/abi/muxws.ts`, rendered from them);
 //! - `exports` — the exports and the one import (wasm32 only; plain `extern "C"`, no
 //!   wasm-bindgen), each export a one-line forward into [`module`].
 //!
@@ -22,7 +22,7 @@
 extern crate alloc;
 
 pub mod module;
-pub mod records;
+pub mod abi;
 pub mod source;
 
 #[cfg(target_arch = "wasm32")]

@@ -18,7 +18,7 @@ use muxws_proto::{
     StreamRef, TextSource,
 };
 
-use crate::records::{class, kind, OUT_FIELDS};
+use crate::abi::{class, kind, OUT_FIELDS};
 use crate::source::{PulledText, TextReader};
 use vec_fifo::Fifo;
 

@@ -5,7 +5,7 @@ use proptest::prelude::*;
 use serde_json::{json, Value};
 
 use crate::module::{Module, PeerConfig};
-use crate::records::{class, kind};
+use crate::abi::{class, kind};
 use crate::source::tests::FakeStrings;
 
 /// One output record, read as the driver reads it.
@@ -696,7 +696,7 @@ fn a_send_on_a_stream_that_is_over_is_refused_with_stream_closed() {
 
 #[test]
 fn error_classes_are_the_numbers_the_driver_maps() {
-    // pkg-template/src/muxws-driver.ts: CLASSES[1..=11], CONFIG = 12.
+    // The driver reads them through the rendered ErrorClass (pkg-template/src/abi/muxws.ts).
     let numbers = [
         class::PROTOCOL_ERROR,
         class::CONNECTION_CLOSED,
