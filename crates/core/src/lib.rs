@@ -4,6 +4,7 @@
 //! - [`key`]: the Idempotency-Key — v4 UUIDs, caller keys, the Structured Field string form;
 //! - [`headers`]: the header rules of repeats (which names axios sets again, the key header);
 //! - [`repeat`]: the repeat policy, how an attempt ended, the Repeats table ([`classify`]);
+//! - [`call`]: the call vocabulary — ids, [`CallSpec`], [`Transport`], [`WaitReason`], [`PendingCall`];
 //! - [`engine`]: the [`CallEngine`] — attempts, timeouts, repeats, settling, pending calls, offline
 //!   waits;
 //! - [`activity`]: call-activity events;
@@ -21,6 +22,7 @@
 extern crate alloc;
 
 pub mod activity;
+pub mod call;
 pub mod engine;
 pub mod headers;
 pub mod key;
@@ -28,9 +30,8 @@ pub mod repeat;
 pub mod slab;
 
 pub use activity::{ActivityEvent, ActivityKind};
-pub use engine::{
-    Abandon, Action, CallEngine, CallId, CallSpec, PeerId, PendingCall, Transport, WaitReason,
-};
+pub use call::{Abandon, CallId, CallSpec, PeerId, PendingCall, Transport, WaitReason};
+pub use engine::{Action, CallEngine};
 pub use headers::{is_key_header, is_set_again_by_axios, IDEMPOTENCY_KEY_HEADER, SET_AGAIN_BY_AXIOS};
 pub use key::{check_key, new_key_text, write_structured_field, IdempotencyKey, KeyError};
 pub use repeat::{
