@@ -14,12 +14,12 @@
 //! [`CallEngine::poll_timeout`], at which the driver calls [`CallEngine::handle_timeout`].
 
 use alloc::vec::Vec;
-use core::cell::Cell;
 
 use crate::activity::{ActivityEvent, ActivityKind};
 use crate::call::{Abandon, CallId, CallSpec, PeerId, PendingCall, Transport, WaitReason};
 use crate::repeat::{classify, AttemptEnd, Ended, Verdict};
 use crate::slab::{insert_at, IdSlab};
+use crate::timers::TimerSet;
 
 /// Work the engine hands the driver, drained with [`CallEngine::poll_action`] in order.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -115,8 +115,6 @@ struct Call {
     /// The latest attempt was abandoned already (its timeout passed).
     last_abandoned: bool,
     phase: Phase,
-    /// The due time of the call's one timer.
-    timer: Option<u64>,
 }
 
 impl Call {
@@ -174,12 +172,9 @@ pub struct CallEngine {
     next_call: CallId,
     /// Unsettled calls that are not background, for an O(1) `pending_call_count`.
     foreground_calls: usize,
-    /// The earliest timer, `(due, call)`, when known: lowered at once when a timer is set earlier,
-    /// forgotten (`None`: one scan of the calls finds it again when asked) when the earliest timer
-    /// itself is cleared or moved later. `Some(None)`: no call has a timer.
-    earliest: Cell<Option<Option<(u64, CallId)>>>,
-    /// The number of calls with a timer.
-    live_timers: usize,
+    /// The one timer of each call that has one: its attempt deadline, repeat delay or within
+    /// deadline, by the call's phase.
+    timers: TimerSet,
     /// The platform says it is online ([`CallEngine::set_online`]); true until told otherwise.
     online: bool,
     /// Peers that are not available, each listed once (in no particular order); a peer not listed is
@@ -209,8 +204,7 @@ impl CallEngine {
             calls: IdSlab::new(),
             next_call: 1,
             foreground_calls: 0,
-            earliest: Cell::new(Some(None)),
-            live_timers: 0,
+            timers: TimerSet::new(),
             online: true,
             peers: Vec::new(),
             actions: Vec::new(),
@@ -233,7 +227,6 @@ impl CallEngine {
             last_end: None,
             last_abandoned: false,
             phase: Phase::InFlight,
-            timer: None,
         };
         // Ids only grow, so `id` is above every id held and `push` takes the call (its other
         // outcome would leave no trace of the call: later reports about `id` are ignored).
@@ -443,28 +436,9 @@ impl CallEngine {
 
     /// When the engine next wants [`CallEngine::handle_timeout`] called: the earliest attempt
     /// deadline, repeat delay or within deadline; `None` when nothing is timed. O(1) unless the
-    /// earliest timer was cleared or moved later since the last answer: then one scan of the calls.
+    /// earliest timer was cleared or moved later since the last answer: then one scan of the timers.
     pub fn poll_timeout(&self) -> Option<u64> {
-        self.earliest_timer().map(|(due, _)| due)
-    }
-
-    /// The earliest timer and its call, from the cache or one scan of the unsettled calls (earliest
-    /// issued first among equal due times).
-    fn earliest_timer(&self) -> Option<(u64, CallId)> {
-        if let Some(known) = self.earliest.get() {
-            return known;
-        }
-        let mut found = None;
-        self.calls.iter().for_each(|(id, call)| {
-            if let Some(due) = call.timer {
-                // Ids come in increasing order: of equal due times, the first found stays.
-                if found.is_none_or(|(earliest, _)| due < earliest) {
-                    found = Some((due, id));
-                }
-            }
-        });
-        self.earliest.set(Some(found));
-        found
+        self.timers.next().map(|(due, _)| due)
     }
 
     /// Runs every timer due at `now`, earliest first: an attempt whose deadline passed is abandoned
@@ -473,11 +447,11 @@ impl CallEngine {
     /// the peer unavailable or while offline, waits until the within deadline); a reconnect or online
     /// wait that reached the within deadline settles the call with its last attempt's end.
     pub fn handle_timeout(&mut self, now: u64) {
-        while let Some((due, id)) = self.earliest_timer() {
+        while let Some((due, id)) = self.timers.next() {
             if due > now {
                 break;
             }
-            self.set_timer(id, None);
+            self.timers.set(id, None);
             let Some(call) = self.calls.get_mut(id) else {
                 continue;
             };
@@ -562,7 +536,7 @@ impl CallEngine {
     /// The number of timers the engine holds (at most one per unsettled call). The storage behind
     /// them holds at most twice as many entries, and none when this is 0.
     pub fn scheduled_timers(&self) -> usize {
-        self.live_timers
+        self.timers.len()
     }
 
     /// The number of actions queued and not yet taken with [`CallEngine::poll_action`].
@@ -616,37 +590,6 @@ impl CallEngine {
         });
     }
 
-    /// Sets (or clears, with `None`) the one timer of `id`, keeping the earliest timer known where
-    /// that is cheap (see `earliest`).
-    fn set_timer(&mut self, id: CallId, due: Option<u64>) {
-        let Some(call) = self.calls.get_mut(id) else {
-            return;
-        };
-        if call.timer == due {
-            return;
-        }
-        // One more when a timer is set where none was, one less when one is cleared.
-        self.live_timers += usize::from(due.is_some());
-        self.live_timers -= usize::from(call.timer.is_some());
-        call.timer = due;
-        let entry = due.map(|due| (due, id));
-        match self.earliest.get() {
-            // The earliest timer itself changed: still the earliest only if it came no later.
-            Some(Some((_, earliest))) if earliest == id => {
-                let known = match (entry, self.live_timers) {
-                    (_, 0) => Some(None),
-                    (Some(moved), _) if Some(moved) <= self.earliest.get().flatten() => Some(Some(moved)),
-                    _ => None,
-                };
-                self.earliest.set(known);
-            }
-            Some(Some(earliest)) if entry.is_some_and(|entry| entry < earliest) => self.earliest.set(Some(entry)),
-            Some(Some(_)) => {}
-            Some(None) => self.earliest.set(Some(entry)),
-            None => {}
-        }
-    }
-
     /// Sends the call's next attempt: abandons the latest one first unless it already was, then
     /// queues `SendAttempt` with the captured headers and starts the attempt's timeout.
     fn send_attempt(&mut self, id: CallId, now: u64) {
@@ -674,13 +617,13 @@ impl CallEngine {
         let timeout = call.spec.attempt_timeout_ms;
         // A deadline beyond the clock's range is no deadline: a saturated one would always be due.
         let deadline = if timeout > 0 { now.checked_add(timeout) } else { None };
-        self.set_timer(id, deadline);
+        self.timers.set(id, deadline);
     }
 
     /// The latest attempt of `id` ended with `end` (and the answer's `retry_after`): repeat it by the
     /// Repeats table, or settle (the delay's rules: [`CallEngine::attempt_ended`]).
     fn end_attempt(&mut self, id: CallId, end: AttemptEnd, retry_after: Option<u64>, now: u64) {
-        self.set_timer(id, None);
+        self.timers.set(id, None);
         let Some(call) = self.calls.get(id) else {
             return;
         };
@@ -764,7 +707,7 @@ impl CallEngine {
         if !online {
             queue_event(&mut self.actions, id, &call.spec, ActivityKind::Wait { reason: WaitReason::Offline }, now);
         }
-        self.set_timer(id, due);
+        self.timers.set(id, due);
     }
 
     /// The delay of a repeat that also waits for its peer has elapsed (or is treated as elapsed): it
@@ -775,7 +718,7 @@ impl CallEngine {
         };
         if let Phase::Waiting { reconnect, .. } = call.phase {
             let deadline = call.end_delay(reconnect);
-            self.set_timer(id, deadline);
+            self.timers.set(id, deadline);
         }
     }
 
@@ -821,7 +764,7 @@ impl CallEngine {
                         let reason = WaitReason::Reconnect;
                         queue_event(&mut self.actions, id, &call.spec, ActivityKind::Wait { reason }, now);
                     }
-                    self.set_timer(id, deadline);
+                    self.timers.set(id, deadline);
                     if let Err(index) = reconnect_peers.binary_search(&peer) {
                         insert_at(&mut reconnect_peers, index, peer);
                     }
@@ -836,7 +779,7 @@ impl CallEngine {
 
     /// Settles `id` with its latest attempt's end and drops every trace of it.
     fn settle(&mut self, id: CallId, now: u64) {
-        self.set_timer(id, None);
+        self.timers.set(id, None);
         // Its actions first, read where the call is kept; then the call goes.
         let Some(call) = self.calls.get(id) else {
             return;
@@ -981,12 +924,12 @@ mod tests {
         let with_timer: BTreeSet<(u64, CallId)> = engine
             .calls
             .iter()
-            .filter_map(|(id, c)| c.timer.map(|due| (due, id)))
+            .filter_map(|(id, _)| engine.timers.get(id).map(|due| (due, id)))
             .collect();
-        assert_eq!(engine.live_timers, with_timer.len());
+        assert_eq!(engine.timers.len(), with_timer.len());
         assert_eq!(engine.scheduled_timers(), with_timer.len());
         // A known earliest timer is the earliest timer.
-        if let Some(known) = engine.earliest.get() {
+        if let Some(known) = engine.timers.remembered() {
             assert_eq!(known, with_timer.first().copied(), "the cached earliest timer");
         }
         assert_eq!(
@@ -996,12 +939,12 @@ mod tests {
         assert!(engine.calls.slots() <= 2 * engine.calls.len());
         let foreground = engine.calls.values().filter(|c| !c.spec.background).count();
         assert_eq!(engine.foreground_calls, foreground);
-        for (_, c) in engine.calls.iter() {
+        for (id, c) in engine.calls.iter() {
             assert!(c.delayed_repeats <= c.attempt, "more delays than attempts");
             match c.phase {
                 Phase::Waiting { delay_until, reconnect } => {
                     assert!(
-                        c.timer.is_some() || c.within_deadline().is_none(),
+                        engine.timers.get(id).is_some() || c.within_deadline().is_none(),
                         "a waiting call has a timer unless its within deadline is never"
                     );
                     if let Some(peer) = reconnect {
@@ -1020,7 +963,7 @@ mod tests {
                     );
                 }
                 Phase::InFlight => {
-                    assert_eq!(c.timer.is_some(), c.spec.attempt_timeout_ms > 0);
+                    assert_eq!(engine.timers.get(id).is_some(), c.spec.attempt_timeout_ms > 0);
                 }
             }
         }

@@ -28,6 +28,7 @@ pub mod headers;
 pub mod key;
 pub mod repeat;
 pub mod slab;
+mod timers;
 
 pub use activity::{ActivityEvent, ActivityKind};
 pub use call::{Abandon, CallId, CallSpec, PeerId, PendingCall, Transport, WaitReason};
