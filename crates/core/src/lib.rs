@@ -7,6 +7,7 @@
 //! - [`call`]: the call vocabulary — ids, [`CallSpec`], [`Transport`], [`WaitReason`], [`PendingCall`];
 //! - [`engine`]: the [`CallEngine`] — attempts, timeouts, repeats, settling, pending calls, offline
 //!   waits;
+//! - [`action`]: [`Action`], the work the engine hands its driver;
 //! - [`activity`]: call-activity events;
 //! - [`slab`]: [`IdSlab`], the small id-keyed map the engine keeps its calls in (no hashing, no
 //!   B-tree: each instantiation of those costs several KB of wasm).
@@ -21,6 +22,7 @@
 
 extern crate alloc;
 
+pub mod action;
 pub mod activity;
 pub mod call;
 pub mod engine;
@@ -32,7 +34,8 @@ mod timers;
 
 pub use activity::{ActivityEvent, ActivityKind};
 pub use call::{Abandon, CallId, CallSpec, PeerId, PendingCall, Transport, WaitReason};
-pub use engine::{Action, CallEngine};
+pub use action::Action;
+pub use engine::CallEngine;
 pub use headers::{is_key_header, is_set_again_by_axios, IDEMPOTENCY_KEY_HEADER, SET_AGAIN_BY_AXIOS};
 pub use key::{check_key, new_key_text, write_structured_field, IdempotencyKey, KeyError};
 pub use repeat::{
