@@ -156,10 +156,9 @@ pub struct CallEngine {
     /// available. Few: one per muxws peer.
     peers: Vec<(PeerId, PeerState)>,
     /// The actions queued, oldest first: those before `actions_taken` were handed out already
-    /// (`None`). Emptied when the last is handed out (a `Vec` rather than a `VecDeque`: 0.1 KB less
-    /// gzip of wasm). Not `vec_fifo::Fifo`, the queue of the muxws crates: every pump drains this one
-    /// completely, so it needs none of `Fifo`'s compaction, whose code measured 164 B more gzip of
-    /// the calls module.
+    /// (`None`). Emptied when the last is handed out (a `Vec` rather than a `VecDeque`: smaller in
+    /// wasm). Not `vec_fifo::Fifo`, the queue of the muxws crates: every pump drains this one
+    /// completely, so it needs none of `Fifo`'s compaction (smaller in wasm without it).
     actions: Vec<Option<Action>>,
     /// How many of `actions` [`CallEngine::poll_action`] has handed out.
     actions_taken: usize,
@@ -259,7 +258,7 @@ impl CallEngine {
     /// settles now with this end.
     ///
     /// A separate argument rather than a member of `AttemptEnd`: an `Option<u64>` there would grow
-    /// every copy of it, which costs the wasm module about 0.6 KB.
+    /// every copy of it (smaller in wasm as an argument).
     pub fn attempt_ended_with_retry_after(
         &mut self,
         call: CallId,
