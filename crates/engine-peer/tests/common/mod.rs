@@ -50,7 +50,9 @@ struct Attempt {
 
 /// An engine and a peer, and everything that passed between them and the socket.
 pub struct Pair {
+    /// The calls, with their one muxws transport: [`PEER`].
     pub engine: CallEngine,
+    /// The peer the calls' streams go out on.
     pub peer: Peer,
     /// The virtual clock, milliseconds.
     pub now: u64,
