@@ -6,7 +6,7 @@
 //! ended and the delay before the repeat, and settle when its promise settles. Each event carries the
 //! call's key."
 
-use crate::engine::{CallId, Transport, WaitReason};
+use crate::call::{CallId, Transport, WaitReason};
 use crate::repeat::Ended;
 
 /// What happened to a call. The events of one call come strictly in the order

@@ -14,196 +14,13 @@
 //! [`CallEngine::poll_timeout`], at which the driver calls [`CallEngine::handle_timeout`].
 
 use alloc::vec::Vec;
-use core::cell::Cell;
 
+use crate::action::Action;
 use crate::activity::{ActivityEvent, ActivityKind};
-use crate::repeat::{classify, AttemptEnd, Ended, RepeatPolicy, Verdict, DEFAULT_ATTEMPT_TIMEOUT_MS};
+use crate::call::{Abandon, CallId, CallSpec, PeerId, PendingCall, Transport, WaitReason};
+use crate::repeat::{classify, AttemptEnd, Ended, Verdict};
 use crate::slab::{insert_at, IdSlab};
-
-/// The engine's id of a call, unique for the engine's lifetime and increasing in issue order.
-pub type CallId = u64;
-
-/// The driver's id of a muxws peer (one connection supervisor).
-pub type PeerId = u64;
-
-/// How a call is sent. Seed: "The npm proxies send an Idempotency-Key with every call, over REST and
-/// over muxws"; the Repeats table has a row set for each.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Transport {
-    /// Over HTTP (`fetch`).
-    Rest,
-    /// Over a muxws stream of `peer`.
-    Muxws {
-        /// The peer whose streams carry the call.
-        peer: PeerId,
-    },
-}
-
-impl Transport {
-    /// The muxws peer, `None` for REST.
-    pub fn peer(&self) -> Option<PeerId> {
-        match *self {
-            Transport::Rest => None,
-            Transport::Muxws { peer } => Some(peer),
-        }
-    }
-}
-
-/// Everything the engine needs to know about a call when it is issued. The call's key, method,
-/// path, body and headers are the driver's: the engine deals in call ids only.
-///
-/// Seed rules: "repeat is an option of every proxy and of RequestOptions" (`policy`, the proxy's with
-/// the call's override applied); "attemptTimeoutMs: the timeout of one attempt […] 0 sets none. Over
-/// muxws, timeoutMs is the timeout of one attempt" (`attempt_timeout_ms`); "RequestOptions.background:
-/// true marks a call such an indicator leaves out" (`background`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CallSpec {
-    /// REST or muxws (and through which peer).
-    pub transport: Transport,
-    /// The repeat policy of this call.
-    pub policy: RepeatPolicy,
-    /// The timeout of one attempt in milliseconds; 0 sets none.
-    pub attempt_timeout_ms: u64,
-    /// Left out of `pending_call_count()` (and by a busy indicator).
-    pub background: bool,
-    /// A random number the driver draws for the call: the seed of its jitter
-    /// ([`RepeatPolicy::jittered_delay_before`]). Unused without jitter.
-    pub jitter_seed: u32,
-}
-
-impl CallSpec {
-    /// A spec with the seed's defaults: [`RepeatPolicy::default`], an attempt timeout of
-    /// [`DEFAULT_ATTEMPT_TIMEOUT_MS`], not background, jitter seed 0.
-    pub fn new(transport: Transport) -> Self {
-        CallSpec {
-            transport,
-            policy: RepeatPolicy::default(),
-            attempt_timeout_ms: DEFAULT_ATTEMPT_TIMEOUT_MS,
-            background: false,
-            jitter_seed: 0,
-        }
-    }
-}
-
-/// Why an attempt is abandoned. Seed: "A repeated attempt is abandoned first: its axios request is
-/// aborted through its AbortSignal, its muxws stream is cancelled."
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Abandon {
-    /// The attempt's own timeout passed (REST: abort the request; muxws: `reset(TIMEOUT)`).
-    Timeout,
-    /// A repeat replaces the attempt.
-    Superseded,
-    /// The caller cancelled the call.
-    Cancelled,
-}
-
-/// Work the engine hands the driver, drained with [`CallEngine::poll_action`] in order.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Action {
-    /// Send attempt `attempt` of `call`. `carry`: send it with the headers the first attempt went
-    /// out with (reported by [`CallEngine::headers_captured`]); false for the first attempt and
-    /// whenever none were reported yet (seed: "An attempt that failed before axios built its config,
-    /// or before a stream was opened, has no headers to carry over"), in which case the driver builds
-    /// them as for a first attempt.
-    SendAttempt {
-        /// The call.
-        call: CallId,
-        /// The attempt's number, 1 for the first.
-        attempt: u32,
-        /// Send the first attempt's captured headers.
-        carry: bool,
-    },
-    /// Abandon attempt `attempt` of `call`: abort its request or cancel its stream. Always queued
-    /// before the call's next `SendAttempt`, and never twice for one attempt.
-    AbandonAttempt {
-        /// The call.
-        call: CallId,
-        /// The attempt's number.
-        attempt: u32,
-        /// Why.
-        why: Abandon,
-    },
-    /// Settle the call's promise with how attempt `attempt` (its last) ended. Seed: "Only the last
-    /// attempt settles the promise"; past `repeat.withinMs` "the call rejects with the error of its
-    /// last attempt". The engine keeps nothing of the call afterwards.
-    Settle {
-        /// The call.
-        call: CallId,
-        /// The last attempt's number.
-        attempt: u32,
-        /// How it ended.
-        end: AttemptEnd,
-    },
-    /// Ask `peer` to reconnect now instead of waiting for its backoff (queued by
-    /// [`CallEngine::retry_now`] and by [`CallEngine::set_online`] coming online, once per peer that
-    /// calls wait for).
-    ReconnectNow {
-        /// The peer.
-        peer: PeerId,
-    },
-    /// A call-activity event for the `onCallActivity` listeners.
-    Activity(ActivityEvent),
-}
-
-/// Why an unsettled call waits: what must happen before anything more happens to it. The
-/// discriminants are the codes the wasm module hands the TS runtime.
-///
-/// A waiting repeat may wait for several things at once (a muxws repeat for its delay and its
-/// peer, any repeat for the platform to be online); it is given the first of `Offline`, `Reconnect`,
-/// `Delay` that holds: while offline neither the delay nor the peer sends it (coming online sends it
-/// at once), and a peer that is away holds it past its delay; a delay alone is the least of them
-/// (`retry_now` ends it).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-pub enum WaitReason {
-    /// An attempt is in flight: the call waits for its answer (or its timeout).
-    InFlight,
-    /// A repeat waits for its delay (the backoff, a resumed delay, or a `Retry-After`).
-    Delay,
-    /// A muxws repeat waits for its peer to reconnect (seed: "after the delay, and once the peer has
-    /// reconnected").
-    Reconnect,
-    /// A repeat waits for the platform to be online ([`CallEngine::set_online`]).
-    Offline,
-}
-
-impl WaitReason {
-    /// The name: `"in-flight"`, `"delay"`, `"reconnect"`, `"offline"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            WaitReason::InFlight => "in-flight",
-            WaitReason::Delay => "delay",
-            WaitReason::Reconnect => "reconnect",
-            WaitReason::Offline => "offline",
-        }
-    }
-}
-
-/// One unsettled call as `pendingCalls()` lists it. Seed: "pendingCalls() lists the calls that have
-/// not settled, oldest first, with when each was issued and how many of its attempts went
-/// unanswered". The driver adds what it knows of the call (key, method, path).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PendingCall {
-    /// The call.
-    pub call: CallId,
-    /// REST or muxws.
-    pub transport: Transport,
-    /// When it was issued (the `now` of [`CallEngine::issue`]).
-    pub issued_at: u64,
-    /// How many of its attempts ended without an answer.
-    pub unanswered_attempts: u32,
-    /// Issued with `RequestOptions.background: true`.
-    pub background: bool,
-    /// When the next attempt is due, while a repeat waits for its delay; `None` while an attempt is in
-    /// flight, the repeat waits only for the peer to reconnect, or the platform is offline (the
-    /// repeat then goes out when it is online again, not at a known time).
-    pub next_attempt_at: Option<u64>,
-    /// The waiting repeat goes out only once its muxws peer is connected (seed: "after the delay, and
-    /// once the peer has reconnected").
-    pub waiting_for_reconnect: bool,
-    /// Why the call waits (see [`WaitReason`] for the order when several hold).
-    pub reason: WaitReason,
-}
+use crate::timers::TimerSet;
 
 /// Where a call stands between its issue and its settling.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -229,6 +46,11 @@ enum PeerState {
     ClosedForGood,
 }
 
+/// `peer` is available: not listed in `peers`, the engine's list of peers that are not.
+fn peer_is_available(peers: &[(PeerId, PeerState)], peer: PeerId) -> bool {
+    !peers.iter().any(|&(listed, _)| listed == peer)
+}
+
 /// The engine's state of one unsettled call.
 #[derive(Debug)]
 struct Call {
@@ -251,8 +73,6 @@ struct Call {
     /// The latest attempt was abandoned already (its timeout passed).
     last_abandoned: bool,
     phase: Phase,
-    /// The due time of the call's one timer.
-    timer: Option<u64>,
 }
 
 impl Call {
@@ -266,6 +86,23 @@ impl Call {
     /// The last moment a repeat may be sent; `None` when it lies beyond the clock's range (never).
     fn within_deadline(&self) -> Option<u64> {
         self.issued_at.checked_add(self.spec.policy.within_ms)
+    }
+
+    /// What the call waits for, the platform being `online` or not and `peers` the peers that are
+    /// not available: the one place the order of [`WaitReason`] is decided. An attempt in flight
+    /// waits for its answer; a waiting repeat waits for the first that holds of `Offline` (while
+    /// offline neither its delay nor its peer sends it), `Reconnect` (its muxws peer is away, which
+    /// holds it past its delay) and `Delay` (its delay alone, or nothing at all once that has
+    /// elapsed: then it is due to be sent).
+    fn waits_for(&self, online: bool, peers: &[(PeerId, PeerState)]) -> WaitReason {
+        match self.phase {
+            Phase::InFlight => WaitReason::InFlight,
+            Phase::Waiting { .. } if !online => WaitReason::Offline,
+            Phase::Waiting {
+                reconnect: Some(peer), ..
+            } if !peer_is_available(peers, peer) => WaitReason::Reconnect,
+            Phase::Waiting { .. } => WaitReason::Delay,
+        }
     }
 
     /// Ends the delay of this waiting repeat: from now on it waits for `reconnect`'s peer alone (its
@@ -310,22 +147,18 @@ pub struct CallEngine {
     next_call: CallId,
     /// Unsettled calls that are not background, for an O(1) `pending_call_count`.
     foreground_calls: usize,
-    /// The earliest timer, `(due, call)`, when known: lowered at once when a timer is set earlier,
-    /// forgotten (`None`: one scan of the calls finds it again when asked) when the earliest timer
-    /// itself is cleared or moved later. `Some(None)`: no call has a timer.
-    earliest: Cell<Option<Option<(u64, CallId)>>>,
-    /// The number of calls with a timer.
-    live_timers: usize,
+    /// The one timer of each call that has one: its attempt deadline, repeat delay or within
+    /// deadline, by the call's phase.
+    timers: TimerSet,
     /// The platform says it is online ([`CallEngine::set_online`]); true until told otherwise.
     online: bool,
     /// Peers that are not available, each listed once (in no particular order); a peer not listed is
     /// available. Few: one per muxws peer.
     peers: Vec<(PeerId, PeerState)>,
     /// The actions queued, oldest first: those before `actions_taken` were handed out already
-    /// (`None`). Emptied when the last is handed out (a `Vec` rather than a `VecDeque`: 0.1 KB less
-    /// gzip of wasm). Not `vec_fifo::Fifo`, the queue of the muxws crates: every pump drains this one
-    /// completely, so it needs none of `Fifo`'s compaction, whose code measured 164 B more gzip of
-    /// the calls module.
+    /// (`None`). Emptied when the last is handed out (a `Vec` rather than a `VecDeque`: smaller in
+    /// wasm). Not `vec_fifo::Fifo`, the queue of the muxws crates: every pump drains this one
+    /// completely, so it needs none of `Fifo`'s compaction (smaller in wasm without it).
     actions: Vec<Option<Action>>,
     /// How many of `actions` [`CallEngine::poll_action`] has handed out.
     actions_taken: usize,
@@ -345,8 +178,7 @@ impl CallEngine {
             calls: IdSlab::new(),
             next_call: 1,
             foreground_calls: 0,
-            earliest: Cell::new(Some(None)),
-            live_timers: 0,
+            timers: TimerSet::new(),
             online: true,
             peers: Vec::new(),
             actions: Vec::new(),
@@ -369,7 +201,6 @@ impl CallEngine {
             last_end: None,
             last_abandoned: false,
             phase: Phase::InFlight,
-            timer: None,
         };
         // Ids only grow, so `id` is above every id held and `push` takes the call (its other
         // outcome would leave no trace of the call: later reports about `id` are ignored).
@@ -427,7 +258,7 @@ impl CallEngine {
     /// settles now with this end.
     ///
     /// A separate argument rather than a member of `AttemptEnd`: an `Option<u64>` there would grow
-    /// every copy of it, which costs the wasm module about 0.6 KB.
+    /// every copy of it (smaller in wasm as an argument).
     pub fn attempt_ended_with_retry_after(
         &mut self,
         call: CallId,
@@ -579,28 +410,9 @@ impl CallEngine {
 
     /// When the engine next wants [`CallEngine::handle_timeout`] called: the earliest attempt
     /// deadline, repeat delay or within deadline; `None` when nothing is timed. O(1) unless the
-    /// earliest timer was cleared or moved later since the last answer: then one scan of the calls.
+    /// earliest timer was cleared or moved later since the last answer: then one scan of the timers.
     pub fn poll_timeout(&self) -> Option<u64> {
-        self.earliest_timer().map(|(due, _)| due)
-    }
-
-    /// The earliest timer and its call, from the cache or one scan of the unsettled calls (earliest
-    /// issued first among equal due times).
-    fn earliest_timer(&self) -> Option<(u64, CallId)> {
-        if let Some(known) = self.earliest.get() {
-            return known;
-        }
-        let mut found = None;
-        self.calls.iter().for_each(|(id, call)| {
-            if let Some(due) = call.timer {
-                // Ids come in increasing order: of equal due times, the first found stays.
-                if found.is_none_or(|(earliest, _)| due < earliest) {
-                    found = Some((due, id));
-                }
-            }
-        });
-        self.earliest.set(Some(found));
-        found
+        self.timers.next().map(|(due, _)| due)
     }
 
     /// Runs every timer due at `now`, earliest first: an attempt whose deadline passed is abandoned
@@ -609,11 +421,11 @@ impl CallEngine {
     /// the peer unavailable or while offline, waits until the within deadline); a reconnect or online
     /// wait that reached the within deadline settles the call with its last attempt's end.
     pub fn handle_timeout(&mut self, now: u64) {
-        while let Some((due, id)) = self.earliest_timer() {
+        while let Some((due, id)) = self.timers.next() {
             if due > now {
                 break;
             }
-            self.set_timer(id, None);
+            self.timers.set(id, None);
             let Some(call) = self.calls.get_mut(id) else {
                 continue;
             };
@@ -633,10 +445,10 @@ impl CallEngine {
                     self.end_attempt(id, end, None, now);
                 }
                 Phase::Waiting {
-                    delay_until: Some(_),
-                    reconnect,
+                    delay_until: Some(_), ..
                 } => {
-                    if self.online && reconnect.is_none_or(|peer| self.peer_is_available(peer)) {
+                    // The delay has elapsed: due unless the platform or the peer holds it.
+                    if call.waits_for(self.online, &self.peers) == WaitReason::Delay {
                         self.repeat_now(id, now)
                     } else {
                         self.end_delay(id)
@@ -656,19 +468,13 @@ impl CallEngine {
     /// was issued and how many of its attempts went unanswered".
     pub fn pending_calls(&self) -> impl Iterator<Item = PendingCall> + '_ {
         self.calls.iter().map(|(call, c)| {
-            let (unanswered_attempts, next_attempt_at, waiting_for_reconnect, reason) = match c.phase {
-                Phase::InFlight => (c.attempt - 1, None, false, WaitReason::InFlight),
+            let (unanswered_attempts, next_attempt_at, waiting_for_reconnect) = match c.phase {
+                Phase::InFlight => (c.attempt - 1, None, false),
                 Phase::Waiting { delay_until, reconnect } => {
-                    let reason = if !self.online {
-                        WaitReason::Offline
-                    } else if reconnect.is_some_and(|peer| !self.peer_is_available(peer)) {
-                        WaitReason::Reconnect
-                    } else {
-                        WaitReason::Delay
-                    };
-                    (c.attempt, delay_until.filter(|_| self.online), reconnect.is_some(), reason)
+                    (c.attempt, delay_until.filter(|_| self.online), reconnect.is_some())
                 }
             };
+            let reason = c.waits_for(self.online, &self.peers);
             PendingCall {
                 call,
                 transport: c.spec.transport,
@@ -698,7 +504,7 @@ impl CallEngine {
     /// The number of timers the engine holds (at most one per unsettled call). The storage behind
     /// them holds at most twice as many entries, and none when this is 0.
     pub fn scheduled_timers(&self) -> usize {
-        self.live_timers
+        self.timers.len()
     }
 
     /// The number of actions queued and not yet taken with [`CallEngine::poll_action`].
@@ -709,7 +515,7 @@ impl CallEngine {
     // ----- internals -----
 
     fn peer_is_available(&self, peer: PeerId) -> bool {
-        !self.peers.iter().any(|&(listed, _)| listed == peer)
+        peer_is_available(&self.peers, peer)
     }
 
     fn peer_is_closed_for_good(&self, peer: PeerId) -> bool {
@@ -752,37 +558,6 @@ impl CallEngine {
         });
     }
 
-    /// Sets (or clears, with `None`) the one timer of `id`, keeping the earliest timer known where
-    /// that is cheap (see `earliest`).
-    fn set_timer(&mut self, id: CallId, due: Option<u64>) {
-        let Some(call) = self.calls.get_mut(id) else {
-            return;
-        };
-        if call.timer == due {
-            return;
-        }
-        // One more when a timer is set where none was, one less when one is cleared.
-        self.live_timers += usize::from(due.is_some());
-        self.live_timers -= usize::from(call.timer.is_some());
-        call.timer = due;
-        let entry = due.map(|due| (due, id));
-        match self.earliest.get() {
-            // The earliest timer itself changed: still the earliest only if it came no later.
-            Some(Some((_, earliest))) if earliest == id => {
-                let known = match (entry, self.live_timers) {
-                    (_, 0) => Some(None),
-                    (Some(moved), _) if Some(moved) <= self.earliest.get().flatten() => Some(Some(moved)),
-                    _ => None,
-                };
-                self.earliest.set(known);
-            }
-            Some(Some(earliest)) if entry.is_some_and(|entry| entry < earliest) => self.earliest.set(Some(entry)),
-            Some(Some(_)) => {}
-            Some(None) => self.earliest.set(Some(entry)),
-            None => {}
-        }
-    }
-
     /// Sends the call's next attempt: abandons the latest one first unless it already was, then
     /// queues `SendAttempt` with the captured headers and starts the attempt's timeout.
     fn send_attempt(&mut self, id: CallId, now: u64) {
@@ -810,13 +585,13 @@ impl CallEngine {
         let timeout = call.spec.attempt_timeout_ms;
         // A deadline beyond the clock's range is no deadline: a saturated one would always be due.
         let deadline = if timeout > 0 { now.checked_add(timeout) } else { None };
-        self.set_timer(id, deadline);
+        self.timers.set(id, deadline);
     }
 
     /// The latest attempt of `id` ended with `end` (and the answer's `retry_after`): repeat it by the
     /// Repeats table, or settle (the delay's rules: [`CallEngine::attempt_ended`]).
     fn end_attempt(&mut self, id: CallId, end: AttemptEnd, retry_after: Option<u64>, now: u64) {
-        self.set_timer(id, None);
+        self.timers.set(id, None);
         let Some(call) = self.calls.get(id) else {
             return;
         };
@@ -869,8 +644,6 @@ impl CallEngine {
         even_offline: bool,
         now: u64,
     ) {
-        let online = self.online || even_offline;
-        let peer_ready = reconnect.is_none_or(|peer| self.peer_is_available(peer));
         let Some(call) = self.calls.get_mut(id) else {
             return;
         };
@@ -890,17 +663,19 @@ impl CallEngine {
         } else {
             call.within_deadline()
         };
-        if delay == 0 && peer_ready && online {
-            return self.send_attempt(id, now);
-        }
         call.phase = Phase::Waiting {
             delay_until: (delay > 0).then_some(send_at),
             reconnect,
         };
-        if !online {
-            queue_event(&mut self.actions, id, &call.spec, ActivityKind::Wait { reason: WaitReason::Offline }, now);
+        match call.waits_for(self.online || even_offline, &self.peers) {
+            // Nothing holds a repeat without a delay: it goes out now.
+            WaitReason::Delay if delay == 0 => return self.send_attempt(id, now),
+            WaitReason::Offline => {
+                queue_event(&mut self.actions, id, &call.spec, ActivityKind::Wait { reason: WaitReason::Offline }, now)
+            }
+            _ => {}
         }
-        self.set_timer(id, due);
+        self.timers.set(id, due);
     }
 
     /// The delay of a repeat that also waits for its peer has elapsed (or is treated as elapsed): it
@@ -911,7 +686,7 @@ impl CallEngine {
         };
         if let Phase::Waiting { reconnect, .. } = call.phase {
             let deadline = call.end_delay(reconnect);
-            self.set_timer(id, deadline);
+            self.timers.set(id, deadline);
         }
     }
 
@@ -924,7 +699,7 @@ impl CallEngine {
         if !call.within_allows(now) {
             return self.settle(id, now);
         }
-        if !self.online {
+        if call.waits_for(self.online, &self.peers) == WaitReason::Offline {
             queue_event(&mut self.actions, id, &call.spec, ActivityKind::Wait { reason: WaitReason::InFlight }, now);
         }
         self.send_attempt(id, now);
@@ -939,8 +714,7 @@ impl CallEngine {
         // Sorted and without repeats: one `ReconnectNow` per peer, in increasing peer order.
         let mut reconnect_peers: Vec<PeerId> = Vec::new();
         self.waiting_calls().iter().for_each(|&id| {
-            // One look-up for all it does to the call: `wait_of` and `peer_is_available` written out
-            // (the call is borrowed from `calls`, not `self`).
+            // One look-up for all it does to the call (borrowed from `calls`, not `self`).
             let Some(call) = self.calls.get_mut(id) else {
                 return;
             };
@@ -950,14 +724,15 @@ impl CallEngine {
             if let Some(at) = delay_until {
                 call.resume_at = Some(at);
             }
+            // Sent also while offline: only a peer that is away holds it.
             match reconnect {
-                Some(peer) if self.peers.iter().any(|&(listed, _)| listed == peer) => {
+                Some(peer) if call.waits_for(true, &self.peers) == WaitReason::Reconnect => {
                     let deadline = call.end_delay(reconnect);
                     if coming_online {
                         let reason = WaitReason::Reconnect;
                         queue_event(&mut self.actions, id, &call.spec, ActivityKind::Wait { reason }, now);
                     }
-                    self.set_timer(id, deadline);
+                    self.timers.set(id, deadline);
                     if let Err(index) = reconnect_peers.binary_search(&peer) {
                         insert_at(&mut reconnect_peers, index, peer);
                     }
@@ -972,7 +747,7 @@ impl CallEngine {
 
     /// Settles `id` with its latest attempt's end and drops every trace of it.
     fn settle(&mut self, id: CallId, now: u64) {
-        self.set_timer(id, None);
+        self.timers.set(id, None);
         // Its actions first, read where the call is kept; then the call goes.
         let Some(call) = self.calls.get(id) else {
             return;
@@ -997,512 +772,4 @@ impl CallEngine {
 }
 
 #[cfg(test)]
-mod tests {
-    //! Random driving of the engine, checking its internal bookkeeping and the shape of what it asks
-    //! of the driver after every step.
-
-    use super::*;
-    use crate::repeat::JITTER_WHOLE;
-    use proptest::prelude::*;
-    use std::collections::{BTreeSet, HashMap};
-
-    #[derive(Clone, Debug)]
-    enum Step {
-        Issue {
-            peer: Option<PeerId>,
-            within_ms: u64,
-            timeout_ms: u64,
-            background: bool,
-            jitter: u32,
-            jitter_seed: u32,
-        },
-        End {
-            pick: usize,
-            attempt_offset: i8,
-            end: usize,
-            retry_after_ms: Option<u64>,
-        },
-        Headers {
-            pick: usize,
-        },
-        Cancel {
-            pick: usize,
-        },
-        Advance {
-            ms: u64,
-        },
-        Peer {
-            peer: PeerId,
-            available: bool,
-        },
-        PeerClosed {
-            peer: PeerId,
-        },
-        RetryNow,
-        Online {
-            online: bool,
-        },
-    }
-
-    fn ends() -> Vec<AttemptEnd> {
-        vec![
-            AttemptEnd::HttpAnswer {
-                status: 200,
-                json_detail: false,
-            },
-            AttemptEnd::HttpAnswer {
-                status: 503,
-                json_detail: false,
-            },
-            AttemptEnd::HttpAnswer {
-                status: 503,
-                json_detail: true,
-            },
-            AttemptEnd::NetworkError,
-            AttemptEnd::AttemptTimeout,
-            AttemptEnd::Cancelled,
-            AttemptEnd::MuxwsReply { status: 500 },
-            AttemptEnd::StreamTimeout,
-            AttemptEnd::ConnectionLost {
-                closed_for_good: false,
-            },
-            AttemptEnd::StreamRefused {
-                closed_for_good: true,
-            },
-            AttemptEnd::OpenConnectionClosed {
-                closed_for_good: false,
-            },
-            AttemptEnd::OpenGoingAway {
-                closed_for_good: false,
-            },
-            AttemptEnd::OtherError,
-        ]
-    }
-
-    fn step() -> impl Strategy<Value = Step> {
-        prop_oneof![
-            3 => (prop::option::of(0u64..3), prop::sample::select(vec![0u64, 2_000, 20_000, 600_000]),
-                  prop::sample::select(vec![0u64, 1_500, 30_000]), any::<bool>(),
-                  prop::sample::select(vec![0u32, JITTER_WHOLE / 2, JITTER_WHOLE]), any::<u32>())
-                .prop_map(|(peer, within_ms, timeout_ms, background, jitter, jitter_seed)| {
-                    Step::Issue { peer, within_ms, timeout_ms, background, jitter, jitter_seed }
-                }),
-            6 => (any::<usize>(), -1i8..2, 0..ends().len(),
-                  prop::sample::select(vec![None, None, Some(0u64), Some(2_000), Some(u64::MAX)]))
-                .prop_map(|(pick, attempt_offset, end, retry_after_ms)| Step::End { pick, attempt_offset, end, retry_after_ms }),
-            1 => any::<usize>().prop_map(|pick| Step::Headers { pick }),
-            1 => any::<usize>().prop_map(|pick| Step::Cancel { pick }),
-            4 => prop::sample::select(vec![1u64, 500, 1_000, 4_000, 30_000, 120_000]).prop_map(|ms| Step::Advance { ms }),
-            2 => (0u64..3, any::<bool>()).prop_map(|(peer, available)| Step::Peer { peer, available }),
-            1 => (0u64..3).prop_map(|peer| Step::PeerClosed { peer }),
-            1 => Just(Step::RetryNow),
-            2 => any::<bool>().prop_map(|online| Step::Online { online }),
-        ]
-    }
-
-    /// What the driver has seen of one call.
-    #[derive(Default, Debug)]
-    struct Seen {
-        started: bool,
-        retries: u32,
-        sent: u32,
-        abandoned: Vec<u32>,
-        settled: bool,
-        settle_event: bool,
-        /// Between a `Wait { Offline }` and the `Wait` that ends it.
-        offline_wait: bool,
-    }
-
-    fn check_bookkeeping(engine: &CallEngine) {
-        let with_timer: BTreeSet<(u64, CallId)> = engine
-            .calls
-            .iter()
-            .filter_map(|(id, c)| c.timer.map(|due| (due, id)))
-            .collect();
-        assert_eq!(engine.live_timers, with_timer.len());
-        assert_eq!(engine.scheduled_timers(), with_timer.len());
-        // A known earliest timer is the earliest timer.
-        if let Some(known) = engine.earliest.get() {
-            assert_eq!(known, with_timer.first().copied(), "the cached earliest timer");
-        }
-        assert_eq!(
-            engine.poll_timeout(),
-            with_timer.first().map(|&(due, _)| due)
-        );
-        assert!(engine.calls.slots() <= 2 * engine.calls.len());
-        let foreground = engine.calls.values().filter(|c| !c.spec.background).count();
-        assert_eq!(engine.foreground_calls, foreground);
-        for (_, c) in engine.calls.iter() {
-            assert!(c.delayed_repeats <= c.attempt, "more delays than attempts");
-            match c.phase {
-                Phase::Waiting { delay_until, reconnect } => {
-                    assert!(
-                        c.timer.is_some() || c.within_deadline().is_none(),
-                        "a waiting call has a timer unless its within deadline is never"
-                    );
-                    if let Some(peer) = reconnect {
-                        assert_eq!(
-                            c.spec.transport.peer(),
-                            Some(peer),
-                            "waits for its own peer"
-                        );
-                        assert!(!engine.peer_is_closed_for_good(peer), "waits for a closed peer");
-                    }
-                    assert!(
-                        delay_until.is_some()
-                            || !engine.online
-                            || reconnect.is_some_and(|peer| !engine.peer_is_available(peer)),
-                        "a repeat that waits for nothing"
-                    );
-                }
-                Phase::InFlight => {
-                    assert_eq!(c.timer.is_some(), c.spec.attempt_timeout_ms > 0);
-                }
-            }
-        }
-        let mut peers: Vec<PeerId> = engine.peers.iter().map(|&(peer, _)| peer).collect();
-        peers.sort_unstable();
-        peers.dedup();
-        assert_eq!(peers.len(), engine.peers.len(), "a peer listed twice");
-    }
-
-    /// Takes the engine's actions, checking their order; returns how many repeats were sent.
-    fn drain(engine: &mut CallEngine, seen: &mut HashMap<CallId, Seen>) -> usize {
-        let mut repeats = 0;
-        while let Some(action) = engine.poll_action() {
-            match action {
-                Action::Activity(event) => {
-                    let s = seen.entry(event.call).or_default();
-                    assert!(!s.settle_event, "event after settle");
-                    match event.kind {
-                        ActivityKind::Start => {
-                            assert!(!s.started);
-                            s.started = true;
-                        }
-                        ActivityKind::Retry { attempt, .. } => {
-                            assert!(s.started);
-                            assert_eq!(attempt, s.sent);
-                            s.retries += 1;
-                        }
-                        ActivityKind::Settle { attempts, .. } => {
-                            assert!(s.settled, "settle event before the settle action");
-                            assert_eq!(attempts, s.sent);
-                            s.settle_event = true;
-                        }
-                        ActivityKind::Wait { reason } => {
-                            assert!(s.started && !s.settled);
-                            let starts = reason == WaitReason::Offline;
-                            assert_ne!(s.offline_wait, starts, "{:?} out of turn", reason);
-                            assert_ne!(reason, WaitReason::Delay);
-                            s.offline_wait = starts;
-                        }
-                    }
-                }
-                Action::SendAttempt { call, attempt, .. } => {
-                    let s = seen.entry(call).or_default();
-                    assert!(s.started && !s.settled);
-                    assert_eq!(attempt, s.sent + 1);
-                    if attempt > 1 {
-                        assert_eq!(
-                            s.abandoned.last(),
-                            Some(&(attempt - 1)),
-                            "abandon before send"
-                        );
-                        assert_eq!(s.retries, attempt - 1);
-                        assert!(!s.offline_wait, "sent while it waits for online");
-                        repeats += 1;
-                    }
-                    s.sent = attempt;
-                }
-                Action::AbandonAttempt { call, attempt, .. } => {
-                    let s = seen.entry(call).or_default();
-                    assert!(!s.settled);
-                    assert_eq!(attempt, s.sent);
-                    assert!(!s.abandoned.contains(&attempt), "abandoned twice");
-                    s.abandoned.push(attempt);
-                }
-                Action::Settle { call, attempt, .. } => {
-                    let s = seen.entry(call).or_default();
-                    assert!(!s.settled, "settled twice");
-                    assert_eq!(attempt, s.sent);
-                    s.settled = true;
-                    s.offline_wait = false;
-                }
-                Action::ReconnectNow { .. } => {}
-            }
-        }
-        repeats
-    }
-
-    /// What the events said of the online waits matches the engine: offline, every waiting repeat
-    /// is in one; online, none is.
-    fn check_offline_waits(engine: &CallEngine, seen: &HashMap<CallId, Seen>) {
-        for (id, c) in engine.calls.iter() {
-            let waiting = matches!(c.phase, Phase::Waiting { .. });
-            let told = seen.get(&id).is_some_and(|s| s.offline_wait);
-            assert_eq!(told, waiting && !engine.online, "call {} online {}", id, engine.online);
-        }
-        for p in engine.pending_calls() {
-            let c = engine.calls.get(p.call).unwrap();
-            let expected = match c.phase {
-                Phase::InFlight => WaitReason::InFlight,
-                Phase::Waiting { .. } if !engine.online => WaitReason::Offline,
-                Phase::Waiting { reconnect: Some(peer), .. } if !engine.peer_is_available(peer) => WaitReason::Reconnect,
-                Phase::Waiting { .. } => WaitReason::Delay,
-            };
-            assert_eq!(p.reason, expected);
-            assert!(p.next_attempt_at.is_none() || p.reason == WaitReason::Delay || p.reason == WaitReason::Reconnect);
-        }
-    }
-
-    /// The doubling counts of the unsettled calls.
-    fn doublings(engine: &CallEngine) -> HashMap<CallId, u32> {
-        engine.calls.iter().map(|(id, c)| (id, c.delayed_repeats)).collect()
-    }
-
-    fn spec(timeout_ms: u64) -> CallSpec {
-        let mut spec = CallSpec::new(Transport::Rest);
-        spec.attempt_timeout_ms = timeout_ms;
-        spec
-    }
-
-    #[test]
-    fn the_earliest_timer_follows_every_change() {
-        let mut engine = CallEngine::new();
-        let first = engine.issue(spec(1_000), 0);
-        let second = engine.issue(spec(2_000), 0);
-        assert_eq!(engine.poll_timeout(), Some(1_000));
-        engine.cancel(first, 10);
-        assert_eq!(engine.poll_timeout(), Some(2_000), "the cancelled call's deadline is gone");
-        // The earliest timer moved later: found again among the others.
-        engine.attempt_ended(second, 1, AttemptEnd::NetworkError, 20);
-        let delay_due = 20 + RepeatPolicy::default().delay_before(0);
-        assert_eq!(engine.poll_timeout(), Some(delay_due));
-        assert_eq!(engine.scheduled_timers(), 1);
-        let third = engine.issue(spec(100), 30);
-        assert_eq!(engine.poll_timeout(), Some(130), "an earlier timer is the earliest at once");
-        engine.cancel(third, 40);
-        engine.cancel(second, 40);
-        assert_eq!(engine.poll_timeout(), None);
-        assert_eq!(engine.scheduled_timers(), 0);
-    }
-
-    #[test]
-    fn timers_of_many_calls_settling_in_any_order_leave_nothing() {
-        let mut engine = CallEngine::new();
-        let calls: Vec<CallId> = (0..200u8)
-            .map(|n| engine.issue(spec(30_000), u64::from(n)))
-            .collect();
-        while engine.poll_action().is_some() {}
-        assert_eq!(engine.scheduled_timers(), 200);
-        // Every attempt fails: each call's deadline is replaced by its repeat delay.
-        for (n, call) in calls.iter().enumerate() {
-            engine.attempt_ended(*call, 1, AttemptEnd::NetworkError, 1_000 + n as u64);
-        }
-        assert_eq!(engine.scheduled_timers(), 200);
-        assert_eq!(engine.poll_timeout(), Some(1_000 + RepeatPolicy::default().delay_before(0)));
-        // All but the newest settle, oldest first: each takes the earliest timer with it.
-        for call in &calls[..199] {
-            engine.cancel(*call, 2_000);
-        }
-        assert_eq!(engine.scheduled_timers(), 1);
-        assert!(engine.calls.slots() <= 2);
-        let last = calls[199];
-        assert_eq!(
-            engine.poll_timeout(),
-            Some(1_199 + RepeatPolicy::default().delay_before(0))
-        );
-        engine.cancel(last, 3_000);
-        assert_eq!(engine.scheduled_timers(), 0);
-        assert_eq!(engine.calls.slots(), 0);
-        assert_eq!(engine.poll_timeout(), None);
-    }
-
-    #[test]
-    fn peers_are_listed_once_and_forgotten_when_available() {
-        let mut engine = CallEngine::new();
-        engine.peer_available(4, false, 0);
-        engine.peer_available(4, false, 0);
-        engine.peer_available(5, false, 0);
-        assert_eq!(
-            engine.peers,
-            vec![(4, PeerState::Unavailable), (5, PeerState::Unavailable)]
-        );
-        engine.peer_closed_for_good(4, 0);
-        engine.peer_available(4, false, 0);
-        assert!(
-            engine.peer_is_closed_for_good(4),
-            "a lost socket does not revive it"
-        );
-        engine.peer_closed_for_good(6, 0);
-        assert!(engine.peer_is_closed_for_good(6));
-        engine.peer_available(4, true, 0);
-        engine.peer_available(5, true, 0);
-        engine.peer_available(6, true, 0);
-        assert!(engine.peers.is_empty());
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(300))]
-
-        #[test]
-        fn random_driving_keeps_the_engine_consistent(steps in prop::collection::vec(step(), 1..120)) {
-            let mut engine = CallEngine::new();
-            let mut now = 0u64;
-            let mut issued: Vec<CallId> = Vec::new();
-            let mut seen: HashMap<CallId, Seen> = HashMap::new();
-            let ends = ends();
-            for step in steps {
-                let offline_before = !engine.online;
-                let doublings_before = doublings(&engine);
-                // Whose attempt ends offline or after a manual attempt: its doubling must not move.
-                let mut frozen: Option<CallId> = None;
-                let mut may_send_offline = false;
-                match step {
-                    Step::Issue { peer, within_ms, timeout_ms, background, jitter, jitter_seed } => {
-                        let transport = peer.map_or(Transport::Rest, |peer| Transport::Muxws { peer });
-                        let mut spec = CallSpec::new(transport);
-                        spec.policy.within_ms = within_ms;
-                        spec.policy.jitter = jitter;
-                        spec.attempt_timeout_ms = timeout_ms;
-                        spec.background = background;
-                        spec.jitter_seed = jitter_seed;
-                        issued.push(engine.issue(spec, now));
-                    }
-                    Step::End { pick, attempt_offset, end, retry_after_ms } if !issued.is_empty() => {
-                        let call = issued[pick % issued.len()];
-                        let sent = seen.get(&call).map_or(0, |s| s.sent);
-                        let attempt = (i64::from(sent) + i64::from(attempt_offset)).max(0) as u32;
-                        if let Some(c) = engine.calls.get(call) {
-                            if !engine.online || c.resume_at.is_some() {
-                                frozen = Some(call);
-                            }
-                            // A peer closed for good: its repeat goes out even offline, and its open() throws.
-                            may_send_offline = c.spec.transport.peer().is_some_and(|p| engine.peer_is_closed_for_good(p));
-                        }
-                        engine.attempt_ended_with_retry_after(call, attempt, ends[end].clone(), retry_after_ms, now);
-                    }                    Step::Headers { pick } if !issued.is_empty() => {
-                        let call = issued[pick % issued.len()];
-                        let sent = seen.get(&call).map_or(0, |s| s.sent);
-                        engine.headers_captured(call, sent);
-                    }
-                    Step::Cancel { pick } if !issued.is_empty() => {
-                        engine.cancel(issued[pick % issued.len()], now);
-                    }
-                    Step::Advance { ms } => {
-                        let target = now + ms;
-                        while let Some(due) = engine.poll_timeout() {
-                            if due > target {
-                                break;
-                            }
-                            now = now.max(due);
-                            engine.handle_timeout(now);
-                            let repeats = drain(&mut engine, &mut seen);
-                            prop_assert!(engine.online || repeats == 0, "a repeat sent by a timer while offline");
-                            check_bookkeeping(&engine);
-                            check_offline_waits(&engine, &seen);
-                        }
-                        now = target;
-                    }
-                    Step::Peer { peer, available } => engine.peer_available(peer, available, now),
-                    Step::PeerClosed { peer } => {
-                        may_send_offline = true;
-                        engine.peer_closed_for_good(peer, now)
-                    }
-                    Step::RetryNow => {
-                        may_send_offline = true;
-                        engine.retry_now(now)
-                    }
-                    Step::Online { online } => engine.set_online(online, now),
-                    _ => {}
-                }
-                let repeats = drain(&mut engine, &mut seen);
-                if offline_before && !engine.online && !may_send_offline {
-                    prop_assert_eq!(repeats, 0, "a repeat sent while offline");
-                }
-                check_bookkeeping(&engine);
-                check_offline_waits(&engine, &seen);
-                // The doubling moves only when an attempt ends online, not after a manual attempt.
-                for (id, c) in engine.calls.iter() {
-                    if let Some(&before) = doublings_before.get(&id) {
-                        let may_move = matches!(step, Step::End { .. }) && frozen != Some(id);
-                        prop_assert!(c.delayed_repeats == before || may_move, "call {} doubling moved", id);
-                    }
-                }
-                if let Some(due) = engine.poll_timeout() {
-                    prop_assert!(due >= now, "a timer in the past: {} < {}", due, now);
-                }
-                let unsettled = seen.values().filter(|s| !s.settled).count();
-                prop_assert_eq!(engine.live_calls(), unsettled);
-            }
-            // Let every timer run out: only calls without timers (no attempt timeout) remain.
-            engine.handle_timeout(u64::MAX);
-            drain(&mut engine, &mut seen);
-            check_bookkeeping(&engine);
-            prop_assert_eq!(engine.scheduled_timers(), 0);
-            for (id, call) in engine.calls.iter() {
-                prop_assert_eq!(call.phase, Phase::InFlight, "call {} still waits", id);
-            }
-            for id in issued {
-                engine.cancel(id, u64::MAX);
-            }
-            drain(&mut engine, &mut seen);
-            prop_assert_eq!(engine.live_calls(), 0);
-            prop_assert_eq!(engine.pending_call_count(), 0);
-            prop_assert_eq!(engine.poll_timeout(), None);
-            prop_assert_eq!(engine.calls.slots(), 0, "call slots left behind");
-            prop_assert!(seen.values().all(|s| s.settled && s.settle_event));
-        }
-    }
-
-    /// Actions come out in the order they were queued, also when more are queued between polls,
-    /// and the queue's storage is emptied when the last is taken.
-    #[test]
-    fn actions_come_out_in_order_across_polls() {
-        let mut engine = CallEngine::new();
-        assert_eq!(engine.poll_action(), None);
-        let first = engine.issue(CallSpec::new(Transport::Rest), 0);
-        assert_eq!(engine.queued_actions(), 2);
-        assert!(matches!(engine.poll_action(), Some(Action::Activity(ActivityEvent { kind: ActivityKind::Start, call, .. })) if call == first));
-        let second = engine.issue(CallSpec::new(Transport::Rest), 1);
-        assert_eq!(engine.queued_actions(), 3);
-        let send = |call, attempt| Some(Action::SendAttempt { call, attempt, carry: false });
-        assert_eq!(engine.poll_action(), send(first, 1));
-        assert!(matches!(engine.poll_action(), Some(Action::Activity(ActivityEvent { kind: ActivityKind::Start, call, .. })) if call == second));
-        assert_eq!(engine.queued_actions(), 1);
-        assert_eq!(engine.poll_action(), send(second, 1));
-        assert_eq!(engine.queued_actions(), 0);
-        assert!(engine.actions.is_empty(), "storage left behind");
-        assert_eq!(engine.poll_action(), None);
-        engine.cancel(first, 2);
-        assert!(matches!(engine.poll_action(), Some(Action::AbandonAttempt { call, attempt: 1, why: Abandon::Cancelled }) if call == first));
-        assert_eq!(engine.queued_actions(), 2);
-    }
-
-    /// `drain_actions` hands out what polling until `None` would, also after some were polled, and
-    /// leaves the queue empty.
-    #[test]
-    fn drain_actions_hands_out_what_polling_would() {
-        let drive = |engine: &mut CallEngine| {
-            let first = engine.issue(CallSpec::new(Transport::Rest), 0);
-            let second = engine.issue(CallSpec::new(Transport::Muxws { peer: 3 }), 1);
-            engine.attempt_ended(second, 1, AttemptEnd::ConnectionLost { closed_for_good: false }, 2);
-            engine.cancel(first, 3);
-        };
-        for polled_first in 0..8 {
-            let (mut polled, mut drained) = (CallEngine::new(), CallEngine::new());
-            drive(&mut polled);
-            drive(&mut drained);
-            let mut expected = Vec::new();
-            while let Some(action) = polled.poll_action() {
-                expected.push(action);
-            }
-            let mut got: Vec<Action> = (0..polled_first).map_while(|_| drained.poll_action()).collect();
-            drained.drain_actions(|action| got.push(action.clone()));
-            assert_eq!(got, expected, "{polled_first} polled first");
-            assert_eq!(drained.queued_actions(), 0);
-            assert!(drained.actions.is_empty());
-            assert_eq!(drained.poll_action(), None);
-        }
-    }
-}
+mod tests;

@@ -45,8 +45,8 @@ pub enum KeyError {
 }
 
 impl KeyError {
-    /// The sentence for the JavaScript `TypeError`, built without `core::fmt` (which would add
-    /// several KB to the wasm module).
+    /// The sentence for the JavaScript `TypeError`, built without `core::fmt` (smaller in wasm
+    /// than formatting).
     pub fn message(&self) -> String {
         match self {
             KeyError::Empty => "An idempotency key must not be empty.".to_owned(),

@@ -1,8 +1,8 @@
 //! [`IdSlab`]: a small map from ids that are issued in increasing order (such as
 //! [`CallId`](crate::CallId)s) to values, for registries of unsettled calls.
 //!
-//! It exists to keep the wasm module small: a `BTreeMap` or `HashMap` instantiates several KB of node
-//! or table code for every key/value pair it is used with, while the slab is a sorted `Vec` of
+//! It exists to keep the wasm module small: a `BTreeMap` or `HashMap` instantiates node or table
+//! code for every key/value pair it is used with, while the slab is a sorted `Vec` of
 //! `(id, Option<value>)` slots with a binary search. The engine keeps its calls in one, and the wasm
 //! layer can keep its per-call JavaScript state in another.
 
