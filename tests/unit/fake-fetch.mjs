@@ -1,0 +1,113 @@
+// A scripted fake of globalThis.fetch for the facade's unit tests. It records every request and
+// answers it as the test's script says, never touching the network.
+//
+//   const server = installFetch((request) => ({ status: 200, body: { ok: true } }));
+//   server.requests[0]   // { method, url, headers (plain object, lower-case names), bytes, text,
+//                        //   at (Date.now() when fetch was called), aborted, abortReason }
+//   server.uninstall();
+//
+// The script is a function of the request (and its index among all requests) returning one of:
+//   { status, body, headers }  a Response; a non-string body is sent as JSON (content-type set)
+//   networkError()             fetch rejects with TypeError('fetch failed')
+//   HANG (or undefined)        no answer until the request's signal aborts it (then fetch rejects
+//                              with the signal's reason, as the platform's fetch does) or the test
+//                              answers it itself with request.respond(answer)
+// A script may also be an array, used in order (its last entry for every later request).
+
+/** The answer that never comes (unless the signal aborts the request or the test answers it). */
+export const HANG = Symbol('hang');
+
+/** fetch rejects as it does when the connection fails. */
+export function networkError(message = 'fetch failed') {
+  return { error: new TypeError(message) };
+}
+
+function responseOf(answer) {
+  const headers = new Headers(answer.headers ?? {});
+  let body = answer.body ?? null;
+  if (body !== null && typeof body !== 'string' && !(body instanceof Uint8Array)) {
+    body = JSON.stringify(body);
+    if (!headers.has('content-type')) headers.set('content-type', 'application/json');
+  }
+  return new Response(body, { status: answer.status ?? 200, headers });
+}
+
+/** The bytes of a request body, as fetch would send them. */
+async function bodyBytes(url, method, headers, body) {
+  if (body == null) return null;
+  if (typeof body === 'string') return new TextEncoder().encode(body);
+  if (body instanceof ArrayBuffer) return new Uint8Array(body.slice(0));
+  if (ArrayBuffer.isView(body)) return new Uint8Array(body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength));
+  // Blob, URLSearchParams, FormData, streams: let the platform serialise them.
+  return new Uint8Array(await new Request(url, { method, headers, body, duplex: 'half' }).arrayBuffer());
+}
+
+export function installFetch(script = () => HANG) {
+  const original = globalThis.fetch;
+  const requests = [];
+  const pick = (request, index) => {
+    if (Array.isArray(server.script)) return server.script[Math.min(index, server.script.length - 1)];
+    return server.script(request, index);
+  };
+
+  async function fakeFetch(input, init = {}) {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    const method = (init.method ?? 'GET').toUpperCase();
+    const headers = {};
+    for (const [name, value] of new Headers(init.headers ?? {})) headers[name.toLowerCase()] = value;
+    const signal = init.signal ?? null;
+    let answer;
+    const answered = new Promise((resolve) => {
+      answer = resolve;
+    });
+    const request = {
+      method,
+      url,
+      headers,
+      bytes: null,
+      text: null,
+      at: Date.now(),
+      signal,
+      aborted: false,
+      abortReason: undefined,
+      answered: false,
+      /** Answers this request now (a script answer, see above). */
+      respond: (value) => answer(value),
+    };
+    const index = requests.length;
+    requests.push(request);
+    // The bytes are read at once for strings and buffers, through the platform for other bodies.
+    const bytes = bodyBytes(url, method, init.headers, init.body);
+    request.bytes = await bytes;
+    request.text = request.bytes ? new TextDecoder().decode(request.bytes) : null;
+
+    const aborted = new Promise((_, reject) => {
+      const onAbort = () => {
+        request.aborted = true;
+        request.abortReason = signal.reason;
+        reject(signal.reason ?? new DOMException('This operation was aborted', 'AbortError'));
+      };
+      if (signal?.aborted) onAbort();
+      else signal?.addEventListener('abort', onAbort, { once: true });
+    });
+    aborted.catch(() => {});
+    const scripted = pick(request, index);
+    if (scripted !== HANG && scripted !== undefined) answer(scripted);
+    const value = await Promise.race([answered, aborted]);
+    request.answered = true;
+    if (value && value.error) throw value.error;
+    return responseOf(value);
+  }
+
+  const server = {
+    script,
+    requests,
+    /** The requests whose Idempotency-Key header is `key` (as its Structured Field string). */
+    requestsWithKey: (key) => requests.filter((request) => request.headers['idempotency-key'] === `"${key}"`),
+    uninstall() {
+      globalThis.fetch = original;
+    },
+  };
+  globalThis.fetch = fakeFetch;
+  return server;
+}
