@@ -7,7 +7,8 @@
 //   server.uninstall();
 //
 // The script is a function of the request (and its index among all requests) returning one of:
-//   { status, body, headers }  a Response; a non-string body is sent as JSON (content-type set)
+//   { status, body, headers }  a Response; a body that is not a string, bytes, Blob or stream is
+//                              sent as JSON (content-type set)
 //   networkError()             fetch rejects with TypeError('fetch failed')
 //   HANG (or undefined)        no answer until the request's signal aborts it (then fetch rejects
 //                              with the signal's reason, as the platform's fetch does) or the test
@@ -25,7 +26,8 @@ export function networkError(message = 'fetch failed') {
 function responseOf(answer) {
   const headers = new Headers(answer.headers ?? {});
   let body = answer.body ?? null;
-  if (body !== null && typeof body !== 'string' && !(body instanceof Uint8Array)) {
+  const raw = typeof body === 'string' || body instanceof Uint8Array || body instanceof ReadableStream || body instanceof Blob;
+  if (body !== null && !raw) {
     body = JSON.stringify(body);
     if (!headers.has('content-type')) headers.set('content-type', 'application/json');
   }
