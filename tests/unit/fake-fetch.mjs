@@ -72,6 +72,7 @@ export function installFetch(script = () => HANG) {
       signal,
       aborted: false,
       abortReason: undefined,
+      /** Set once fetch resolved or rejected with the script's answer (not by an abort). */
       answered: false,
       /** Answers this request now (a script answer, see above). */
       respond: (value) => answer(value),
@@ -93,9 +94,12 @@ export function installFetch(script = () => HANG) {
       else signal?.addEventListener('abort', onAbort, { once: true });
     });
     aborted.catch(() => {});
-    const scripted = pick(request, index);
-    if (scripted !== HANG && scripted !== undefined) answer(scripted);
-    const value = await Promise.race([answered, aborted]);
+    // As the platform's fetch: an aborted signal wins over any answer, and its script is not asked.
+    if (!request.aborted) {
+      const scripted = pick(request, index);
+      if (scripted !== HANG && scripted !== undefined) answer(scripted);
+    }
+    const value = await Promise.race([aborted, answered]);
     request.answered = true;
     if (value && value.error) throw value.error;
     return responseOf(value);
