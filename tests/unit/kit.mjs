@@ -70,5 +70,5 @@ export async function assertNoLeaks(pkg, clock) {
   assert.equal(stats.timerArmed, false, 'the engine has no timer armed');
   assert.equal(pkg.pendingCallCount(), 0, 'pendingCallCount() is 0');
   assert.deepEqual(pkg.pendingCalls(), [], 'pendingCalls() is empty');
-  assert.equal(clock.timerCount(), 0, 'no platform timer left armed');
+  assert.equal(clock.timerCount(), 0, `no platform timer left armed (due in ${clock.dueTimes().map((at) => at - clock.now())} ms)`);
 }
