@@ -2,7 +2,8 @@
 // answers it as the test's script says, never touching the network.
 //
 //   const server = installFetch((request) => ({ status: 200, body: { ok: true } }));
-//   server.requests[0]   // { method, url, headers (plain object, lower-case names), bytes, text,
+//   server.requests[0]   // { method, url, headers (plain object, lower-case names, with the
+//                        //   content type fetch adds for a body that has one), bytes, text,
 //                        //   at (Date.now() when fetch was called), aborted, abortReason }
 //   server.uninstall();
 //
@@ -34,14 +35,20 @@ function responseOf(answer) {
   return new Response(body, { status: answer.status ?? 200, headers });
 }
 
-/** The bytes of a request body, as fetch would send them. */
-async function bodyBytes(url, method, headers, body) {
-  if (body == null) return null;
-  if (typeof body === 'string') return new TextEncoder().encode(body);
-  if (body instanceof ArrayBuffer) return new Uint8Array(body.slice(0));
-  if (ArrayBuffer.isView(body)) return new Uint8Array(body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength));
+/**
+ * The bytes of a request body as fetch would send them, and the content type fetch would add for
+ * it when the headers have none (a Blob's type, URLSearchParams', FormData's boundary).
+ */
+function bodyOf(url, method, headers, body) {
+  if (body == null) return { bytes: Promise.resolve(null), contentType: null };
+  if (typeof body === 'string') return { bytes: Promise.resolve(new TextEncoder().encode(body)), contentType: null };
+  if (body instanceof ArrayBuffer) return { bytes: Promise.resolve(new Uint8Array(body.slice(0))), contentType: null };
+  if (ArrayBuffer.isView(body)) {
+    return { bytes: Promise.resolve(new Uint8Array(body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength))), contentType: null };
+  }
   // Blob, URLSearchParams, FormData, streams: let the platform serialise them.
-  return new Uint8Array(await new Request(url, { method, headers, body, duplex: 'half' }).arrayBuffer());
+  const request = new Request(url, { method, body, duplex: 'half' });
+  return { bytes: request.arrayBuffer().then((buffer) => new Uint8Array(buffer)), contentType: request.headers.get('content-type') };
 }
 
 export function installFetch(script = () => HANG) {
@@ -80,8 +87,9 @@ export function installFetch(script = () => HANG) {
     const index = requests.length;
     requests.push(request);
     // The bytes are read at once for strings and buffers, through the platform for other bodies.
-    const bytes = bodyBytes(url, method, init.headers, init.body);
-    request.bytes = await bytes;
+    const body = bodyOf(url, method, init.headers, init.body);
+    if (body.contentType && !('content-type' in headers)) headers['content-type'] = body.contentType;
+    request.bytes = await body.bytes;
     request.text = request.bytes ? new TextDecoder().decode(request.bytes) : null;
 
     const aborted = new Promise((_, reject) => {
