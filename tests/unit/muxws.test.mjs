@@ -426,3 +426,77 @@ test('a socket that stops answering pings is dropped within pingIntervalMs + pin
     await close(peer);
   }
 });
+
+test('a repeat waits for the reconnect at most until withinMs: then the call rejects with its last attempt\'s error', async () => {
+  const { peer, items, socket } = await connect({ proxyOptions: { repeat: { delayMs: 1000, withinMs: 5000 } } });
+  try {
+    server.answer = () => 'drop';
+    server.accept = (s) => s === socket; // the peer never gets a new socket open
+    const call = items.list();
+    const seen = observe(call);
+    await clock.advance(100);
+    socket.drop();
+    await clock.advance(4800);
+    assert.equal(seen.settled, false, 'still waiting within withinMs');
+    await clock.advance(200);
+    assert.equal(seen.settled, true, 'settled once withinMs elapsed');
+    assert.ok(seen.error instanceof pkg.ConnectionLost, `ConnectionLost (${seen.error?.name})`);
+    assert.equal(seen.error.key, call.key);
+    assert.equal(opensOf(call.key).length, 1);
+  } finally {
+    await close(peer);
+  }
+});
+
+test('calls beyond callConcurrency wait, unsent, for a free stream', async () => {
+  const { peer, items, socket } = await connect({ peerOptions: { callConcurrency: 2 } });
+  try {
+    server.answer = () => 'drop';
+    const calls = [items.retrieve(1), items.retrieve(2), items.retrieve(3)];
+    const seen = calls.map(observe);
+    await clock.settle();
+    assert.deepEqual(calls.map((call) => opensOf(call.key).length), [1, 1, 0], 'the third waits');
+    const [first] = opensOf(calls[0].key);
+    socket.push({ type: 'data', stream: first.frame.stream, headers: { ':status': 200 }, payload: { id: 1 }, end: true });
+    await clock.settle();
+    assert.deepEqual(seen[0].value, { id: 1 });
+    assert.equal(opensOf(calls[2].key).length, 1, 'sent once a stream was free');
+    for (const call of calls.slice(1)) {
+      const [open] = opensOf(call.key);
+      socket.push({ type: 'data', stream: open.frame.stream, headers: { ':status': 200 }, payload: { id: open.frame.headers[':path'] }, end: true });
+    }
+    await clock.settle();
+    assert.deepEqual(seen.map((s) => s.ok), [true, true, true]);
+  } finally {
+    await close(peer);
+  }
+});
+
+test('peer given as a function (0.6\'s lazy peer): called at the first call, once; calls issued meanwhile go out when it resolves', async () => {
+  resetServer();
+  let called = 0;
+  let peerPromise = null;
+  const source = () => {
+    called += 1;
+    peerPromise = pkg.connectMuxws('ws://mux.test/lazy', { reconnect: { initialDelayMs: 100, jitter: 0 } });
+    return peerPromise;
+  };
+  class Items extends pkg.muxwsViewSet()('id', [pkg.ListMixin]) {}
+  const items = new Items({ basePath: '/items', peer: source, schemaCheck: false });
+  assert.equal(called, 0, 'not called before the first call');
+  const first = items.list();
+  const second = items.list({ page: 2 });
+  assert.equal(called, 1);
+  const peer = await peerPromise;
+  try {
+    await clock.settle();
+    assert.deepEqual(await first, []);
+    assert.deepEqual(await second, []);
+    assert.equal(opensOf(first.key).length, 1);
+    assert.equal(opensOf(second.key)[0].frame.headers[':query'], 'page=2');
+    await items.list();
+    assert.equal(called, 1, 'its peer is kept');
+  } finally {
+    await close(peer);
+  }
+});
