@@ -500,3 +500,60 @@ test('peer given as a function (0.6\'s lazy peer): called at the first call, onc
     await close(peer);
   }
 });
+
+test('the peer redials on its schedule (250 ms, doubling; jitter 0 here) and replays its hello on every new socket', async () => {
+  resetServer();
+  const hellos = [];
+  server.answer = (frame) => {
+    if (frame.headers[':path'] === '/hello') hellos.push(frame);
+    return { status: 200, payload: 'hi' };
+  };
+  const peer = await pkg.connectMuxws('ws://mux.test/ws', {
+    reconnect: { jitter: 0 },
+    hello: { client: 'unit' },
+    helloHeaders: { ':method': 'GET', ':path': '/hello' },
+  });
+  try {
+    assert.equal(hellos.length, 1, 'the hello went out on the first socket');
+    assert.deepEqual(hellos[0].payload, { client: 'unit' });
+    const first = server.sockets.length;
+    // Every new socket is refused for a while: the dial times show the schedule.
+    const dialledAt = [];
+    server.accept = (socket) => {
+      dialledAt.push(clock.now());
+      queueMicrotask(() => socket.refuse());
+      return false;
+    };
+    const lostAt = clock.now();
+    server.sockets.at(-1).drop();
+    await clock.advance(250 + 500 + 1000 + 2000);
+    assert.deepEqual(dialledAt.map((at) => at - lostAt), [250, 750, 1750, 3750], 'delays 250, 500, 1000, 2000');
+    server.accept = () => true;
+    await clock.advance(4000);
+    assert.equal(server.sockets.length, first + 5);
+    assert.equal(peer.isOpen, true);
+    assert.equal(hellos.length, 2, 'the hello was replayed on the new socket');
+  } finally {
+    await close(peer);
+  }
+});
+
+test('a peer whose reconnect attempts run out closes for good: a call waiting for it rejects with ConnectionClosed', async () => {
+  const { peer, items, socket, closes } = await connect({ peerOptions: { reconnect: { initialDelayMs: 100, jitter: 0, maxAttempts: 2 } } });
+  server.answer = () => 'drop';
+  server.accept = (s) => {
+    if (s === socket) return true;
+    queueMicrotask(() => s.refuse());
+    return false;
+  };
+  const call = items.list();
+  const seen = observe(call);
+  await clock.advance(100);
+  socket.drop();
+  await clock.advance(10_000);
+  assert.equal(peer.isClosed, true, 'closed for good');
+  assert.equal(closes.at(-1).willRetry, false);
+  assert.ok(seen.error instanceof pkg.ConnectionClosed, `ConnectionClosed (${seen.error?.name})`);
+  assert.equal(seen.error.key, call.key);
+  await close(peer);
+});
