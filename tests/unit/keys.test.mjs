@@ -103,3 +103,11 @@ test('a method that awaits before its first request has no key; one that returns
   await Promise.all([late, early]);
   assert.equal(server.requests.at(-1).headers['idempotency-key'].length, 38, 'the late request still carried a key');
 });
+
+test('a request interceptor that returns a promise is refused with a TypeError; nothing is sent', async () => {
+  const items = restItems(pkg, { interceptors: [async (request) => request] });
+  const before = server.requests.length;
+  await assert.rejects(items.list(), TypeError);
+  await clock.advance(1000);
+  assert.equal(server.requests.length, before);
+});

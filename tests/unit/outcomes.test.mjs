@@ -246,3 +246,55 @@ test('a body cut off mid-read is no answer: repeated after the delay', async () 
   assert.equal(activity.of(call.key).find((event) => event.type === 'retry').ended, 'network-error');
   activity.stop();
 });
+
+test('a 200 whose JSON does not parse is an answer of the application: it settles (InvalidResponseError), not repeated', async () => {
+  server.script = () => ({ status: 200, body: '{"cut":', headers: { 'content-type': 'application/json' } });
+  const items = restItems(pkg, { repeat: { delayMs: 100 } });
+  const call = items.list();
+  const seen = observe(call);
+  await clock.advance(5000);
+  assert.ok(seen.error instanceof pkg.InvalidResponseError, `InvalidResponseError (${seen.error?.name})`);
+  assert.equal(seen.error.key, call.key);
+  assert.equal(server.requestsWithKey(call.key).length, 1);
+});
+
+test('a fetch that throws synchronously ends the call with that error, not repeated', async () => {
+  const installed = globalThis.fetch;
+  let calls = 0;
+  globalThis.fetch = () => {
+    calls += 1;
+    throw new RangeError('a wrapper of fetch broke');
+  };
+  try {
+    const items = restItems(pkg, { repeat: { delayMs: 100 } });
+    const call = items.list();
+    const seen = observe(call);
+    await clock.advance(5000);
+    assert.ok(seen.error instanceof RangeError, `the thrown error (${seen.error?.name})`);
+    assert.equal(seen.error.key, call.key, 'carrying the key');
+    assert.equal(calls, 1);
+  } finally {
+    globalThis.fetch = installed;
+  }
+});
+
+test('200 calls under random failures: each settles once with its own answer, the network saw only its own key', async () => {
+  let seed = 7;
+  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  server.script = (request) => {
+    const roll = random();
+    if (roll < 0.2) return networkError();
+    if (roll < 0.35) return gatewayPage(503);
+    return { status: 200, body: { echo: JSON.parse(request.text).n } };
+  };
+  const items = restItems(pkg, { repeat: { delayMs: 100 } });
+  const calls = Array.from({ length: 200 }, (_, n) => items.create({ n }));
+  await clock.advance(60_000);
+  const answers = await Promise.all(calls);
+  answers.forEach((answer, n) => assert.deepEqual(answer, { echo: n }));
+  for (const [n, call] of calls.entries()) {
+    const attempts = server.requestsWithKey(call.key);
+    assert.ok(attempts.length >= 1 && attempts.every((request) => request.text === JSON.stringify({ n })), `call ${n}`);
+  }
+  assert.equal(pkg.internalStats().calls, 0);
+});
