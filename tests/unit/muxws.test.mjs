@@ -288,7 +288,7 @@ test('a goaway that leaves the stream out: repeated after the delay on the next 
     assert.notEqual(opens[1].socket, socket, 'on a new socket');
     assert.deepEqual(reconnects, [1]);
     const retry = activity.of(call.key).find((event) => event.type === 'retry');
-    assert.ok(['stream-refused', 'connection-lost', 'going-away'].includes(retry.ended), `ended ${retry.ended}`);
+    assert.equal(retry.ended, 'stream-refused', 'a stream above the goaway\'s last_stream fails Refused');
   } finally {
     activity.stop();
     await close(peer);
@@ -556,4 +556,37 @@ test('a peer whose reconnect attempts run out closes for good: a call waiting fo
   assert.ok(seen.error instanceof pkg.ConnectionClosed, `ConnectionClosed (${seen.error?.name})`);
   assert.equal(seen.error.key, call.key);
   await close(peer);
+});
+
+test('a call issued after a goaway, while the old socket drains: open() throws ConnectionGoingAway, repeated on the next socket', async () => {
+  const { peer, items, socket, reconnects } = await connect();
+  const activity = recordActivity(pkg);
+  try {
+    server.answer = (frame, s) => (s === socket ? 'drop' : { status: 200, payload: 'next socket' });
+    const running = items.retrieve(1);
+    await clock.settle();
+    const [open] = opensOf(running.key);
+    // The server goes away, keeping the stream it took (last_stream), and drains it before closing.
+    socket.push({ type: 'goaway', code: 0, last_stream: open.frame.stream, reason: 'deploy' });
+    await clock.settle();
+    const late = items.list();
+    const seenLate = observe(late);
+    await clock.advance(10);
+    assert.equal(opensOf(late.key).length, 0, 'nothing sent on the draining socket');
+    socket.push({ type: 'data', stream: open.frame.stream, headers: { ':status': 200 }, payload: { id: 1 }, end: true });
+    await clock.settle();
+    assert.deepEqual(await running, { id: 1 }, 'the stream under last_stream was served');
+    socket.drop(1000, 'deploy', true);
+    await clock.advance(2000);
+    assert.equal(seenLate.value, 'next socket');
+    assert.equal(opensOf(late.key).length, 1);
+    assert.notEqual(opensOf(late.key)[0].socket, socket);
+    assert.deepEqual(reconnects, [1]);
+    const retry = activity.of(late.key).find((event) => event.type === 'retry');
+    assert.equal(retry.ended, 'going-away');
+    assert.equal(retry.waitsForReconnect, true);
+  } finally {
+    activity.stop();
+    await close(peer);
+  }
 });
