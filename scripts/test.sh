@@ -25,6 +25,9 @@ done
 tsc -p tests/types/vue/tsconfig.json
 echo "types: ok in Vue state"
 
+step "Node: the facade's unit tests (fake fetch, WebSocket and clock; no backend)"
+node --test tests/unit/
+
 step "Node 20: harness self-test and end to end against the real backend"
 node --experimental-websocket --no-warnings=ExperimentalWarning --test tests/harness/ tests/e2e/
 
