@@ -85,6 +85,18 @@ codes! {
 }
 
 codes! {
+    /// A muxws peer's news (`peer_state`).
+    pub mod peer_state: PeerState as PEER_STATES {
+        /// Between sockets, or draining after a goaway: its calls' repeats wait.
+        UNAVAILABLE Unavailable = 0,
+        /// Connected: waiting repeats go.
+        AVAILABLE Available = 1,
+        /// Closed for good: its calls' waits end.
+        CLOSED_FOR_GOOD ClosedForGood = 2,
+    }
+}
+
+codes! {
     /// What `header_rule` says of a header name (bits).
     pub mod header_rule: HeaderRule as HEADER_RULES {
         /// It is `Idempotency-Key`, in any letter case (replaced by the call's key).
@@ -540,7 +552,7 @@ mod tests {
                 constant("AttemptTimeoutMs", DEFAULT_ATTEMPT_TIMEOUT_MS as f64, "`attemptTimeoutMs`.\n"),
             ],
         );
-        for table in [END_CODES, ABANDON_WHY, ACTIVITY_TYPES, PENDING_FLAGS, HEADER_RULES] {
+        for table in [END_CODES, ABANDON_WHY, ACTIVITY_TYPES, PENDING_FLAGS, HEADER_RULES, PEER_STATES] {
             ts::code_table(&mut out, &table);
         }
         let labels = [

@@ -209,13 +209,12 @@ pub extern "C" fn call_cancel(call: u32, now: f64) {
     with(|calls| calls.engine.cancel(u64::from(call), ms(now)))
 }
 
-/// News of a muxws peer: `state` 0 unavailable (between sockets, after a goaway), 1 available,
-/// 2 closed for good.
+/// News of a muxws peer: `state` an [`abi::peer_state`] code (an unknown one is "unavailable").
 #[no_mangle]
 pub extern "C" fn peer_state(peer: u32, state: u32, now: f64) {
     with(|calls| match state {
-        2 => calls.engine.peer_closed_for_good(u64::from(peer), ms(now)),
-        _ => calls.engine.peer_available(u64::from(peer), state == 1, ms(now)),
+        abi::peer_state::CLOSED_FOR_GOOD => calls.engine.peer_closed_for_good(u64::from(peer), ms(now)),
+        _ => calls.engine.peer_available(u64::from(peer), state == abi::peer_state::AVAILABLE, ms(now)),
     })
 }
 

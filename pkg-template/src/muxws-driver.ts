@@ -21,7 +21,7 @@
 import type { ErrorProps } from './errors.js';
 import type { DriverKit } from './muxws-kit.js';
 import { compileWasm } from './wasm-loader.js';
-import { EndCode } from './abi/calls.js';
+import { EndCode, PeerState } from './abi/calls.js';
 import { ErrorClass, handleMuxwsRecord, Layout, MuxwsRecordKind, type MuxwsRecordHandler } from './abi/muxws.js';
 import type { AttemptHandle, CallParts, CallRecord, Transport } from './runtime.js';
 
@@ -533,7 +533,7 @@ export class PeerCore {
     this.#facade = facade;
     this.#peerId = registerPeer((peerId) => this.#makeTransport(peerId), facade, this).peerId;
     // Until the first connection the peer is not available: calls wait for it.
-    peerState(this.#peerId, 0);
+    peerState(this.#peerId, PeerState.Unavailable);
     livePeers.add(this);
     this.#pump();
   }
@@ -808,7 +808,7 @@ export class PeerCore {
     send: (socket, _bytes, text) => this.#send(socket, text),
     close: (socket, code, reason) => this.#closeSocket(socket, code, reason),
     established: () => {
-      peerState(this.#peerId, 1);
+      peerState(this.#peerId, PeerState.Available);
       this.#connecting?.resolve(this.#facade);
       this.#connecting = null;
     },
@@ -818,10 +818,10 @@ export class PeerCore {
       const error = makeError(cls, message, { code, reason: reason || undefined, payload: payload ? JSON.parse(payload) : undefined });
       this.#connecting?.reject(error);
       this.#connecting = null;
-      peerState(this.#peerId, 2);
+      peerState(this.#peerId, PeerState.ClosedForGood);
     },
     reconnected: (count) => {
-      peerState(this.#peerId, 1);
+      peerState(this.#peerId, PeerState.Available);
       notify(this.#onReconnect, 'onReconnect', count, this.#facade);
     },
     closed: (code, wasClean, willRetry, reason) => {
@@ -832,9 +832,9 @@ export class PeerCore {
         this.#connecting = null;
         for (const resolve of this.#closing.splice(0)) resolve();
       }
-      peerState(this.#peerId, willRetry ? 0 : 2);
+      peerState(this.#peerId, willRetry ? PeerState.Unavailable : PeerState.ClosedForGood);
     },
-    goAway: () => peerState(this.#peerId, 0),
+    goAway: () => peerState(this.#peerId, PeerState.Unavailable),
     release: (source) => sources.delete(source),
     replyHeaders: (tag, headers) => {
       const pending = this.#pending.get(tag);

@@ -16,6 +16,7 @@ import {
   handleEngineAction,
   Layout,
   PendingFlag,
+  PeerState,
   readPending,
   WAIT_REASONS,
   type EngineActionHandler,
@@ -296,8 +297,8 @@ export function prepared(id: number, send: unknown): void {
   if (call) call.send = send;
 }
 
-/** A muxws peer's news: 0 unavailable (between sockets, goaway), 1 available, 2 closed for good. */
-export function peerState(peerId: number, state: 0 | 1 | 2): void {
+/** A muxws peer's news (between sockets or after a goaway, available, closed for good). */
+export function peerState(peerId: number, state: PeerState): void {
   engine.peer_state(peerId, state, now());
   pump();
 }

@@ -93,6 +93,16 @@ export const enum HeaderRule {
   SetAgainByAxios = 2,
 }
 
+/** A muxws peer's news (`peer_state`). */
+export const enum PeerState {
+  /** Between sockets, or draining after a goaway: its calls' repeats wait. */
+  Unavailable = 0,
+  /** Connected: waiting repeats go. */
+  Available = 1,
+  /** Closed for good: its calls' waits end. */
+  ClosedForGood = 2,
+}
+
 /** `AbandonWhy` codes by name, as a transport's `abandon(why)` takes them. */
 export const ABANDON_WHY = ['timeout', 'superseded', 'cancelled'] as const;
 
