@@ -97,7 +97,7 @@ struct Held {
 
 impl Held {
     /// Call `tag` could not open: `class` and `message`.
-    // Out of line: the muxws module measured smaller so (gzip).
+    // Out of line: smaller wasm.
     #[inline(never)]
     fn failed(tag: u32, (class, message): (u32, String)) -> Held {
         Held {
@@ -161,7 +161,7 @@ impl Out {
     }
 
     /// [`Out::set`] with `text` as the record's text.
-    // Out of line: the muxws module measured smaller so (gzip).
+    // Out of line: smaller wasm.
     #[inline(never)]
     fn put(&mut self, kind: u32, values: &[f64], text: String) -> u32 {
         self.text = text;
@@ -799,7 +799,7 @@ fn event_record(slot: &mut Slot, out: &mut Out, event: Event, now: u64) -> u32 {
     }
 }
 
-// Out of line: the muxws module measured smaller so (gzip).
+// Out of line: smaller wasm.
 #[inline(never)]
 fn stream_record(out: &mut Out, tag: f64, event: StreamEvent) -> u32 {
     match event {
