@@ -132,7 +132,7 @@ fn check_bookkeeping(engine: &CallEngine) {
     assert!(engine.calls.slots() <= 2 * engine.calls.len());
     let foreground = engine.calls.values().filter(|c| !c.spec.background).count();
     assert_eq!(engine.foreground_calls, foreground);
-    for (id, c) in engine.calls.iter() {
+    for c in engine.calls.values() {
         assert!(c.delayed_repeats <= c.attempt, "more delays than attempts");
         match c.phase {
             Phase::Waiting { delay_until, reconnect } => {
