@@ -864,6 +864,9 @@ export class PeerCore {
       mw.checked(this.#handle, tag, 1);
     },
     end: () => {},
+    // No push handler is registered yet (`accept_pushes` is never called), so the module refuses
+    // every push and no PUSH record arrives.
+    push: () => {},
     streamClosed: (tag) => {
       const pending = this.#pending.get(tag);
       if (!pending) return;
