@@ -242,14 +242,20 @@ pub extern "C" fn next_timeout() -> f64 {
     with(|calls| calls.engine.poll_timeout().map_or(-1.0, |at| at as f64))
 }
 
+/// Empties `records`, has `write` append records of `fields` numbers to it, and returns how many
+/// records it holds then: what JavaScript reads at their pointer.
+fn fill(records: &mut Vec<f64>, fields: usize, write: impl FnOnce(&mut Vec<f64>)) -> u32 {
+    records.clear();
+    write(records);
+    (records.len() / fields) as u32
+}
+
 /// Writes every queued action to the action records and returns how many there are.
 #[no_mangle]
 pub extern "C" fn drain_actions() -> u32 {
     with(|calls| {
         let Calls { engine, actions, .. } = calls;
-        actions.clear();
-        engine.drain_actions(|action| write_action(actions, action));
-        (actions.len() / abi::ACTION_FIELDS) as u32
+        fill(actions, abi::ACTION_FIELDS, |records| engine.drain_actions(|action| write_action(records, action)))
     })
 }
 
@@ -270,10 +276,8 @@ pub extern "C" fn pending_count() -> u32 {
 pub extern "C" fn pending_fill() -> u32 {
     with(|calls| {
         let Calls { engine, pending, .. } = calls;
-        pending.clear();
         // `for_each` rather than `for`: the iterator runs its own loop, with its state in locals.
-        engine.pending_calls().for_each(|call| write_pending(pending, &call));
-        (pending.len() / abi::PENDING_FIELDS) as u32
+        fill(pending, abi::PENDING_FIELDS, |records| engine.pending_calls().for_each(|call| write_pending(records, &call)))
     })
 }
 
