@@ -102,11 +102,11 @@ export async function pageOnSite(browser, siteUrl) {
 
 // ------------------------------------------------------------------ in a page (serialised: self-contained)
 /**
- * Sequential latency of one GET (`/items/tick?sleep=0`) and one POST with a JSON body
- * (`/items/slow?sleep=0`), by raw fetch, raw fetch with the SDK's Idempotency-Key, axios, ky and the
- * SDK, interleaved call by call (who goes first rotates). The modules are imported already.
+ * Makes the calls of every kind in the page, on `globalThis.benchPeers`: one GET (`/items/tick?sleep=0`)
+ * and one POST with a JSON body (`/items/slow?sleep=0`) by raw fetch, raw fetch with the SDK's
+ * Idempotency-Key, axios, ky and the SDK; then `warmup` calls of each. The modules are imported already.
  */
-export async function peersInPage({ baseUrl, prefix, modules, nSeq, warmup }) {
+export async function peersSetupInPage({ baseUrl, prefix, modules, warmup }) {
   const [pkg, { default: axios }, { default: ky }] = await Promise.all([modules.pkg, modules.axios, modules.ky].map((url) => import(`${prefix}${url}`)));
   class Rest extends pkg.restViewSet()('id', []) {}
   const rest = new Rest({ basePath: '/items', baseUrl, schemaCheck: false });
@@ -117,7 +117,7 @@ export async function peersInPage({ baseUrl, prefix, modules, nSeq, warmup }) {
     if (!response.ok) throw new Error(`raw fetch answered ${response.status}`);
     return response.json();
   };
-  const json_ = { 'Content-Type': 'application/json' };
+  const jsonType = { 'Content-Type': 'application/json' };
   const kinds = {
     GET: {
       raw: () => fetch(getUrl).then(json),
@@ -127,8 +127,8 @@ export async function peersInPage({ baseUrl, prefix, modules, nSeq, warmup }) {
       sdk: () => rest.request('GET', '/tick', { query: { sleep: 0 } }),
     },
     POST: {
-      raw: (note) => fetch(postUrl, { method: 'POST', headers: json_, body: JSON.stringify({ note }) }).then(json),
-      rawKey: (note) => fetch(postUrl, { method: 'POST', headers: { ...json_, 'Idempotency-Key': key() }, body: JSON.stringify({ note }) }).then(json),
+      raw: (note) => fetch(postUrl, { method: 'POST', headers: jsonType, body: JSON.stringify({ note }) }).then(json),
+      rawKey: (note) => fetch(postUrl, { method: 'POST', headers: { ...jsonType, 'Idempotency-Key': key() }, body: JSON.stringify({ note }) }).then(json),
       axios: (note) => axios.post(postUrl, { note }).then((response) => response.data),
       ky: (note) => ky.post(postUrl, { json: { note } }).json(),
       sdk: (note) => rest.request('POST', '/slow', { query: { sleep: 0 }, body: { note } }),
@@ -137,14 +137,21 @@ export async function peersInPage({ baseUrl, prefix, modules, nSeq, warmup }) {
   const check = (method, answer, note) => {
     if (method === 'GET' ? answer?.action !== 'tick' : answer?.note !== note) throw new Error(`wrong answer ${JSON.stringify(answer)} to ${method} ${note}`);
   };
+  globalThis.benchPeers = { kinds, check };
+  for (const [method, calls] of Object.entries(kinds)) {
+    for (let i = 0; i < warmup; i += 1) for (const kind of Object.keys(calls)) check(method, await calls[kind](`warm ${i}`), `warm ${i}`);
+  }
+  return { origin: location.origin, isolated: globalThis.crossOriginIsolated === true };
+}
+
+/** `n` sequential calls of each kind, GETs then POSTs, interleaved call by call (who goes first rotates); latencies by method and kind. */
+export async function peersBlockInPage({ n, from }) {
+  const { kinds, check } = globalThis.benchPeers;
   const latency = {};
   for (const [method, calls] of Object.entries(kinds)) {
     const order = Object.keys(calls);
     latency[method] = Object.fromEntries(order.map((kind) => [kind, []]));
-    for (let i = 0; i < warmup; i += 1) {
-      for (const kind of order) check(method, await calls[kind](`warm ${i}`), `warm ${i}`);
-    }
-    for (let i = 0; i < nSeq; i += 1) {
+    for (let i = from; i < from + n; i += 1) {
       for (let j = 0; j < order.length; j += 1) {
         const kind = order[(i + j) % order.length];
         const note = `seq ${i}`;
@@ -155,7 +162,7 @@ export async function peersInPage({ baseUrl, prefix, modules, nSeq, warmup }) {
       }
     }
   }
-  return { latency, origin: location.origin, isolated: globalThis.crossOriginIsolated === true };
+  return latency;
 }
 
 /** `count` GETs, then `count` POSTs, of one kind, for the preflights they cause; in a fresh context. */
@@ -229,34 +236,60 @@ export const PEER_KINDS = ['raw', 'rawKey', 'axios', 'ky', 'sdk'];
 
 /**
  * Latency of GET and POST by every kind in a page on the backend's origin and in a page of the
- * bench's static server (cross-origin), and the preflights each kind causes: `probe` GETs and
+ * bench's static server (cross-origin), the two pages taking turns in `rounds` blocks (who goes first
+ * alternates) so that drift hits both alike; and the preflights each kind causes: `probe` GETs and
  * `probe` POSTs of one kind in a fresh context each, counted as OPTIONS requests in the backend's
- * access log (`accessLog`), and the OPTIONS requests during each page's measured calls.
+ * access log (`accessLog`), and the OPTIONS requests during the measured calls of each page.
  */
-export async function measurePeers({ browser, backendUrl, siteUrl, kyCode, accessLog, nSeq, warmup, probe, log }) {
-  const out = { nSeq, warmup, probe, pages: {}, preflights: {} };
-  const pages = {
+export async function measurePeers({ browser, backendUrl, siteUrl, kyCode, accessLog, nSeq, rounds, warmup, probe, log }) {
+  const out = { nSeq, warmup, probe, rounds, pages: {}, preflights: {} };
+  const opens = {
     same: () => pageOnOrigin(browser, backendUrl, { kyCode }),
     cross: () => pageOnSite(browser, siteUrl),
   };
-  for (const [where, open] of Object.entries(pages)) {
-    log(`peers, page ${where === 'same' ? "on the backend's origin" : 'on another origin'}: preflights of ${probe} GETs and ${probe} POSTs of each kind in a fresh context`);
-    out.preflights[where] = {};
+  const where = { same: "on the backend's origin", cross: 'on another origin' };
+  for (const [page, open] of Object.entries(opens)) {
+    log(`peers, page ${where[page]}: preflights of ${probe} GETs and ${probe} POSTs of each kind (${PEER_KINDS.join(', ')}) in a fresh context`);
+    out.preflights[page] = {};
     for (const kind of PEER_KINDS) {
-      const { context, page, prefix } = await open();
+      const opened = await open();
       const before = optionsCounts(accessLog);
-      await page.evaluate(preflightProbeInPage, { baseUrl: backendUrl, prefix, modules: PEER_MODULES, kind, count: probe });
+      await opened.page.evaluate(preflightProbeInPage, { baseUrl: backendUrl, prefix: opened.prefix, modules: PEER_MODULES, kind, count: probe });
       const added = await optionsSince(accessLog, before);
-      await context.close();
-      out.preflights[where][kind] = { GET: added['/items/tick?sleep=0'] ?? 0, POST: added['/items/slow?sleep=0'] ?? 0, other: Object.entries(added).filter(([p]) => !p.startsWith('/items/tick?') && !p.startsWith('/items/slow?')) };
+      await opened.context.close();
+      out.preflights[page][kind] = { GET: added['/items/tick?sleep=0'] ?? 0, POST: added['/items/slow?sleep=0'] ?? 0, other: Object.entries(added).filter(([at]) => !at.startsWith('/items/tick?') && !at.startsWith('/items/slow?')) };
     }
-    log(`peers, page ${where === 'same' ? "on the backend's origin" : 'on another origin'}: ${nSeq} sequential GETs and POSTs of each kind (${PEER_KINDS.join(', ')}), interleaved`);
-    const { context, page, prefix } = await open();
-    const before = optionsCounts(accessLog);
-    const result = await page.evaluate(peersInPage, { baseUrl: backendUrl, prefix, modules: PEER_MODULES, nSeq, warmup });
-    result.options = await optionsSince(accessLog, before);
-    await context.close();
-    out.pages[where] = result;
+  }
+  log(`peers: ${nSeq} sequential GETs and POSTs of each kind in each page, interleaved, in ${rounds} blocks per page, the pages taking turns`);
+  const opened = {};
+  const optionsBefore = {};
+  const pages = Object.keys(opens);
+  try {
+    for (const page of pages) {
+      opened[page] = await opens[page]();
+      optionsBefore[page] = optionsCounts(accessLog);
+      out.pages[page] = await opened[page].page.evaluate(peersSetupInPage, { baseUrl: backendUrl, prefix: opened[page].prefix, modules: PEER_MODULES, warmup });
+      out.pages[page].options = await optionsSince(accessLog, optionsBefore[page]);
+      out.pages[page].latency = Object.fromEntries(['GET', 'POST'].map((method) => [method, Object.fromEntries(PEER_KINDS.map((kind) => [kind, []]))]));
+    }
+    if (out.pages.same.origin !== new URL(backendUrl).origin || out.pages.cross.origin === new URL(backendUrl).origin) {
+      throw new Error(`the pages are on ${out.pages.same.origin} and ${out.pages.cross.origin}; the backend on ${backendUrl}`);
+    }
+    const sum = (counts) => Object.values(counts).reduce((a, b) => a + b, 0);
+    out.warmupOptions = Object.fromEntries(pages.map((page) => [page, sum(out.pages[page].options)]));
+    for (let round = 0; round < rounds; round += 1) {
+      const n = Math.floor(nSeq / rounds) + (round < nSeq % rounds ? 1 : 0);
+      const from = round * Math.floor(nSeq / rounds) + Math.min(round, nSeq % rounds);
+      for (let k = 0; k < pages.length; k += 1) {
+        const page = pages[(round + k) % pages.length];
+        const before = optionsCounts(accessLog);
+        const latency = await opened[page].page.evaluate(peersBlockInPage, { n, from });
+        out.pages[page].measuredOptions = (out.pages[page].measuredOptions ?? 0) + sum(await optionsSince(accessLog, before));
+        for (const method of Object.keys(latency)) for (const kind of Object.keys(latency[method])) out.pages[page].latency[method][kind].push(...latency[method][kind]);
+      }
+    }
+  } finally {
+    for (const page of pages) await opened[page]?.context.close();
   }
   return out;
 }

@@ -57,6 +57,7 @@ const FRESH = QUICK ? 3 : 30;
 // raw fetch, axios, ky and the SDK: sequential GETs and POSTs of each, per page (two pages)
 const N_PEER = QUICK ? 30 : 1000;
 const PEER_WARMUP = QUICK ? 5 : 50;
+const PEER_ROUNDS = QUICK ? 2 : 10; // blocks per page, the two pages taking turns
 const PEER_PROBE = 3; // calls of each kind and method in a fresh context, for the preflights they send
 
 const GOALS = {
@@ -539,6 +540,7 @@ async function main() {
       kyCode,
       accessLog: path.join(stack.logDir, 'app-A.log'),
       nSeq: N_PEER,
+      rounds: PEER_ROUNDS,
       warmup: PEER_WARMUP,
       probe: PEER_PROBE,
       log,
@@ -598,8 +600,7 @@ function renderPeers(r, { table, spread }) {
   };
   const ready = (kind) => (readyOf[kind] ? `${ms(median(readyOf[kind]))} ms (${ratio(median(readyOf[kind]), baseline)})` : '—');
   const rows = PEER_KINDS.map((kind) => [PEER_LABELS[kind], cell('same', 'GET', kind), cell('cross', 'GET', kind), cell('same', 'POST', kind), cell('cross', 'POST', kind), ready(kind)]);
-  const calls = 2 * (p.warmup + p.nSeq) * PEER_KINDS.length; // GETs and POSTs of every kind, per page
-  const optionsDuring = (page) => Object.values(p.pages[page].options).reduce((a, b) => a + b, 0);
+  const perPage = (n) => 2 * n * PEER_KINDS.length; // GETs and POSTs of every kind
   const preflightRows = PEER_KINDS.map((kind) => [
     PEER_LABELS[kind],
     ...['same', 'cross'].flatMap((page) => ['GET', 'POST'].map((method) => String(p.preflights[page][kind][method]))),
@@ -612,15 +613,17 @@ function renderPeers(r, { table, spread }) {
     '## Peers: raw fetch, axios, ky and this package',
     '',
     ...(notIsolated.length ? [`**Not cross-origin isolated (performance.now() in 0.1 ms steps): ${notIsolated.join(', ')}.**`, ''] : []),
-    `Chromium, the same browser as above, a fresh context per page. The calls are \`GET /items/tick?sleep=0\` and \`POST /items/slow?sleep=0\` with the JSON body \`{"note": …}\`, to the backend directly; ${p.nSeq} sequential calls of each client and method per page (after ${p.warmup} to warm up), interleaved call by call (who goes first rotates). Two pages: one on the backend's own origin (its page and modules answered by Playwright routes at that origin, removed before any call is made) and one on the bench's static server, another 127.0.0.1 port, whose calls are CORS requests (the rows above ran in such a page too). Each cell is the median latency and its ratio to raw fetch of the same method in the same page; import → ready is the median of ${ci.length} fresh contexts and its ratio to importing \`${BASELINE_MODULE}\` (${ms(baseline)} ms), the same contexts as the instantiate rows above.`,
+    `Chromium, the same browser as above, a fresh context per page. The calls are \`GET /items/tick?sleep=0\` and \`POST /items/slow?sleep=0\` with the JSON body \`{"note": …}\`, to the backend directly; ${p.nSeq} sequential calls of each client and method per page (after ${p.warmup} to warm up), interleaved call by call (who goes first rotates), in ${p.rounds} blocks per page, the two pages taking turns. Two pages: one on the backend's own origin (its page and modules answered by Playwright routes at that origin, removed before any call is made) and one on the bench's static server, another 127.0.0.1 port, whose calls are CORS requests (the rows above ran in such a page too). Each cell is the median latency and its ratio to raw fetch of the same method in the same page; import → ready is the median of ${ci.length} fresh contexts and its ratio to importing \`${BASELINE_MODULE}\` (${ms(baseline)} ms), the same contexts as the instantiate rows above.`,
     '',
     table(['client', "GET, backend's origin", 'GET, cross-origin', "POST, backend's origin", 'POST, cross-origin', 'import → ready'], rows),
     '',
     `- raw fetch: \`fetch(url)\`, and for the POST \`Content-Type: application/json\`; then \`response.json()\`. raw fetch + Idempotency-Key: the same with the header the SDK sends (a fresh quoted UUID per call), as the baseline of the rows above. axios: \`axios.get(url)\`, \`axios.post(url, body)\` (its default adapter in a browser, XMLHttpRequest; \`node_modules/axios/dist/esm/axios.js\`). ky: \`ky.get(url).json()\`, \`ky.post(url, { json: body }).json()\` (its default retry and timeout; its distribution bundled into one module by rolldown, not minified). This package: \`request('GET', '/tick')\` and \`request('POST', '/slow', { body })\` of a REST viewset with default options.`,
     `- Modules imported, as served: the package ${kb(mb.pkg)}, axios ${kb(mb.axios)}, ky ${kb(mb.ky)}; the baseline ${kb(mb.baseline)}. Import → ready of axios and ky is the import of the module (its default export can call at once); raw fetch needs no import.`,
-    `- Preflights (OPTIONS requests in the backend's access log) sent by ${p.probe} GETs and then ${p.probe} POSTs of one client in a fresh context: a non-safelisted request header (Idempotency-Key, or \`Content-Type: application/json\`) makes Chromium preflight the first call to a URL; the backend answers with \`Access-Control-Max-Age: 600\`, so later calls to the same URL reuse the answer. During the measured calls (${calls} per page): ${optionsDuring('same')} OPTIONS on the backend's origin, ${optionsDuring('cross')} cross-origin.${other.length ? ` Other OPTIONS requests: ${JSON.stringify(other)}.` : ''}`,
+    `- Preflights (OPTIONS requests in the backend's access log) sent by ${p.probe} GETs and then ${p.probe} POSTs of one client in a fresh context: a non-safelisted request header (Idempotency-Key, or \`Content-Type: application/json\`) makes Chromium preflight the first call to a URL; the backend answers with \`Access-Control-Max-Age: 600\`, so later calls to the same URL reuse the answer. In the two measured pages, fresh contexts too: ${p.warmupOptions.same} OPTIONS on the backend's origin and ${p.warmupOptions.cross} cross-origin during the ${perPage(p.warmup)} warm-up calls of each, ${p.pages.same.measuredOptions} and ${p.pages.cross.measuredOptions} during the ${perPage(p.nSeq)} measured calls.${other.length ? ` Other OPTIONS requests: ${JSON.stringify(other)}.` : ''}`,
     '',
-    table(['client', "GET, backend's origin", "POST, backend's origin", 'GET, cross-origin', 'POST, cross-origin'], preflightRows),
+    `Preflights per call, cross-origin: ${PEER_KINDS.map((kind) => `${PEER_LABELS[kind]} GET ${p.preflights.cross[kind].GET}/${p.probe}, POST ${p.preflights.cross[kind].POST}/${p.probe}`).join('; ')}; on the backend's origin ${PEER_KINDS.every((kind) => !p.preflights.same[kind].GET && !p.preflights.same[kind].POST) ? 'none' : 'some (see the table)'}.`,
+    '',
+    table(['client', `${p.probe} GETs, backend's origin`, `${p.probe} POSTs, backend's origin`, `${p.probe} GETs, cross-origin`, `${p.probe} POSTs, cross-origin`], preflightRows),
     '',
     'Latency of the sequential calls, in ms:',
     '',
@@ -747,6 +750,7 @@ function render(r) {
     '- The instantiate times include fetching the package\'s module from a local static server (`cache-control: no-store`) into a fresh browser context; the baseline rows show what a fresh context or process pays for one small module.',
     '- Import → ready is one round trip: the calls module comes inside the package\'s module (`scripts/inline-wasm.mjs`: printable ASCII, a byte being one character or two, which gzip takes to within about 0.1 KB of the .wasm, where base64 costs 1.7 KB more); the baseline pays one too. Parsing the module, compiling and instantiating the calls module (synchronously: 12 KB of wasm) and the facade\'s start are the row "of which after the package\'s module arrived".',
     '- The second REST baseline is a raw fetch that does what every correct call must, whatever library makes it: an AbortSignal (an abandoned attempt is aborted), the answer\'s Content-Type read (JSON is parsed, other types resolve as text) and text() + JSON.parse (the raw text of JSON that does not parse goes into the error). Interleaved with the other kinds, it costs no more than the bare raw fetch, within the run-to-run noise: the SDK\'s difference to either is its own JavaScript (making the key, composing and checking the call, the engine\'s pump, reading and settling the answer).',
+    '- In the peers\' section, raw fetch is the call as one writes it by hand, without an Idempotency-Key; raw fetch + Idempotency-Key is the baseline of the rows above. The SDK\'s difference to the first includes what the key costs whatever sends it: a preflight of the first call to each URL from another origin, and the backend\'s Idempotency record of every call; its difference to the second is its own JavaScript. The page on the backend\'s origin and the cross-origin page run their blocks of calls by turns, so their columns can be compared too; the preflights\' own cost is paid once per URL (Access-Control-Max-Age) and does not show in the medians.',
     '- The size goals are read as KiB (1024 B). What a REST-only app loads at start counts for it; chunks it would load only on demand are listed beside it by scripts/size.mjs.',
     '- The dead-socket figure uses a ping after 1 s without arrivals and 1 s to answer it; with the defaults (20 s and 10 s) the same rule finds a silent socket dead within 30 s.',
     '',
