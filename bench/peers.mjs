@@ -210,20 +210,20 @@ export async function importPeerInPage(url) {
 }
 
 // ------------------------------------------------------------------ preflights, from the backend's access log
-/** OPTIONS requests in uvicorn's access log (`logFile`), by path and query. */
-export function optionsCounts(logFile) {
+/** Requests of `method` in uvicorn's access log (`logFile`), by path and query. */
+export function optionsCounts(logFile, method = 'OPTIONS') {
   const counts = {};
   const text = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : '';
-  for (const match of text.matchAll(/"OPTIONS (\S+) HTTP\/[\d.]+"/g)) counts[match[1]] = (counts[match[1]] ?? 0) + 1;
+  for (const match of text.matchAll(new RegExp(`"${method} (\\S+) HTTP/[\\d.]+"`, 'g'))) counts[match[1]] = (counts[match[1]] ?? 0) + 1;
   return counts;
 }
 
-/** The OPTIONS requests added to `logFile` since `before` (an optionsCounts() result), by path and query; waits for the log to settle. */
-export async function optionsSince(logFile, before) {
+/** The `method` requests added to `logFile` since `before` (an optionsCounts() result), by path and query; waits for the log to settle. */
+export async function optionsSince(logFile, before, method = 'OPTIONS') {
   let last = null;
   for (let i = 0; i < 20; i += 1) {
     await new Promise((done) => setTimeout(done, 50));
-    const now = optionsCounts(logFile);
+    const now = optionsCounts(logFile, method);
     const added = Object.fromEntries(Object.entries(now).map(([where, n]) => [where, n - (before[where] ?? 0)]).filter(([, n]) => n > 0));
     if (last !== null && JSON.stringify(added) === JSON.stringify(last) && i >= 3) return added;
     last = added;
@@ -254,8 +254,12 @@ export async function measurePeers({ browser, backendUrl, siteUrl, kyCode, acces
     for (const kind of PEER_KINDS) {
       const opened = await open();
       const before = optionsCounts(accessLog);
+      const getsBefore = optionsCounts(accessLog, 'GET');
       await opened.page.evaluate(preflightProbeInPage, { baseUrl: backendUrl, prefix: opened.prefix, modules: PEER_MODULES, kind, count: probe });
       const added = await optionsSince(accessLog, before);
+      // the access log must show the calls themselves, or a count of 0 preflights would mean nothing
+      const gets = (await optionsSince(accessLog, getsBefore, 'GET'))['/items/tick?sleep=0'] ?? 0;
+      if (gets < probe) throw new Error(`the backend's access log (${accessLog}) shows ${gets} of the ${probe} GETs: preflights cannot be counted from it`);
       await opened.context.close();
       out.preflights[page][kind] = { GET: added['/items/tick?sleep=0'] ?? 0, POST: added['/items/slow?sleep=0'] ?? 0, other: Object.entries(added).filter(([at]) => !at.startsWith('/items/tick?') && !at.startsWith('/items/slow?')) };
     }
