@@ -6,10 +6,10 @@ use alloc::{borrow::ToOwned, string::String};
 use super::config::{GOAWAY_CLOSE_FALLBACK_MS, MAX_HEADER_KEYS};
 use super::events::{ConnEvent, StreamEvent, Termination};
 use super::id_map::StreamId;
-use super::stream::{Assembly, AwaitingVerdict, StreamRec};
+use super::stream::{DataStep, StreamRec};
 use super::{Connection, Phase};
 use crate::error::{code, StreamError};
-use crate::fragment::{Assembler, AssemblyError};
+use crate::fragment::AssemblyError;
 use crate::frame::{
     decode_limited, read_head, set_fresh, Frame, FrameType, Headers, MapRules, Payload, RawJson,
 };
@@ -212,8 +212,9 @@ impl Connection {
         });
         // Our streams above `last`, in ascending id order: from the first id above it on.
         let mut at = self.streams.index(last).map_or_else(|at| at, |at| at + 1);
-        while let Some(&(id, StreamRec { local, .. })) = self.streams.0.get(at) {
-            if !local {
+        while let Some((id, rec)) = self.streams.0.get(at) {
+            let id = *id;
+            if !rec.is_local() {
                 at += 1;
                 continue;
             }
@@ -283,13 +284,7 @@ impl Connection {
             if fragment {
                 match self.streams.get(&id) {
                     // A later fragment of an open being reassembled (only an accepted push is).
-                    Some(rec)
-                        if cfg!(feature = "incoming")
-                            && rec
-                                .assembly
-                                .as_ref()
-                                .is_some_and(|a| matches!(a.kind, FrameType::Open)) =>
-                    {
+                    Some(rec) if cfg!(feature = "incoming") && rec.assembling_open() => {
                         return Ok((id, Route::OpenContinuation));
                     }
                     // A later fragment of an open already refused or reset: a late frame.
@@ -361,7 +356,7 @@ impl Connection {
     }
 
     fn on_remote_open(&mut self, id: StreamId, frame: &mut Frame) {
-        let live_remote = self.streams.values().filter(|rec| !rec.local).count();
+        let live_remote = self.streams.values().filter(|rec| !rec.is_local()).count();
         let refusal = if !matches!(self.phase, Phase::Open) || self.goaway_sent {
             Some("going away (WSM-CON-021)")
         } else if !(cfg!(feature = "incoming") && self.cfg.accept_incoming) {
@@ -377,29 +372,10 @@ impl Connection {
             self.push_fitted(id, Frame::reset(id, code::REFUSED, Some(reason.to_owned())));
             return;
         }
-        self.streams.insert(
-            id,
-            StreamRec {
-                local: false,
-                local_ended: false,
-                remote_ended: false,
-                remote_spoke: true,
-                we_spoke: false,
-                surfaced: false,
-                assembly: None,
-                verdict: None,
-            },
-        );
+        self.streams.insert(id, StreamRec::remote());
         match frame.fragment.take() {
             Some(fragment) => {
-                if let Some(rec) = self.streams.get_mut(&id) {
-                    rec.assembly = Some(Assembly {
-                        kind: FrameType::Open,
-                        assembler: Assembler::new(),
-                        headers: frame.headers.take(),
-                        passed: 0,
-                    });
-                }
+                self.begin_assembly(id, FrameType::Open, frame.headers.take());
                 self.feed(id, fragment, frame.more, frame.end, frame.trailers.take());
             }
             None => self.deliver(
@@ -431,36 +407,17 @@ impl Connection {
         let Some(rec) = self.streams.get_mut(&id) else {
             return;
         };
-        if rec.remote_ended {
-            self.stream_error(
-                id,
-                code::PROTOCOL_ERROR,
-                "data after the remote's end (WSM-STM-020)".to_owned(),
-            );
-            return;
-        }
-        if let Some(assembly) = &rec.assembly {
-            if frame.fragment.is_none() || !matches!(assembly.kind, FrameType::Data) {
-                self.stream_error(
-                    id,
-                    code::PROTOCOL_ERROR,
-                    "a non-fragment frame arrived during reassembly (WSM-FRG-033)".to_owned(),
-                );
+        let first_answer = match rec.take_data(frame.fragment.is_some(), frame.headers.is_some()) {
+            DataStep::Violation(reason) => {
+                self.stream_error(id, code::PROTOCOL_ERROR, reason.to_owned());
                 return;
             }
-            self.on_continuation(id, frame);
-            return;
-        }
-        if frame.headers.is_some() && rec.remote_spoke {
-            self.stream_error(
-                id,
-                code::PROTOCOL_ERROR,
-                "headers on a later frame (WSM-FRM-016)".to_owned(),
-            );
-            return;
-        }
-        let first_answer = !rec.remote_spoke && rec.local;
-        rec.remote_spoke = true;
+            DataStep::Continuation => {
+                self.on_continuation(id, frame);
+                return;
+            }
+            DataStep::Starts { answer } => answer,
+        };
         if first_answer {
             self.stream_event(
                 id,
@@ -469,14 +426,7 @@ impl Connection {
         }
         match frame.fragment.take() {
             Some(fragment) => {
-                if let Some(rec) = self.streams.get_mut(&id) {
-                    rec.assembly = Some(Assembly {
-                        kind: FrameType::Data,
-                        assembler: Assembler::new(),
-                        headers: None,
-                        passed: 0,
-                    });
-                }
+                self.begin_assembly(id, FrameType::Data, None);
                 self.feed(id, fragment, frame.more, frame.end, frame.trailers.take());
             }
             None => self.deliver(
@@ -487,6 +437,15 @@ impl Connection {
                 frame.end,
                 frame.trailers.take(),
             ),
+        }
+    }
+
+    /// The first fragment of a fragmented `kind` payload (a pushed `open`, or `data`) that carried
+    /// `headers` arrived on stream `id`: its reassembly begins ([`Connection::feed`] takes the
+    /// fragments, the first one included).
+    fn begin_assembly(&mut self, id: StreamId, kind: FrameType, headers: Option<Headers>) {
+        if let Some(rec) = self.streams.get_mut(&id) {
+            rec.begin_assembly(kind, headers);
         }
     }
 
@@ -508,11 +467,7 @@ impl Connection {
         }
         let limit = self.cfg.max_payload_bytes;
         let handed_out = self.cfg.deliver_fragments;
-        let Some(assembly) = self
-            .streams
-            .get_mut(&id)
-            .and_then(|rec| rec.assembly.as_mut())
-        else {
+        let Some(assembly) = self.streams.get_mut(&id).and_then(StreamRec::assembly_mut) else {
             return;
         };
         if handed_out && matches!(assembly.kind, FrameType::Data) {
@@ -530,8 +485,7 @@ impl Connection {
             );
             if !more {
                 if let Some(rec) = self.streams.get_mut(&id) {
-                    rec.assembly = None;
-                    rec.verdict = Some(AwaitingVerdict { end, trailers });
+                    rec.await_verdict(end, trailers);
                     self.verdicts_awaited += 1;
                 }
             }
@@ -540,11 +494,14 @@ impl Connection {
         match assembly.assembler.feed(&fragment, more, limit) {
             Ok(None) => {}
             Ok(Some(payload)) => {
-                let (kind, headers) =
-                    match self.streams.get_mut(&id).and_then(|r| r.assembly.take()) {
-                        Some(a) => (a.kind, a.headers),
-                        None => return,
-                    };
+                let (kind, headers) = match self
+                    .streams
+                    .get_mut(&id)
+                    .and_then(StreamRec::finish_assembly)
+                {
+                    Some(a) => (a.kind, a.headers),
+                    None => return,
+                };
                 self.deliver(id, kind, headers, Payload::Json(payload), end, trailers);
             }
             Err(AssemblyError::TooLarge) => self.payload_too_large(id),
@@ -561,7 +518,7 @@ impl Connection {
     /// carried the last fragment takes effect (its `end`, its trailers). Not parsed: the stream is
     /// reset with `PROTOCOL_ERROR` and fails (WSM-FRG-030). Ignored when no verdict is awaited.
     pub fn payload_checked(&mut self, id: StreamId, valid: bool) {
-        let Some(awaited) = self.streams.get_mut(&id).and_then(|rec| rec.verdict.take()) else {
+        let Some(awaited) = self.streams.get_mut(&id).and_then(StreamRec::take_verdict) else {
             return;
         };
         self.verdicts_awaited = self.verdicts_awaited.saturating_sub(1);
@@ -593,7 +550,7 @@ impl Connection {
         while self.verdicts_awaited > 0 {
             let from = self.streams.index(next).unwrap_or_else(|at| at);
             let waiting = self.streams.0.get(from..).unwrap_or_default();
-            let Some(&(id, _)) = waiting.iter().find(|(_, rec)| rec.verdict.is_some()) else {
+            let Some(&(id, _)) = waiting.iter().find(|(_, rec)| rec.awaits_verdict()) else {
                 break;
             };
             self.payload_checked(id, true);
@@ -622,11 +579,11 @@ impl Connection {
             return;
         };
         if end {
-            rec.remote_ended = true;
+            rec.recv_ended();
         }
         // Only an accepted push delivers an open.
         if cfg!(feature = "incoming") && matches!(kind, FrameType::Open) {
-            rec.surfaced = true;
+            rec.surface();
             self.events.push_back(ConnEvent::Incoming {
                 id,
                 headers,
@@ -635,7 +592,7 @@ impl Connection {
             });
             return;
         }
-        let closed = rec.remote_ended && rec.local_ended;
+        let closed = rec.both_ended();
         if let Payload::Json(raw) = payload {
             self.stream_event(id, StreamEvent::Payload(raw));
         }
@@ -663,7 +620,7 @@ impl Connection {
             (Some(_), true) => Payload::Absent,
             (None, _) => core::mem::take(&mut frame.payload),
         };
-        if rec.surfaced {
+        if rec.is_surfaced() {
             self.stream_event(
                 id,
                 StreamEvent::Failed(StreamError::RemoteReset {

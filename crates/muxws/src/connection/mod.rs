@@ -175,13 +175,7 @@ impl Connection {
 
     /// State of a live stream; `None` once closed (WSM-STM-001, §4.2).
     pub fn stream_state(&self, id: StreamId) -> Option<StreamState> {
-        self.streams
-            .get(&id)
-            .map(|rec| match (rec.local_ended, rec.remote_ended) {
-                (true, _) => StreamState::HalfClosedLocal,
-                (false, true) => StreamState::HalfClosedRemote,
-                (false, false) => StreamState::Open,
-            })
+        self.streams.get(&id).map(StreamRec::state)
     }
 
     /// Ids of the live streams, ascending (WSM-STM-001).
@@ -322,9 +316,9 @@ impl Connection {
 
     fn lose_all(&mut self) {
         let streams = core::mem::take(&mut self.streams);
-        for &(id, StreamRec { surfaced, .. }) in &streams.0 {
-            if surfaced {
-                self.stream_event(id, StreamEvent::Failed(StreamError::ConnectionLost));
+        for (id, rec) in &streams.0 {
+            if rec.is_surfaced() {
+                self.stream_event(*id, StreamEvent::Failed(StreamError::ConnectionLost));
             }
         }
     }
@@ -394,19 +388,7 @@ impl Connection {
             .map_err(OpenError::Unsendable)?;
         self.next_local_id += 2;
         self.highest_local_open = id;
-        self.streams.insert(
-            id,
-            StreamRec {
-                local: true,
-                local_ended: end,
-                remote_ended: false,
-                remote_spoke: false,
-                we_spoke: true,
-                surfaced: true,
-                assembly: None,
-                verdict: None,
-            },
-        );
+        self.streams.insert(id, StreamRec::local(end));
         self.writer.push_queued(id, item);
         if id == MAX_STREAM_ID {
             self.begin_drain(
@@ -451,20 +433,14 @@ impl Connection {
     ) -> Result<(), SendError> {
         let cap = self.cfg.max_frame_bytes;
         let rec = self.streams.get_mut(&id).ok_or(SendError::NotLive)?;
-        if rec.local_ended {
-            return Err(SendError::AlreadyEnded);
-        }
-        if headers.is_some() && rec.we_spoke {
-            return Err(SendError::HeadersAlreadySent);
-        }
+        rec.check_send(headers.is_some())?;
         if trailers.is_some() && !end {
             return Err(SendError::TrailersWithoutEnd);
         }
         let frame = outbound_frame(FrameType::Data, id, headers, trailers, end);
         let item = body.queue(frame, cap).map_err(SendError::Unsendable)?;
-        rec.we_spoke = true;
-        rec.local_ended = end;
-        let closed = rec.local_ended && rec.remote_ended;
+        rec.sent(end);
+        let closed = rec.both_ended();
         self.writer.push_queued(id, item);
         if closed {
             self.close_normally(id);
@@ -477,7 +453,9 @@ impl Connection {
     /// `data(end)` unless this side already ended. Returns whether one was sent.
     pub fn finish(&mut self, id: StreamId) -> bool {
         match self.streams.get(&id) {
-            Some(rec) if !rec.local_ended => self.send(id, Outbound::end(Payload::Absent)).is_ok(),
+            Some(rec) if !rec.local_ended() => {
+                self.send(id, Outbound::end(Payload::Absent)).is_ok()
+            }
             _ => false,
         }
     }
@@ -527,7 +505,7 @@ impl Connection {
             return false;
         };
         self.enqueue_reset(id, reset_code, reason.clone(), payload);
-        if rec.surfaced {
+        if rec.is_surfaced() {
             self.stream_event(
                 id,
                 StreamEvent::Failed(StreamError::LocalReset {
@@ -602,7 +580,7 @@ impl Connection {
 
     fn close_normally(&mut self, id: StreamId) {
         if let Some(rec) = self.streams.remove(&id) {
-            if rec.surfaced {
+            if rec.is_surfaced() {
                 self.stream_event(id, StreamEvent::Closed);
             }
         }
