@@ -82,11 +82,6 @@ impl InvalidJson {
 }
 
 impl InvalidJson {
-    /// The error's message (what `Display` writes), built without `core::fmt`.
-    pub fn message(&self) -> String {
-        crate::text::written(|out| self.write_message(out))
-    }
-
     /// Appends [`InvalidJson::message`] to `out`.
     pub fn write_message(&self, out: &mut String) {
         out.push_str("not a JSON value (at ");
@@ -95,13 +90,7 @@ impl InvalidJson {
     }
 }
 
-impl fmt::Display for InvalidJson {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message())
-    }
-}
-
-impl core::error::Error for InvalidJson {}
+crate::error::wire_error!(InvalidJson);
 
 /// The `payload` field: absent is "no payload", which is a different frame from a `null` payload
 /// (`SPEC.md` §2.2, WSM-CDC-005).
@@ -444,15 +433,12 @@ impl Frame {
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct DecodeError(pub String);
 
-impl fmt::Display for DecodeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
+crate::error::wire_error!(DecodeError, text);
 
-impl core::error::Error for DecodeError {}
-
-const FIELD_NAMES: [&str; 12] = [
+/// The names of the twelve envelope fields; the decoder keeps a field's value at its index here.
+/// Public only so that the integration tests can check their vectors against it; not API.
+#[doc(hidden)]
+pub const FIELD_NAMES: [&str; 12] = [
     "type",
     "stream",
     "payload",

@@ -211,6 +211,18 @@ struct Retiring {
     reason: String,
 }
 
+/// How [`Peer::retire_live`] stops the live connection before it is closed.
+#[derive(Clone, Copy)]
+enum LetGo {
+    /// Nothing more is sent: the socket is being closed at once (`Connection::socket_lost`).
+    Silence,
+    /// What is queued is still flushed, e.g. the `reset(TIMEOUT)` of a timed-out hello
+    /// (`Connection::abandon`).
+    Flush,
+    /// The connection already ended itself (it reported its termination): it is flushed as is.
+    Ended,
+}
+
 /// The dialer supervisor: one application-facing peer over a sequence of sockets; see the module
 /// documentation. Sans-IO: socket events go in through `socket_*`, work comes out through
 /// [`Peer::poll_action`], notifications through [`Peer::poll_event`], and timers through
@@ -679,16 +691,9 @@ impl Peer {
                         code: CLOSE_NORMAL,
                         reason: close_reason_text(&reason),
                     });
-                } else if let Some((socket, mut conn)) = self.live.take() {
-                    // In the hello window.
-                    conn.socket_lost();
-                    Self::pump_into(socket, &mut conn, &mut self.events, None);
-                    self.retiring.push(Retiring {
-                        socket,
-                        conn,
-                        code: CLOSE_NORMAL,
-                        reason: close_reason_text(&reason),
-                    });
+                } else {
+                    // In the hello window, if there is a live connection.
+                    self.retire_live(CLOSE_NORMAL, &reason, LetGo::Silence);
                 }
                 self.closed_by_application(reason);
             }
@@ -833,16 +838,7 @@ impl Peer {
     fn hello_failed(&mut self, error: StreamError, now: u64) {
         let mut reason = String::from("hello failed: ");
         error.write_message(&mut reason);
-        if let Some((socket, mut conn)) = self.live.take() {
-            conn.abandon();
-            Self::pump_into(socket, &mut conn, &mut self.events, None);
-            self.retiring.push(Retiring {
-                socket,
-                conn,
-                code: CLOSE_NORMAL,
-                reason: close_reason_text(&reason),
-            });
-        }
+        self.retire_live(CLOSE_NORMAL, &reason, LetGo::Flush);
         if self.first_is_final() {
             self.connect_failed(ConnectError::Hello(error));
             return;
@@ -853,10 +849,9 @@ impl Peer {
     }
 
     fn on_termination(&mut self, termination: Termination, now: u64) {
-        let Some((socket, mut conn)) = self.live.take() else {
+        let Some((_, conn)) = &self.live else {
             return;
         };
-        Self::pump_into(socket, &mut conn, &mut self.events, None);
         let ping_timeout_ms = conn.config().ping_timeout_ms;
         let (code, was_clean) = match termination {
             Termination::HeartbeatTimeout => (1006, false),
@@ -865,13 +860,30 @@ impl Peer {
         };
         let close_code = termination.close_code();
         let close_reason = termination.close_reason(ping_timeout_ms);
+        self.retire_live(close_code, &close_reason, LetGo::Ended);
+        self.lost(code, close_reason, was_clean, now);
+    }
+
+    /// Retire the live connection, if there is one: `let_go` says how it stops, its live streams
+    /// fail `ConnectionLost` (reported with its last events, pumped now), and it waits in
+    /// `retiring` to be flushed and closed with `code` and `reason` (cut by
+    /// [`close_reason_text`]).
+    fn retire_live(&mut self, code: u16, reason: &str, let_go: LetGo) {
+        let Some((socket, mut conn)) = self.live.take() else {
+            return;
+        };
+        match let_go {
+            LetGo::Silence => conn.socket_lost(),
+            LetGo::Flush => conn.abandon(),
+            LetGo::Ended => {}
+        }
+        Self::pump_into(socket, &mut conn, &mut self.events, None);
         self.retiring.push(Retiring {
             socket,
             conn,
-            code: close_code,
-            reason: close_reason_text(&close_reason),
+            code,
+            reason: close_reason_text(reason),
         });
-        self.lost(code, close_reason, was_clean, now);
     }
 
     /// Translate the connection's events into peer events; returns the hello's outcome, if the
