@@ -331,7 +331,7 @@ impl Splitter {
         Ok(Split::Fragments(Splitter::over(frame, text, cap)))
     }
 
-    // Out of line: the muxws module measured smaller so (gzip).
+    // Out of line: smaller wasm.
     #[inline(never)]
     fn over(source: Frame, text: Box<dyn PayloadSource>, cap: usize) -> Splitter {
         Splitter {

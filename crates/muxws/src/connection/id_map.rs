@@ -23,7 +23,7 @@ impl<V> IdMap<V> {
     pub(super) fn index(&self, id: StreamId) -> Result<usize, usize> {
         self.0.binary_search_by_key(&id, |(k, _)| *k)
     }
-    // Out of line: the muxws module measured smaller so (gzip).
+    // Out of line: smaller wasm.
     #[inline(never)]
     pub(super) fn get(&self, id: &StreamId) -> Option<&V> {
         let i = self.index(*id).ok()?;
@@ -33,7 +33,7 @@ impl<V> IdMap<V> {
         let i = self.index(*id).ok()?;
         self.0.get_mut(i).map(|(_, v)| v)
     }
-    // Out of line: the muxws module measured smaller so (gzip).
+    // Out of line: smaller wasm.
     #[inline(never)]
     pub(super) fn contains_key(&self, id: &StreamId) -> bool {
         self.index(*id).is_ok()

@@ -112,7 +112,7 @@ impl Connection {
         self.check_drained();
     }
 
-    // Out of line: the muxws module measured smaller so (gzip).
+    // Out of line: smaller wasm.
     #[inline(never)]
     fn on_over_cap(&mut self, head: &str) -> Result<(), String> {
         let head = read_head(head);
@@ -154,7 +154,7 @@ impl Connection {
         self.termination = Some(Termination::ProtocolError { reason });
     }
 
-    // Out of line: the muxws module measured smaller so (gzip).
+    // Out of line: smaller wasm.
     #[inline(never)]
     fn on_frame(
         &mut self,

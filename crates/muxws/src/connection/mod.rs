@@ -56,7 +56,7 @@ use stream::StreamRec;
 use writer::{Body, Writer};
 
 /// The earlier of two optional times (`None`: no time).
-// Out of line: the muxws module measured smaller so (gzip).
+// Out of line: smaller wasm.
 #[inline(never)]
 pub(crate) fn earliest(a: Option<u64>, b: Option<u64>) -> Option<u64> {
     match (a, b) {
@@ -126,7 +126,7 @@ impl Connection {
 
     /// [`Connection::new`] for a configuration already validated (the supervisor validates its
     /// options once, in `Peer::new`).
-    // Out of line: the muxws module measured smaller so (gzip).
+    // Out of line: smaller wasm.
     #[inline(never)]
     pub(crate) fn with_valid_config(cfg: ConnectionConfig, now: u64) -> Connection {
         Connection {
@@ -230,14 +230,14 @@ impl Connection {
     }
 
     /// The next notification (WSM-API-002).
-    // Out of line: the muxws module measured smaller so (gzip).
+    // Out of line: smaller wasm.
     #[inline(never)]
     pub fn poll_event(&mut self) -> Option<ConnEvent> {
         self.events.pop_front()
     }
 
     /// The connection's end, reported once (WSM-STM-023, WSM-CON-024, WSM-RCN-011).
-    // Out of line: the muxws module measured smaller so (gzip).
+    // Out of line: smaller wasm.
     #[inline(never)]
     pub fn poll_termination(&mut self) -> Option<Termination> {
         self.termination.take()

@@ -788,7 +788,7 @@ impl Peer {
 
     /// Whether a failure now ends the peer: the first connect fails for good unless the peer
     /// retries it (WSM-RCN-006, [`PeerOptions::retry_first_connect`]).
-    // Out of line: the muxws module measured smaller so (gzip).
+    // Out of line: smaller wasm.
     #[inline(never)]
     fn first_is_final(&self) -> bool {
         self.first && !self.options.retry_first_connect
