@@ -161,6 +161,24 @@ fn invalid_data_above_high_water_mark() {
 }
 
 #[test]
+fn invalid_open_fragment_for_a_live_push_that_is_not_being_reassembled() {
+    // Stream 2 is live with its open delivered: a fragment of an `open` for it continues nothing
+    // and is not above the remote's highest open, so it is connection-level (WSM-SID-005).
+    let mut h = Harness::default_connected();
+    let pushed = push(&mut h, 2);
+    let s = h.open(json!({"q": 1}), false);
+    h.take_wire();
+    h.recv(json!({"type": "open", "stream": 2, "fragment": "[1]"}));
+    for stream in [pushed, s] {
+        assert_eq!(
+            h.stream_events(stream),
+            vec![StreamEvent::Failed(StreamError::ConnectionLost)]
+        );
+    }
+    assert_connection_died(&mut h);
+}
+
+#[test]
 fn invalid_data_for_closed_id() {
     let mut h = Harness::default_connected();
     let s = push(&mut h, 2);

@@ -269,3 +269,127 @@ impl StreamRec {
         self.recv = RecvHalf::Ended;
     }
 }
+
+/// Each transition on its own, below the connection that drives them (the suites in `tests/`
+/// drive them through frames).
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn violation(step: DataStep, rule: &str) -> bool {
+        matches!(step, DataStep::Violation(reason) if reason.contains(rule))
+    }
+
+    #[test]
+    fn a_local_stream_starts_surfaced_with_its_send_half_as_the_open_left_it() {
+        let rec = StreamRec::local(false);
+        assert!(rec.is_local() && rec.is_surfaced() && !rec.local_ended());
+        assert_eq!(rec.state(), StreamState::Open);
+        assert_eq!(rec.check_send(true), Err(SendError::HeadersAlreadySent));
+        assert_eq!(rec.check_send(false), Ok(()));
+        let ended = StreamRec::local(true);
+        assert!(ended.local_ended() && !ended.both_ended());
+        assert_eq!(ended.state(), StreamState::HalfClosedLocal);
+        assert_eq!(ended.check_send(false), Err(SendError::AlreadyEnded));
+    }
+
+    #[test]
+    fn a_pushed_stream_is_surfaced_once_and_may_answer_with_headers_once() {
+        let mut rec = StreamRec::remote();
+        assert!(!rec.is_local() && !rec.is_surfaced() && !rec.local_ended());
+        rec.surface();
+        assert!(rec.is_surfaced());
+        assert_eq!(rec.check_send(true), Ok(()));
+        rec.sent(false);
+        assert_eq!(rec.check_send(true), Err(SendError::HeadersAlreadySent));
+        assert_eq!(rec.check_send(false), Ok(()));
+        rec.sent(true);
+        assert!(rec.local_ended());
+        assert_eq!(rec.check_send(false), Err(SendError::AlreadyEnded));
+        assert_eq!(rec.state(), StreamState::HalfClosedLocal);
+    }
+
+    #[test]
+    fn only_the_first_frame_on_a_local_stream_is_the_answer_and_carries_headers() {
+        let mut rec = StreamRec::local(false);
+        assert!(matches!(
+            rec.take_data(false, true),
+            DataStep::Starts { answer: true }
+        ));
+        assert!(matches!(
+            rec.take_data(false, false),
+            DataStep::Starts { answer: false }
+        ));
+        assert!(violation(rec.take_data(false, true), "WSM-FRM-016"));
+        // A pushed stream's first frame was its open.
+        let mut push = StreamRec::remote();
+        assert!(matches!(
+            push.take_data(false, false),
+            DataStep::Starts { answer: false }
+        ));
+        assert!(violation(push.take_data(false, true), "WSM-FRM-016"));
+    }
+
+    #[test]
+    fn a_data_payload_is_assembled_then_the_half_is_open_again() {
+        let mut rec = StreamRec::local(false);
+        assert!(rec.assembly_mut().is_none() && rec.finish_assembly().is_none());
+        assert!(matches!(
+            rec.take_data(true, true),
+            DataStep::Starts { answer: true }
+        ));
+        rec.begin_assembly(FrameType::Data, None);
+        assert!(!rec.assembling_open());
+        assert_eq!(
+            rec.assembly_mut().map(|a| a.kind.clone()),
+            Some(FrameType::Data)
+        );
+        assert!(matches!(rec.take_data(true, false), DataStep::Continuation));
+        assert!(violation(rec.take_data(false, false), "WSM-FRG-033"));
+        let assembly = rec.finish_assembly();
+        assert_eq!(assembly.map(|a| a.kind), Some(FrameType::Data));
+        assert!(rec.assembly_mut().is_none() && rec.finish_assembly().is_none());
+        assert_eq!(rec.state(), StreamState::Open);
+        assert!(matches!(
+            rec.take_data(false, false),
+            DataStep::Starts { answer: false }
+        ));
+    }
+
+    #[test]
+    fn a_pushed_open_being_assembled_takes_no_data() {
+        let mut rec = StreamRec::remote();
+        rec.begin_assembly(FrameType::Open, Some(Headers::default()));
+        assert!(rec.assembling_open());
+        assert!(violation(rec.take_data(true, false), "WSM-FRG-033"));
+        let assembly = rec.finish_assembly();
+        assert!(assembly.is_some_and(|a| a.headers.is_some()));
+        assert!(!rec.assembling_open());
+    }
+
+    #[test]
+    fn a_handed_out_payload_waits_for_its_verdict_once() {
+        let mut rec = StreamRec::local(false);
+        assert!(!rec.awaits_verdict() && rec.take_verdict().is_none());
+        rec.begin_assembly(FrameType::Data, None);
+        rec.await_verdict(true, Some(Headers::default()));
+        assert!(rec.awaits_verdict() && rec.assembly_mut().is_none());
+        let awaited = rec.take_verdict();
+        assert!(awaited.is_some_and(|a| a.end && a.trailers.is_some()));
+        assert!(!rec.awaits_verdict() && rec.take_verdict().is_none());
+        assert_eq!(rec.state(), StreamState::Open);
+    }
+
+    #[test]
+    fn the_remote_end_closes_the_receiving_half_and_both_ends_close_the_stream() {
+        let mut rec = StreamRec::local(false);
+        rec.recv_ended();
+        assert_eq!(rec.state(), StreamState::HalfClosedRemote);
+        assert!(!rec.both_ended() && !rec.local_ended());
+        assert!(violation(rec.take_data(false, false), "WSM-STM-020"));
+        assert!(violation(rec.take_data(true, false), "WSM-STM-020"));
+        rec.sent(true);
+        assert!(rec.both_ended());
+        assert_eq!(rec.state(), StreamState::HalfClosedLocal);
+    }
+}
