@@ -1031,6 +1031,13 @@ fn a_viewset_call_on_the_wire() {
 // ======================================================================= local API
 
 #[test]
+fn the_last_stream_id_is_two_to_the_31_minus_one() {
+    // Taking 2^31 - 1 starts the exhaustion shutdown (WSM-SID-007). Opening a billion streams is
+    // out of a test's reach, so the bound itself is checked.
+    assert_eq!(MAX_STREAM_ID, 2_147_483_647);
+}
+
+#[test]
 fn ids_are_odd_increasing_and_readable_at_once() {
     let mut h = Harness::default_connected();
     let ids: Vec<u64> = (0..4)
@@ -1656,6 +1663,26 @@ fn calls_without_a_clock_surface_their_events_at_once() {
             })
         })
     );
+}
+
+#[test]
+fn a_lost_socket_has_nothing_left_to_transmit() {
+    // Queued frames of every lane are dropped with the socket (WSM-STM-014): nothing is pending,
+    // and a protocol error leaves only its goaway.
+    let mut conn = Connection::new(ConnectionConfig::default(), 0).unwrap();
+    conn.open(None, Payload::null(), false, 0).unwrap();
+    assert!(conn.has_pending_transmit());
+    conn.socket_lost();
+    assert!(!conn.has_pending_transmit());
+    assert_eq!(conn.poll_transmit(0), None);
+
+    let mut conn = Connection::new(ConnectionConfig::default(), 0).unwrap();
+    conn.open(None, Payload::null(), false, 0).unwrap();
+    conn.receive("[]", 1);
+    let goaway = conn.poll_transmit(1).unwrap_or_default();
+    assert!(goaway.starts_with(r#"{"type":"goaway""#), "{goaway}");
+    assert!(!conn.has_pending_transmit());
+    assert_eq!(conn.poll_transmit(1), None);
 }
 
 #[test]
