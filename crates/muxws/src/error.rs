@@ -12,11 +12,57 @@
 //! ```
 
 use alloc::string::String;
-use core::fmt;
 
 use crate::fragment::FragmentError;
 use crate::frame::{Payload, CODEC_NAME, SUBPROTOCOL};
-use crate::text::{push_i64, push_u64, written};
+use crate::text::{push_i64, push_u64};
+
+/// The pieces every error type of the crate repeats, written once. The message is built by
+/// pushing text onto a `String` (`write_message`), never by `core::fmt` formatting, whose
+/// machinery the wasm module leaves out; `Display` only writes that text.
+/// - `wire_error!(T)`, for a `T` with its own `write_message(&self, &mut String)`: `message()`,
+///   `Display` and `Error`;
+/// - `wire_error!(T, classed)`, for such a `T` that also has `class() -> ErrorClass`: the same,
+///   plus `class_name()`;
+/// - `wire_error!(T, text)`, for a `T(String)` holding its message: `Display` and `Error`.
+macro_rules! wire_error {
+    ($ty:ident) => {
+        impl $ty {
+            #[doc = concat!("The error's message (what `Display` writes), built without `core::fmt`; see [`", stringify!($ty), "::write_message`].")]
+            pub fn message(&self) -> alloc::string::String {
+                $crate::text::written(|out| self.write_message(out))
+            }
+        }
+
+        impl core::fmt::Display for $ty {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.write_str(&self.message())
+            }
+        }
+
+        impl core::error::Error for $ty {}
+    };
+    ($ty:ident, classed) => {
+        $crate::error::wire_error!($ty);
+
+        impl $ty {
+            #[doc = concat!("The JS class `name` (WSM-ERR-004): [`", stringify!($ty), "::class`]'s.")]
+            pub fn class_name(&self) -> &'static str {
+                self.class().name()
+            }
+        }
+    };
+    ($ty:ident, text) => {
+        impl core::fmt::Display for $ty {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl core::error::Error for $ty {}
+    };
+}
+pub(crate) use wire_error;
 
 /// Reset codes of `SPEC.md` §2.4; unknown codes stay plain integers everywhere (a closed enum in
 /// the read loop is the failure §2.4 warns about).
@@ -150,11 +196,6 @@ impl StreamError {
         }
     }
 
-    /// The JS class `name` (WSM-ERR-004): [`StreamError::class`]'s.
-    pub fn class_name(&self) -> &'static str {
-        self.class().name()
-    }
-
     /// The reason, if any (for the JS `.reason`; never parsed, §2.2).
     pub fn reason(&self) -> Option<&str> {
         match self {
@@ -163,13 +204,6 @@ impl StreamError {
             }
             StreamError::Refused | StreamError::ConnectionLost => None,
         }
-    }
-}
-
-impl StreamError {
-    /// The error's message (what `Display` writes), built without `core::fmt`.
-    pub fn message(&self) -> String {
-        written(|out| self.write_message(out))
     }
 
     /// Appends [`StreamError::message`] to `out`.
@@ -194,13 +228,7 @@ impl StreamError {
     }
 }
 
-impl fmt::Display for StreamError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message())
-    }
-}
-
-impl core::error::Error for StreamError {}
+wire_error!(StreamError, classed);
 
 /// Why `open()` threw synchronously (WSM-API-004).
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -226,18 +254,6 @@ impl OpenError {
         }
     }
 
-    /// The JS class `name` (WSM-ERR-004): [`OpenError::class`]'s.
-    pub fn class_name(&self) -> &'static str {
-        self.class().name()
-    }
-}
-
-impl OpenError {
-    /// The error's message (what `Display` writes), built without `core::fmt`.
-    pub fn message(&self) -> String {
-        written(|out| self.write_message(out))
-    }
-
     /// Appends [`OpenError::message`] to `out`.
     pub fn write_message(&self, out: &mut String) {
         match self {
@@ -252,13 +268,7 @@ impl OpenError {
     }
 }
 
-impl fmt::Display for OpenError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message())
-    }
-}
-
-impl core::error::Error for OpenError {}
+wire_error!(OpenError, classed);
 
 /// Why a send-side stream call (`send`/`end`/`reset`) was refused at the call site (WSM-ERR-009,
 /// WSM-API-024).
@@ -292,18 +302,6 @@ impl SendError {
         }
     }
 
-    /// The JS class `name` (WSM-ERR-004): [`SendError::class`]'s.
-    pub fn class_name(&self) -> &'static str {
-        self.class().name()
-    }
-}
-
-impl SendError {
-    /// The error's message (what `Display` writes), built without `core::fmt`.
-    pub fn message(&self) -> String {
-        written(|out| self.write_message(out))
-    }
-
     /// Appends [`SendError::message`] to `out`.
     pub fn write_message(&self, out: &mut String) {
         match self {
@@ -325,13 +323,7 @@ impl SendError {
     }
 }
 
-impl fmt::Display for SendError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message())
-    }
-}
-
-impl core::error::Error for SendError {}
+wire_error!(SendError, classed);
 
 /// Why the **first** connection attempt failed; `connectMuxws()` rejects with it and the peer is
 /// finished (WSM-RCN-006, WSM-INV-018) — unless it retries its first connect
@@ -371,18 +363,6 @@ impl ConnectError {
             ConnectError::Hello(e) => e.class(),
             ConnectError::Closed => ErrorClass::ConnectionClosed,
         }
-    }
-
-    /// The JS class `name` (WSM-ERR-004/005): [`ConnectError::class`]'s.
-    pub fn class_name(&self) -> &'static str {
-        self.class().name()
-    }
-}
-
-impl ConnectError {
-    /// The error's message (what `Display` writes), built without `core::fmt`.
-    pub fn message(&self) -> String {
-        written(|out| self.write_message(out))
     }
 
     /// Appends [`ConnectError::message`] to `out`.
@@ -428,23 +408,11 @@ impl ConnectError {
     }
 }
 
-impl fmt::Display for ConnectError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message())
-    }
-}
-
-impl core::error::Error for ConnectError {}
+wire_error!(ConnectError, classed);
 
 /// An invalid option, reported at construction (WSM-FRG-034, WSM-RCN reconnect validation).
 /// JS: a plain `Error` — a programming mistake, not a protocol failure.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct ConfigError(pub String);
 
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl core::error::Error for ConfigError {}
+wire_error!(ConfigError, text);

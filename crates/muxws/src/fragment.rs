@@ -70,11 +70,6 @@ pub enum FragmentError {
 }
 
 impl FragmentError {
-    /// The error's message (what `Display` writes), built without `core::fmt`.
-    pub fn message(&self) -> String {
-        crate::text::written(|out| self.write_message(out))
-    }
-
     /// Appends [`FragmentError::message`] to `out`.
     pub fn write_message(&self, out: &mut String) {
         let (head, cap, tail) = match self {
@@ -100,13 +95,7 @@ impl FragmentError {
     }
 }
 
-impl fmt::Display for FragmentError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message())
-    }
-}
-
-impl core::error::Error for FragmentError {}
+crate::error::wire_error!(FragmentError);
 
 fn reservation(cap: usize) -> usize {
     (cap / 2).min(512)
@@ -342,7 +331,7 @@ impl Splitter {
         Ok(Split::Fragments(Splitter::over(frame, text, cap)))
     }
 
-    // Out of line: the muxws module measured smaller so (gzip).
+    // Out of line: smaller wasm.
     #[inline(never)]
     fn over(source: Frame, text: Box<dyn PayloadSource>, cap: usize) -> Splitter {
         Splitter {
@@ -459,7 +448,9 @@ impl Splitter {
 }
 
 /// Every fragment of `frame` at `cap` at once — `[frame]` itself when it fits. A pure function
-/// (WSM-FRG-015); the writer uses [`Splitter`] and cuts in exactly the same places.
+/// (WSM-FRG-015); the writer uses [`Splitter`] and cuts in exactly the same places. Only the
+/// tests call it (the conformance corpus, the splitter's own suites): the peer never holds a
+/// payload's fragments at once.
 pub fn split_frame(frame: &Frame, cap: usize) -> Result<Vec<Frame>, FragmentError> {
     match Splitter::start(frame.clone(), cap)? {
         Split::Whole(frame) => Ok(vec![frame]),

@@ -21,8 +21,8 @@ use alloc::string::String;
 pub(crate) const MAX_DEPTH: usize = 128;
 
 /// Units of work done by the decoder, counted only in this crate's unit tests: the linearity
-/// test (`linearity.rs`) compares the count for inputs of n and 16·n bytes. Every loop of the
-/// decoder calls [`tick`]; outside tests it compiles to nothing.
+/// test (`src/tests/linearity.rs`) compares the count for inputs of n and 16·n bytes. Every loop
+/// of the decoder calls [`tick`]; outside tests it compiles to nothing.
 #[cfg(test)]
 pub(crate) mod work {
     use std::cell::Cell;
@@ -62,7 +62,7 @@ struct Cursor<'a> {
 
 impl<'a> Cursor<'a> {
     /// A cursor at the start of `text`.
-    // Out of line: the muxws module measured smaller so (gzip).
+    // Out of line: smaller wasm.
     #[inline(never)]
     fn new(text: &'a str) -> Cursor<'a> {
         Cursor { text, pos: 0 }
@@ -78,7 +78,7 @@ impl<'a> Cursor<'a> {
         self.bytes().get(self.pos).copied().unwrap_or(0)
     }
 
-    // Out of line: the muxws module measured smaller so (gzip).
+    // Out of line: smaller wasm.
     #[inline(never)]
     fn fail<T>(&self) -> Scan<T> {
         Err(JsonError(self.pos))

@@ -9,12 +9,16 @@
 //! first redial after a loss waits about `initial_delay_ms` (there is a sleep before **every**
 //! redial).
 
+/// What the peer hands its driver: actions, events and the handles they name.
+mod events;
+/// What a peer is constructed with.
+mod options;
+/// The peer itself.
 mod supervisor;
 
-pub use supervisor::{
-    Action, CloseReason, Event, Hello, Peer, PeerOptions, SocketId, StreamRef,
-    DEFAULT_HELLO_TIMEOUT_MS,
-};
+pub use events::{Action, CloseReason, Event, SocketId, StreamRef};
+pub use options::{Hello, PeerOptions, DEFAULT_HELLO_TIMEOUT_MS};
+pub use supervisor::Peer;
 
 use crate::error::ConfigError;
 use alloc::borrow::ToOwned;

@@ -8,7 +8,7 @@
 //! - `decoding_time_grows_linearly` runs by default with margins wide enough for a loaded
 //!   2-core machine: 16× the bytes must cost at most 64× the time (the best of several runs of
 //!   each), where a quadratic decoder takes ~256×. The exact, load-free check is the work counter
-//!   of `src/linearity.rs`.
+//!   of `src/tests/linearity.rs`.
 
 #[path = "support/shapes.rs"]
 mod shapes;

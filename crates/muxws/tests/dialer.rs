@@ -161,6 +161,24 @@ fn invalid_data_above_high_water_mark() {
 }
 
 #[test]
+fn invalid_open_fragment_for_a_live_push_that_is_not_being_reassembled() {
+    // Stream 2 is live with its open delivered: a fragment of an `open` for it continues nothing
+    // and is not above the remote's highest open, so it is connection-level (WSM-SID-005).
+    let mut h = Harness::default_connected();
+    let pushed = push(&mut h, 2);
+    let s = h.open(json!({"q": 1}), false);
+    h.take_wire();
+    h.recv(json!({"type": "open", "stream": 2, "fragment": "[1]"}));
+    for stream in [pushed, s] {
+        assert_eq!(
+            h.stream_events(stream),
+            vec![StreamEvent::Failed(StreamError::ConnectionLost)]
+        );
+    }
+    assert_connection_died(&mut h);
+}
+
+#[test]
 fn invalid_data_for_closed_id() {
     let mut h = Harness::default_connected();
     let s = push(&mut h, 2);
@@ -1013,6 +1031,13 @@ fn a_viewset_call_on_the_wire() {
 // ======================================================================= local API
 
 #[test]
+fn the_last_stream_id_is_two_to_the_31_minus_one() {
+    // Taking 2^31 - 1 starts the exhaustion shutdown (WSM-SID-007). Opening a billion streams is
+    // out of a test's reach, so the bound itself is checked.
+    assert_eq!(MAX_STREAM_ID, 2_147_483_647);
+}
+
+#[test]
 fn ids_are_odd_increasing_and_readable_at_once() {
     let mut h = Harness::default_connected();
     let ids: Vec<u64> = (0..4)
@@ -1638,6 +1663,26 @@ fn calls_without_a_clock_surface_their_events_at_once() {
             })
         })
     );
+}
+
+#[test]
+fn a_lost_socket_has_nothing_left_to_transmit() {
+    // Queued frames of every lane are dropped with the socket (WSM-STM-014): nothing is pending,
+    // and a protocol error leaves only its goaway.
+    let mut conn = Connection::new(ConnectionConfig::default(), 0).unwrap();
+    conn.open(None, Payload::null(), false, 0).unwrap();
+    assert!(conn.has_pending_transmit());
+    conn.socket_lost();
+    assert!(!conn.has_pending_transmit());
+    assert_eq!(conn.poll_transmit(0), None);
+
+    let mut conn = Connection::new(ConnectionConfig::default(), 0).unwrap();
+    conn.open(None, Payload::null(), false, 0).unwrap();
+    conn.receive("[]", 1);
+    let goaway = conn.poll_transmit(1).unwrap_or_default();
+    assert!(goaway.starts_with(r#"{"type":"goaway""#), "{goaway}");
+    assert!(!conn.has_pending_transmit());
+    assert_eq!(conn.poll_transmit(1), None);
 }
 
 #[test]

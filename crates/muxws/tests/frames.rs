@@ -417,20 +417,7 @@ fn the_vectors_cover_all_twelve_fields_and_all_six_types() {
         .iter()
         .map(|(_, _, w)| serde_json::from_str(w).unwrap())
         .collect();
-    for field in [
-        "type",
-        "stream",
-        "payload",
-        "fragment",
-        "more",
-        "headers",
-        "end",
-        "trailers",
-        "code",
-        "reason",
-        "nonce",
-        "last_stream",
-    ] {
+    for field in muxws_proto::frame::FIELD_NAMES {
         assert!(
             wires.iter().any(|w| w.get(field).is_some()),
             "no vector carries {field}"

@@ -17,181 +17,20 @@
 //! [`StreamRef`]s — socket plus id — because ids restart at 1 on every socket (WSM-RCN-031).
 
 use alloc::{borrow::ToOwned, boxed::Box, string::String, vec::Vec};
-use core::fmt;
 
-use super::{delay_ms, ReconnectOptions};
+use super::delay_ms;
+use super::events::{Action, CloseReason, Event, SocketId, StreamRef};
+use super::options::PeerOptions;
 use crate::connection::{
-    earliest, outbound_frame, ConnEvent, Connection, ConnectionConfig, Outbound, StreamEvent,
-    StreamId, StreamState, Termination, CLOSE_CODEC_MISMATCH, CLOSE_NORMAL, CLOSE_PROTOCOL_ERROR,
+    earliest, outbound_frame, ConnEvent, Connection, Outbound, StreamEvent, StreamId, StreamState,
+    Termination, CLOSE_CODEC_MISMATCH, CLOSE_NORMAL, CLOSE_PROTOCOL_ERROR,
 };
 use crate::error::{ConfigError, ConnectError, OpenError, SendError, StreamError};
 use crate::fragment::{check_sendable, PayloadSource};
 use crate::frame::{set_fresh, FrameType, Headers, Payload, SUBPROTOCOL};
 use crate::list::take_at;
-use crate::text::{around, cat3, udecimal};
+use crate::text::{around, cat3};
 use vec_fifo::Fifo;
-
-/// Default `helloTimeoutMs` (WSM-RCN-026).
-pub const DEFAULT_HELLO_TIMEOUT_MS: u64 = 10_000;
-
-/// Identifies one WebSocket the driver created for an [`Action::Dial`]; never reused, so no event
-/// of a closed socket can reach the next one (WSM-RCN-031/032).
-pub type SocketId = u64;
-
-/// A stream handle: the socket it lives on and its id there (WSM-RCN-031/032).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct StreamRef {
-    /// The socket (WSM-RCN-031).
-    pub socket: SocketId,
-    /// The stream id on that socket (WSM-SID-008: known as soon as `open()` returns).
-    pub id: StreamId,
-}
-
-impl fmt::Display for StreamRef {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&udecimal(self.socket))?;
-        f.write_str("/")?;
-        f.write_str(&udecimal(self.id))
-    }
-}
-
-/// The hello: captured once, replayed verbatim as stream 1 of every socket (WSM-RCN-020/021).
-/// Never carry a credential in it (WSM-RCN-025).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Hello {
-    /// Headers of the hello `open` (WSM-RCN-021).
-    pub headers: Option<Headers>,
-    /// The hello payload (`Payload::null()` when only headers were given, as `open()` defaults,
-    /// WSM-API-003; WSM-RCN-020).
-    pub payload: Payload,
-}
-
-/// Everything a [`Peer`] is constructed with (`SPEC.md` §7; TS `ConnectOptions`).
-#[derive(Clone, Debug, PartialEq)]
-pub struct PeerOptions {
-    /// Extra `Sec-WebSocket-Protocol` entries offered **after** `muxws.v1.json` — e.g. a bearer
-    /// token, which must be a valid HTTP token (WSM-CDC-020/021).
-    pub subprotocols: Vec<String>,
-    /// The hello, or `None` for none (WSM-RCN-024).
-    pub hello: Option<Hello>,
-    /// How long the hello may go unacknowledged (WSM-RCN-026).
-    pub hello_timeout_ms: u64,
-    /// The backoff schedule (WSM-RCN-001…005, WSM-RCN-044).
-    pub reconnect: ReconnectOptions,
-    /// Per-socket settings: caps, limits, heartbeat, push acceptance (WSM-FRG-005/035,
-    /// WSM-STM-036, WSM-RCN-010/011).
-    pub connection: ConnectionConfig,
-    /// Treat a failed first connect like a failed reconnect — count it and dial again after the
-    /// backoff — instead of reporting [`Event::ConnectFailed`] and stopping: for a peer handed
-    /// to the application at once that keeps trying in the background (stricter WSM-RCN-006
-    /// when false, the default). [`Event::Established`] still marks the first connection.
-    pub retry_first_connect: bool,
-}
-
-impl Default for PeerOptions {
-    fn default() -> Self {
-        PeerOptions {
-            subprotocols: Vec::new(),
-            hello: None,
-            hello_timeout_ms: DEFAULT_HELLO_TIMEOUT_MS,
-            reconnect: ReconnectOptions::default(),
-            connection: ConnectionConfig::default(),
-            retry_first_connect: false,
-        }
-    }
-}
-
-/// Work for the driver's socket layer, drained with [`Peer::poll_action`] (WSM-API-021: the
-/// socket adapter is the only transport-specific code).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Action {
-    /// Create `new WebSocket(url, protocols)` with the offer of [`Peer::protocols`] (the same on
-    /// every dial) and report its events with this `socket` id (WSM-CDC-020/021).
-    Dial {
-        /// The id to report this socket's events with.
-        socket: SocketId,
-    },
-    /// `ws.send(text)` — always a text message (WSM-CDC-002).
-    Send {
-        /// The socket.
-        socket: SocketId,
-        /// One encoded frame.
-        text: String,
-    },
-    /// `ws.close(code, reason)` (code is 1000 or 4xxx, reason ≤ 123 UTF-8 bytes; WSM-RCN-011).
-    Close {
-        /// The socket.
-        socket: SocketId,
-        /// WebSocket close code.
-        code: u16,
-        /// Close reason.
-        reason: String,
-    },
-}
-
-/// `CloseReason` of WSM-RCN-045: exactly these four fields, for every socket loss.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CloseReason {
-    /// WebSocket close code (1006 for a heartbeat death or giving up, WSM-RCN-011/044).
-    pub code: u16,
-    /// Close reason text (WSM-RCN-045).
-    pub reason: String,
-    /// Whether the close was orderly (WSM-RCN-045).
-    pub was_clean: bool,
-    /// Whether the supervisor will dial again (WSM-RCN-040).
-    pub will_retry: bool,
-}
-
-/// Notifications for the application layer, drained with [`Peer::poll_event`] (WSM-ERR-003:
-/// each reaches its awaiting call site in the JS layer).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Event {
-    /// The first connection is established (subprotocol accepted, hello acknowledged):
-    /// `connectMuxws()` resolves (WSM-RCN-004/006).
-    Established,
-    /// The first connection attempt failed; `connectMuxws()` rejects and the peer is finished —
-    /// the first connect is never retried (WSM-RCN-006, WSM-INV-018), unless
-    /// [`PeerOptions::retry_first_connect`] is set (then this is never reported).
-    ConnectFailed(ConnectError),
-    /// A connection was re-established after a loss; `attempt` is the 1-based count of
-    /// re-establishments. Re-subscribe here (WSM-RCN-030).
-    Reconnected {
-        /// 1, 2, 3, … per re-establishment.
-        attempt: u32,
-    },
-    /// A socket that existed was lost — exactly once per loss, after every stream on it failed
-    /// `ConnectionLost`; at most one `will_retry: false` per peer (WSM-RCN-040/041/044/045).
-    Closed(CloseReason),
-    /// The server sent `goaway` (WSM-CON-022/023); see [`ConnEvent::GoAway`].
-    GoAway {
-        /// Goaway code; 3 means this client broke the protocol.
-        code: i64,
-        /// The server's reason, for logs.
-        reason: Option<String>,
-        /// Highest of our stream ids the server will still complete.
-        last_stream: StreamId,
-    },
-    /// The server opened a stream (a push) and its payload is complete: run the handler, answer
-    /// with [`Peer::send`]/[`Peer::reset`], and call [`Peer::finish`] when it returns
-    /// (WSM-STM-031/034/035).
-    Incoming {
-        /// The pushed stream.
-        stream: StreamRef,
-        /// The open's headers (e.g. `:event`, `:topic`).
-        headers: Option<Headers>,
-        /// The opening payload.
-        payload: Payload,
-        /// Whether the open also ended the server's side (a one-shot push).
-        end: bool,
-    },
-    /// Something happened on a stream (see [`StreamEvent`]; WSM-API-002, WSM-ERR-009).
-    Stream {
-        /// The stream.
-        stream: StreamRef,
-        /// What happened.
-        event: StreamEvent,
-    },
-}
 
 enum Phase {
     Dialing { socket: SocketId },
@@ -209,6 +48,18 @@ struct Retiring {
     conn: Connection,
     code: u16,
     reason: String,
+}
+
+/// How [`Peer::retire_live`] stops the live connection before it is closed.
+#[derive(Clone, Copy)]
+enum LetGo {
+    /// Nothing more is sent: the socket is being closed at once (`Connection::socket_lost`).
+    Silence,
+    /// What is queued is still flushed, e.g. the `reset(TIMEOUT)` of a timed-out hello
+    /// (`Connection::abandon`).
+    Flush,
+    /// The connection already ended itself (it reported its termination): it is flushed as is.
+    Ended,
 }
 
 /// The dialer supervisor: one application-facing peer over a sequence of sockets; see the module
@@ -577,7 +428,7 @@ impl Peer {
         result
     }
 
-    /// With fragment delivery ([`ConnectionConfig::deliver_fragments`]): whether the joined
+    /// With fragment delivery ([`ConnectionConfig::deliver_fragments`](crate::ConnectionConfig::deliver_fragments)): whether the joined
     /// fragments of the stream's payload parsed; see [`Connection::payload_checked`].
     pub fn payload_checked(&mut self, stream: StreamRef, valid: bool) {
         if let Some(conn) = self.conn_for_mut(stream) {
@@ -679,16 +530,9 @@ impl Peer {
                         code: CLOSE_NORMAL,
                         reason: close_reason_text(&reason),
                     });
-                } else if let Some((socket, mut conn)) = self.live.take() {
-                    // In the hello window.
-                    conn.socket_lost();
-                    Self::pump_into(socket, &mut conn, &mut self.events, None);
-                    self.retiring.push(Retiring {
-                        socket,
-                        conn,
-                        code: CLOSE_NORMAL,
-                        reason: close_reason_text(&reason),
-                    });
+                } else {
+                    // In the hello window, if there is a live connection.
+                    self.retire_live(CLOSE_NORMAL, &reason, LetGo::Silence);
                 }
                 self.closed_by_application(reason);
             }
@@ -783,7 +627,7 @@ impl Peer {
 
     /// Whether a failure now ends the peer: the first connect fails for good unless the peer
     /// retries it (WSM-RCN-006, [`PeerOptions::retry_first_connect`]).
-    // Out of line: the muxws module measured smaller so (gzip).
+    // Out of line: smaller wasm.
     #[inline(never)]
     fn first_is_final(&self) -> bool {
         self.first && !self.options.retry_first_connect
@@ -833,16 +677,7 @@ impl Peer {
     fn hello_failed(&mut self, error: StreamError, now: u64) {
         let mut reason = String::from("hello failed: ");
         error.write_message(&mut reason);
-        if let Some((socket, mut conn)) = self.live.take() {
-            conn.abandon();
-            Self::pump_into(socket, &mut conn, &mut self.events, None);
-            self.retiring.push(Retiring {
-                socket,
-                conn,
-                code: CLOSE_NORMAL,
-                reason: close_reason_text(&reason),
-            });
-        }
+        self.retire_live(CLOSE_NORMAL, &reason, LetGo::Flush);
         if self.first_is_final() {
             self.connect_failed(ConnectError::Hello(error));
             return;
@@ -853,10 +688,9 @@ impl Peer {
     }
 
     fn on_termination(&mut self, termination: Termination, now: u64) {
-        let Some((socket, mut conn)) = self.live.take() else {
+        let Some((_, conn)) = &self.live else {
             return;
         };
-        Self::pump_into(socket, &mut conn, &mut self.events, None);
         let ping_timeout_ms = conn.config().ping_timeout_ms;
         let (code, was_clean) = match termination {
             Termination::HeartbeatTimeout => (1006, false),
@@ -865,13 +699,30 @@ impl Peer {
         };
         let close_code = termination.close_code();
         let close_reason = termination.close_reason(ping_timeout_ms);
+        self.retire_live(close_code, &close_reason, LetGo::Ended);
+        self.lost(code, close_reason, was_clean, now);
+    }
+
+    /// Retire the live connection, if there is one: `let_go` says how it stops, its live streams
+    /// fail `ConnectionLost` (reported with its last events, pumped now), and it waits in
+    /// `retiring` to be flushed and closed with `code` and `reason` (cut by
+    /// [`close_reason_text`]).
+    fn retire_live(&mut self, code: u16, reason: &str, let_go: LetGo) {
+        let Some((socket, mut conn)) = self.live.take() else {
+            return;
+        };
+        match let_go {
+            LetGo::Silence => conn.socket_lost(),
+            LetGo::Flush => conn.abandon(),
+            LetGo::Ended => {}
+        }
+        Self::pump_into(socket, &mut conn, &mut self.events, None);
         self.retiring.push(Retiring {
             socket,
             conn,
-            code: close_code,
-            reason: close_reason_text(&close_reason),
+            code,
+            reason: close_reason_text(reason),
         });
-        self.lost(code, close_reason, was_clean, now);
     }
 
     /// Translate the connection's events into peer events; returns the hello's outcome, if the

@@ -1,6 +1,6 @@
 //! Hostile message shapes for the decoder's cost tests: each builds a message of about `bytes`
 //! bytes whose size is all in one construct. Shared by the unit test that counts the decoder's
-//! work (`src/linearity.rs`) and the timing tests (`tests/decode_timing.rs`).
+//! work (`src/tests/linearity.rs`) and the timing tests (`tests/decode_timing.rs`).
 
 /// `(name, builder)`; a builder returns a message of at least `bytes` bytes (and not much more).
 pub type Shape = (&'static str, fn(usize) -> String);

@@ -5,7 +5,7 @@
 //! used before — multiplies the count by ~256 there; a linear one by ~16 (the one sort of the
 //! duplicate-key pass adds a log factor, well inside the bound).
 
-#[path = "../tests/support/shapes.rs"]
+#[path = "../../tests/support/shapes.rs"]
 mod shapes;
 
 use crate::connection::{Connection, ConnectionConfig};
