@@ -23,3 +23,5 @@ export * from './activity.js';
 export * from './muxws.js';
 export * from './persist.js';
 export * from './unload.js';
+export { follow } from './follow.js';
+export type * from './events.js';
