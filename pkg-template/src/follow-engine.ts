@@ -11,6 +11,7 @@
  * package comes in the kit follow.ts hands it.
  */
 import type { HttpError } from './errors.js';
+import type { ProxyCore } from './compose.js';
 import type { EventChannel, Follower, Topic } from './events.js';
 import type { CheckedFollow, FollowKit } from './follow.js';
 import { loadCursor, saveCursor } from './follow-persist.js';
@@ -177,6 +178,32 @@ class TopicFollower {
   }
 }
 
+/** A poll's own repeat window: a lost answer is asked again under the same key only this long. */
+const POLL_REPEAT = { withinMs: 10_000, delayMs: 500 };
+
+/** The channels by what they go through (a proxy's core, a peer's transport, an origin) and events path. */
+const channels = new WeakMap<object, Map<string, EventChannel>>();
+
+/**
+ * The channel of `owner` polling `{eventsPath}/poll` through `core` (its transport, headers and
+ * interceptors): REST or a muxws peer's streams, as the core's transport is. Every poll is a call
+ * of its own (a new key), in the background, never persisted.
+ */
+function channelOf(kit: FollowKit, owner: object, core: ProxyCore, eventsPath: string, persistKey: string): EventChannel {
+  let byPath = channels.get(owner);
+  if (!byPath) channels.set(owner, (byPath = new Map()));
+  let channel = byPath.get(eventsPath);
+  if (!channel) {
+    const events: ProxyCore = { ...core, basePath: eventsPath, persist: false };
+    channel = {
+      poll: (cursors, scopes) => kit[2](events, 'POST', '/poll', { body: { cursors, scopes }, background: true, repeat: POLL_REPEAT }),
+      persistKey: `${persistKey}${eventsPath}`,
+    };
+    byPath.set(eventsPath, channel);
+  }
+  return channel;
+}
+
 /** Pollers by channel. */
 const pollers = new Map<EventChannel, Poller>();
 
@@ -303,9 +330,10 @@ class Poller {
   }
 }
 
-/** Starts the follower of `handle`'s topic on `channel` (called by follow.ts once this chunk is loaded). */
-export async function start(kit: FollowKit, handle: Handle, channel: EventChannel, options: CheckedFollow): Promise<TopicFollower> {
+/** Starts the follower of `handle`'s topic on the channel of `owner` (called by follow.ts once this chunk is loaded). */
+export async function start(kit: FollowKit, handle: Handle, owner: object, core: ProxyCore, options: CheckedFollow, persistKey: string): Promise<TopicFollower> {
   followOnline();
+  const channel = channelOf(kit, owner, core, options.eventsPath, persistKey);
   handle.cursor = options.from;
   const stored = options.persist ? await loadCursor(channel.persistKey, handle.topic) : undefined;
   if (stored) {

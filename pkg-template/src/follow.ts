@@ -14,13 +14,14 @@ import { restTransport } from './rest.js';
 import { warn } from './runtime.js';
 
 /** What the engine chunk is given of the package (it imports only types, so the bundle has no shared chunk). */
-export const followKit = [HttpError, warn] as const;
+export const followKit = [HttpError, warn, issueCall] as const;
 
 /** The type of {@link followKit}. */
 export type FollowKit = typeof followKit;
 
 /** The checked options the engine reads (callbacks and numbers, as given). */
 export interface CheckedFollow {
+  eventsPath: string;
   from: number | null;
   persist: boolean;
   pollIntervalMs: number;
@@ -29,75 +30,38 @@ export interface CheckedFollow {
   onRefused?: (error: HttpError) => unknown;
 }
 
-/** A poll's own repeat window: a lost answer is asked again under the same key only this long. */
-const POLL_REPEAT = { withinMs: 10_000, delayMs: 500 };
-
 /** The engine chunk, loaded once. */
 let engine: Promise<typeof import('./follow-engine.js')> | undefined;
 function loadEngine(): Promise<typeof import('./follow-engine.js')> {
   return (engine ??= import('./follow-engine.js'));
 }
 
-/** The channels by what they go through (a proxy's core, a peer's transport, an origin) and events path. */
-const channels = new WeakMap<object, Map<string, EventChannel>>();
-const origins = new Map<string, object>();
-
-/** The channel polling `{eventsPath}/poll` with the headers, interceptors and transport of `core`. */
-function channelOf(owner: object, eventsPath: string, core: () => ProxyCore, persistKey: string): EventChannel {
-  let byPath = channels.get(owner);
-  if (!byPath) channels.set(owner, (byPath = new Map()));
-  let channel = byPath.get(eventsPath);
-  if (!channel) {
-    const events: ProxyCore = { ...core(), basePath: eventsPath, persist: false };
-    channel = {
-      poll: (cursors, scopes) => issueCall(events, 'POST', '/poll', { body: { cursors, scopes }, background: true, repeat: POLL_REPEAT }),
-      persistKey: `${persistKey}${eventsPath}`,
-    };
-    byPath.set(eventsPath, channel);
-  }
-  return channel;
-}
-
-/** `value` unless it is not a function (a TypeError naming `name`); undefined stays undefined. */
-function callback<F>(value: unknown, name: string): F | undefined {
-  if (value !== undefined && typeof value !== 'function') throw new TypeError(`${name} must be a function`);
-  return value as F | undefined;
-}
-
-/** The options both `follow()` and `watch()` take, checked. */
-function checked(options: unknown, from: unknown): CheckedFollow & { eventsPath: string } {
+/** The options both `follow()` and `watch()` take, checked: a TypeError naming the first that is wrong. */
+function checked(options: unknown, from: unknown, onEvent: unknown): CheckedFollow {
   const eventsPath = get(options, 'eventsPath') ?? '/events';
-  if (typeof eventsPath !== 'string' || eventsPath[0] !== '/') throw new TypeError("eventsPath must be a path such as '/events'");
   const pollIntervalMs = get(options, 'pollIntervalMs') ?? 2000;
-  if (typeof pollIntervalMs !== 'number' || !Number.isSafeInteger(pollIntervalMs) || pollIntervalMs < 1) {
-    throw new TypeError('pollIntervalMs must be a whole number of milliseconds, 1 or more');
-  }
-  if (from !== 'now' && !(typeof from === 'number' && Number.isSafeInteger(from) && from >= 0)) {
-    throw new TypeError("from must be 'now' or a rev (a non-negative whole number)");
-  }
   const persist = get(options, 'persist') ?? false;
-  if (typeof persist !== 'boolean') throw new TypeError('persist must be a boolean');
-  return {
-    eventsPath,
-    from: from === 'now' ? null : (from as number),
-    persist,
-    pollIntervalMs,
-    onResync: callback(get(options, 'onResync'), 'onResync'),
-    onRefused: callback(get(options, 'onRefused'), 'onRefused'),
-  };
+  const onResync = get(options, 'onResync');
+  const onRefused = get(options, 'onRefused');
+  const wrong =
+    typeof eventsPath !== 'string' || eventsPath[0] !== '/' ? "eventsPath (a path such as '/events')"
+    : !(Number.isSafeInteger(pollIntervalMs) && (pollIntervalMs as number) > 0) ? 'pollIntervalMs (whole milliseconds, 1 or more)'
+    : from !== 'now' && !(Number.isSafeInteger(from) && (from as number) >= 0) ? "from ('now' or a rev)"
+    : typeof persist !== 'boolean' ? 'persist (a boolean)'
+    : [onEvent, onResync, onRefused].some((f) => f !== undefined && typeof f !== 'function') ? 'onEvent, onResync, onRefused (functions)'
+    : '';
+  if (wrong) throw new TypeError(`the option ${wrong} is wrong`);
+  return { eventsPath, from: from === 'now' ? null : from, persist, pollIntervalMs, onEvent, onResync, onRefused } as CheckedFollow;
 }
 
-/** The handle of a follower of `topic`, returned at once; the engine runs it once loaded. */
-function startFollower(topic: Topic, channel: EventChannel, options: CheckedFollow): Follower {
-  const running = loadEngine().then((module) => module.start(followKit, handle, channel, options));
-  const handle = {
-    topic,
-    cursor: null,
-    mode: 'poll',
-    ready: running.then((follower) => follower.ready),
-    catchUp: () => running.then((follower) => follower.catchUp()),
-    close: () => running.then((follower) => follower.close()),
-  } as Follower & { mode: string };
+/**
+ * The handle of a follower of `topic`, returned at once; the engine runs it once loaded, polling
+ * through `core` (its transport, headers and interceptors; `owner` names the channel).
+ */
+function startFollower(owner: object, core: ProxyCore, topic: Topic, options: CheckedFollow, persistKey: string): Follower {
+  const running = loadEngine().then((module) => module.start(followKit, handle, owner, core, options, persistKey));
+  const later = (name: 'catchUp' | 'close') => () => running.then((follower) => follower[name]());
+  const handle = { topic, cursor: null, mode: 'poll', ready: running.then((follower) => follower.ready), catchUp: later('catchUp'), close: later('close') } as Follower & { mode: string };
   running.catch((error: unknown) => {
     handle.mode = 'closed';
     warn('the follower could not start', error);
@@ -107,6 +71,9 @@ function startFollower(topic: Topic, channel: EventChannel, options: CheckedFoll
   return handle;
 }
 
+/** The channel owners of REST origins (a peer's is its transport, a proxy's its core). */
+const origins = new Map<string, object>();
+
 /**
  * Follows `topic` (a ViewSet's routed base path such as `/items`, or a source's such as
  * `imports:7`) over REST (`baseUrl`, default the page's origin) or a muxws peer (`peer`), by
@@ -115,32 +82,12 @@ function startFollower(topic: Topic, channel: EventChannel, options: CheckedFoll
 export function follow<P = unknown>(topic: Topic, options: FollowOptions<P> = {}): Follower {
   if (typeof topic !== 'string' || !topic) throw new TypeError("topic must be a string such as '/items' or 'imports:7'");
   if (options === null || typeof options !== 'object') throw new TypeError('follow options must be an object');
-  const base = checked(options, get(options, 'from') ?? 'now');
-  const onEvent = callback<(event: never) => unknown>(get(options, 'onEvent'), 'onEvent');
+  const base = checked(options, get(options, 'from') ?? 'now', get(options, 'onEvent'));
   const peer = get(options, 'peer');
   const baseUrl = get(options, 'baseUrl');
-  let channel: EventChannel;
-  if (peer !== undefined) {
-    if (baseUrl !== undefined) throw new TypeError('follow takes peer or baseUrl, not both');
-    const transport = muxwsTransport(peer);
-    channel = channelOf(transport, base.eventsPath, () => ({ ...plainCore(''), transport }), 'muxws:');
-  } else {
-    const origin = baseUrl ?? (globalThis as { location?: { origin?: string } }).location?.origin;
-    if (typeof origin !== 'string' || origin === 'null') {
-      throw new TypeError("options.baseUrl must be a string such as 'https://api.example.com' (required outside a web page)");
-    }
-    let owner = origins.get(origin);
-    if (!owner) origins.set(origin, (owner = {}));
-    channel = channelOf(owner, base.eventsPath, () => plainCore(origin), origin);
-  }
-  return startFollower(topic, channel, { ...base, onEvent });
-}
-
-/** The core of a channel with no headers or interceptors of its own. */
-function plainCore(baseUrl: string): ProxyCore {
-  return {
+  const core: { -readonly [K in keyof ProxyCore]: ProxyCore[K] } = {
     basePath: '',
-    baseUrl,
+    baseUrl: '',
     headers: new Map(),
     interceptors: [],
     attemptTimeoutMs: 30_000,
@@ -151,18 +98,27 @@ function plainCore(baseUrl: string): ProxyCore {
     persist: false,
     persistExclude: [],
   };
+  if (peer !== undefined) {
+    if (baseUrl !== undefined) throw new TypeError('follow takes peer or baseUrl, not both');
+    const transport = (core.transport = muxwsTransport(peer));
+    return startFollower(transport, core, topic, base, 'muxws:');
+  }
+  const origin = baseUrl ?? (globalThis as { location?: { origin?: string } }).location?.origin;
+  if (typeof origin !== 'string' || origin === 'null') {
+    throw new TypeError("options.baseUrl must be a string such as 'https://api.example.com' (required outside a web page)");
+  }
+  let owner = origins.get(origin);
+  if (!owner) origins.set(origin, (owner = {}));
+  return startFollower(owner, { ...core, baseUrl: origin }, topic, base, origin);
 }
 
 /** `proxy.watch(options)`: follows the proxy's own topic (its basePath) over its transport, headers and interceptors. */
 export function watchProxy(proxy: object, options: WatchOptions): Follower {
   const core = internalsOf<ProxyCore>(proxy);
-  if (!core) throw new TypeError('watch() was called on an object that is not a ViewSet proxy');
-  if (options === null || typeof options !== 'object') throw new TypeError('watch options must be an object with onChange');
-  const onChange = callback<(change: unknown, event: unknown) => unknown>(get(options, 'onChange'), 'onChange');
-  if (!onChange) throw new TypeError('watch options need onChange, a function');
-  const base = checked(options, 'now');
-  const channel = channelOf(core, base.eventsPath, () => core, `${core.baseUrl}|`);
-  return startFollower(core.basePath, channel, { ...base, onEvent: (event: { payload: unknown }) => onChange(event.payload, event) });
+  const onChange = get(options, 'onChange');
+  if (!core || typeof onChange !== 'function') throw new TypeError('watch() is a ViewSet proxy method taking options with onChange, a function');
+  const base = checked(options, 'now', (event: { payload: unknown }) => onChange(event.payload, event));
+  return startFollower(core, core, core.basePath, base, `${core.baseUrl}|`);
 }
 
 /** `proxy.applyChanges(rows, change)`: the rows with the change applied (engine chunk). */
