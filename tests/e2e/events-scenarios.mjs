@@ -288,6 +288,29 @@ export const eventsScenarios = {
     }
   },
 
+  async 'events: a poll answered 429 backs off and goes on; a whole poll answered 401 refuses its topics'({ pkg, baseUrl, ctl }) {
+    const key = freshKey();
+    const refusals = [];
+    const got = [];
+    const follower = pkg.follow(`imports:${key}`, { baseUrl, pollIntervalMs: 100, onEvent: (event) => got.push(event), onRefused: (error) => refusals.push(error) });
+    try {
+      await follower.ready;
+      await ctl.fault('status:429', { count: 2, path: '/events/poll', method: 'POST' });
+      const revs = await publish(baseUrl, key, 2);
+      await until(() => got.length >= 2, 5000, 'the events after two 429s');
+      same(got.map((event) => event.rev), revs, 'delivered after the backoff');
+      equal(refusals.length, 0, 'a 429 refuses nothing');
+      equal(follower.mode, 'poll', 'still polling');
+      await ctl.fault('status:401', { count: 1, path: '/events/poll', method: 'POST' });
+      await until(() => refusals.length >= 1, 3000, 'the refusal');
+      equal(refusals[0].status, 401, 'the whole poll refused with 401');
+      equal(follower.mode, 'refused', 'mode');
+    } finally {
+      await ctl.clearFaults();
+      await follower.close();
+    }
+  },
+
   async 'events: follow() over a muxws peer polls through its streams'({ pkg, baseUrl, wsUrl, ctl }) {
     const peer = await pkg.connectMuxws(wsUrl, { reconnect: { initialDelayMs: 50, jitter: 0 } });
     const key = freshKey();
