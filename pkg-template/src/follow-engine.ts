@@ -130,7 +130,7 @@ class TopicFollower {
       this.moveTo(rev, scope);
       this.held = true;
       const onResync = this.options.onResync;
-      if (onResync) await this.call('onResync', () => onResync({ topic: this.handle.topic, rev, scope } as never));
+      if (onResync) await this.call('onResync', () => onResync((scope === undefined ? { topic: this.handle.topic, rev } : { topic: this.handle.topic, rev, scope }) as never));
       return;
     }
     if (cursor === null) {
