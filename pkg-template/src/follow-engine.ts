@@ -48,6 +48,8 @@ class TopicFollower {
   busy = false;
   /** `catchUp()` calls waiting for the next answer delivered. */
   waiters: (() => void)[] = [];
+  /** `catchUp()` calls made while an answer was being delivered: they wait for the poll after it. */
+  later: (() => void)[] = [];
   readyFns!: [() => void, (error: unknown) => void];
   readonly ready: Promise<void>;
   held = false;
@@ -87,13 +89,14 @@ class TopicFollower {
     this.handle.mode = 'refused';
     this.poller.remove(this);
     this.readyFns[1](error);
-    this.settleWaiters();
+    this.settleWaiters(true);
     const onRefused = this.options.onRefused;
     return onRefused ? this.call('onRefused', () => onRefused(error)) : Promise.resolve();
   }
 
-  settleWaiters(): void {
+  settleWaiters(all = false): void {
     for (const waiter of this.waiters.splice(0)) waiter();
+    if (all) for (const waiter of this.later.splice(0)) waiter();
   }
 
   /** Delivers one topic's answer `answer` (as received). */
@@ -105,6 +108,10 @@ class TopicFollower {
       this.busy = false;
       if (this.held) this.readyFns[0]();
       this.settleWaiters();
+      if (this.later.length) {
+        this.waiters.push(...this.later.splice(0));
+        this.poller.soon();
+      }
     }
   }
 
@@ -161,7 +168,7 @@ class TopicFollower {
 
   catchUp(): Promise<void> {
     if (!this.active) return Promise.resolve();
-    const done = new Promise<void>((resolve) => this.waiters.push(resolve));
+    const done = new Promise<void>((resolve) => (this.busy ? this.later : this.waiters).push(resolve));
     this.poller.soon();
     return done;
   }
@@ -172,7 +179,7 @@ class TopicFollower {
       this.handle.mode = 'closed';
       this.poller.remove(this);
       if (wasActive) this.readyFns[1](new Error(`following ${this.handle.topic} was closed`));
-      this.settleWaiters();
+      this.settleWaiters(true);
     }
     return Promise.resolve();
   }
@@ -303,8 +310,9 @@ class Poller {
 
   /** One poll of `list`; resolves true when it failed without refusing. */
   private async poll(list: TopicFollower[]): Promise<boolean> {
-    const cursors: Record<Topic, number | null> = {};
-    const scopes: Record<Topic, string> = {};
+    // no prototype: a topic named __proto__ is a key like any other
+    const cursors: Record<Topic, number | null> = Object.create(null);
+    const scopes: Record<Topic, string> = Object.create(null);
     for (const follower of list) {
       cursors[follower.handle.topic] = follower.handle.cursor;
       if (follower.handle.scope !== undefined) scopes[follower.handle.topic] = follower.handle.scope;
