@@ -3,18 +3,20 @@
  * every followed topic (split above the server's 256 cursors), at the shortest interval its
  * followers ask for and never under the answer's `poll_after_ms`, paused while the platform is
  * offline and sent at once when it is back; per topic a cursor, the events delivered once, in rev
- * order, each awaited, `events: null` as `onResync`, refusals as `onRefused`. Also
- * `applyChanges()`. An answer is hostile input: only the topics asked are read, every rev is
+ * order, each awaited, `events: null` as `onResync`, refusals as `onRefused`. An answer is hostile input: only the topics asked are read, every rev is
  * checked, caps come before work.
  *
- * This chunk imports only types and follow-persist.ts (which only it uses): what it needs of the
- * package comes in the kit follow.ts hands it.
+ * This chunk imports only types and the files only it uses (follow-channel.ts, follow-persist.ts,
+ * apply-changes.ts): what it needs of the package comes in the kit follow.ts hands it.
  */
 import type { HttpError } from './errors.js';
 import type { ProxyCore } from './compose.js';
 import type { EventChannel, Follower, Topic } from './events.js';
 import type { CheckedFollow, FollowKit } from './follow.js';
+import { channelOf } from './follow-channel.js';
 import { loadCursor, saveCursor } from './follow-persist.js';
+
+export { applyChanges } from './apply-changes.js';
 
 /** Cursors one poll carries at most (the server's `viewsets_event_max_subscriptions` default). */
 const MAX_CURSORS = 256;
@@ -185,32 +187,6 @@ class TopicFollower {
   }
 }
 
-/** A poll's own repeat window: a lost answer is asked again under the same key only this long. */
-const POLL_REPEAT = { withinMs: 10_000, delayMs: 500 };
-
-/** The channels by what they go through (a proxy's core, a peer's transport, an origin) and events path. */
-const channels = new WeakMap<object, Map<string, EventChannel>>();
-
-/**
- * The channel of `owner` polling `{eventsPath}/poll` through `core` (its transport, headers and
- * interceptors): REST or a muxws peer's streams, as the core's transport is. Every poll is a call
- * of its own (a new key), in the background, never persisted.
- */
-function channelOf(kit: FollowKit, owner: object, core: ProxyCore, eventsPath: string, persistKey: string): EventChannel {
-  let byPath = channels.get(owner);
-  if (!byPath) channels.set(owner, (byPath = new Map()));
-  let channel = byPath.get(eventsPath);
-  if (!channel) {
-    const events: ProxyCore = { ...core, basePath: eventsPath, persist: false };
-    channel = {
-      poll: (cursors, scopes) => kit[2](events, 'POST', '/poll', { body: { cursors, scopes }, background: true, repeat: POLL_REPEAT }),
-      persistKey: `${persistKey}${eventsPath}`,
-    };
-    byPath.set(eventsPath, channel);
-  }
-  return channel;
-}
-
 /** Pollers by channel. */
 const pollers = new Map<EventChannel, Poller>();
 
@@ -353,51 +329,4 @@ export async function start(kit: FollowKit, handle: Handle, owner: object, core:
   const follower = new TopicFollower(kit, handle, poller, options);
   poller.add(follower);
   return follower;
-}
-
-/** The rows with `change` (a `records_changed` payload) applied, through `proxy`'s `retrieve`. */
-export async function applyChanges(kit: FollowKit, proxy: object, rows: unknown, change: unknown): Promise<unknown[]> {
-  if (!Array.isArray(rows)) throw new TypeError('applyChanges: rows must be an array');
-  const op = isObject(change) ? change.op : undefined;
-  const changes = isObject(change) ? change.changes : undefined;
-  if ((op !== 'created' && op !== 'updated' && op !== 'deleted') || !Array.isArray(changes) || !changes.every((item) => isObject(item) && 'pk' in item)) {
-    throw new TypeError("applyChanges: change must be { op: 'created' | 'updated' | 'deleted', changes: [{ pk }] }");
-  }
-  const field = (proxy as { pkFieldName?: unknown }).pkFieldName;
-  if (typeof field !== 'string') throw new TypeError('applyChanges() was called on an object that is not a ViewSet proxy');
-  const pks = changes.map((item) => (item as { pk: unknown }).pk);
-  // the new records first (in the reader's context); a record gone meanwhile (404) leaves the rows
-  let records: unknown[] = [];
-  if (op !== 'deleted') {
-    const retrieve = (proxy as { retrieve?: (pk: unknown) => Promise<unknown> }).retrieve;
-    if (typeof retrieve !== 'function') throw new TypeError('applyChanges: the proxy has no retrieve() to read the changed records with');
-    records = await Promise.all(
-      pks.map((pk) =>
-        retrieve.call(proxy, pk).catch((error: unknown) => {
-          if (error instanceof kit[0] && error.status === 404) return undefined;
-          throw error;
-        }),
-      ),
-    );
-  }
-  const out: unknown[] = [];
-  const at = new Map<string, number>();
-  for (const row of rows) {
-    const pk = String(isObject(row) ? row[field] : undefined);
-    if (!at.has(pk)) at.set(pk, out.length);
-    out.push(row);
-  }
-  const gone = new Set<number>();
-  pks.forEach((pk, index) => {
-    const found = at.get(String(pk));
-    const record = records[index];
-    if (record === undefined) {
-      if (found !== undefined) gone.add(found);
-    } else if (found !== undefined) out[found] = record;
-    else {
-      at.set(String(pk), out.length);
-      out.push(record);
-    }
-  });
-  return gone.size ? out.filter((_, index) => !gone.has(index)) : out;
 }
