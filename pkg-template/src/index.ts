@@ -23,7 +23,9 @@ export {
   ViewSetBase,
   ViewSetInternals,
   type PkFieldName,
+  type PkOf,
   type PkType,
+  type RecordOf,
   type ViewSetClass,
   type ViewSetFactory,
   type ViewSetInstance,
@@ -182,3 +184,17 @@ export {
 // Calls that live through a reload.
 export { CallExpired, resumeCalls, type ResumedCall, type ResumeOptions } from './persist.js';
 export { guardUnload } from './unload.js';
+
+// Live data: following the backend's events.
+export { follow } from './follow.js';
+export type {
+  EventMessage,
+  FollowCallbacks,
+  Follower,
+  FollowerMode,
+  FollowOptions,
+  RecordsChanged,
+  ResyncInfo,
+  Topic,
+  WatchOptions,
+} from './events.js';

@@ -7,7 +7,14 @@
 import { addActions, expectedRoutes } from './actions.js';
 import { get, internalsOf, keepInternals } from './caller.js';
 import { issueCall, proxyCore, type ProxyCore } from './compose.js';
+import type { Follower, RecordsChanged, WatchOptions } from './events.js';
+import { applyChangesOf, watchProxy } from './follow.js';
 import type { ActionsOf, ActionSurface, KeyType, ViewSetMixinClass } from './mixins.js';
+
+/** The primary key type of proxy `P`, read off its `retrieve` (any key when it has none). */
+export type PkOf<P> = P extends { retrieve(pk: infer K, ...rest: any[]): unknown } ? K & KeyType : KeyType; // eslint-disable-line @typescript-eslint/no-explicit-any
+/** The record type of proxy `P`, read off its `retrieve` (unknown when it has none). */
+export type RecordOf<P> = P extends { retrieve(pk: any, ...rest: any[]): PromiseLike<infer T> } ? T : unknown; // eslint-disable-line @typescript-eslint/no-explicit-any
 import type { MuxwsViewSetOptions, RequestOptions, ViewSetMixinDeclaration, ViewSetOptions } from './options.js';
 import { muxwsTransport } from './peer-source.js';
 import { withKey, type Transport, type ViewSetCall } from './runtime.js';
@@ -100,6 +107,24 @@ export abstract class ViewSetBase {
     const call = issueCall<R>(internalsOf<ProxyCore>(this), method, path, options);
     if (keyCapture && keyCapture.key === undefined) keyCapture.key = call.key;
     return call;
+  }
+
+  /**
+   * Follows this ViewSet's topic (its `basePath`, as the server routes it) over this proxy's
+   * transport, headers and interceptors: `onChange` gets each `records_changed`, once, in order.
+   * Returns the `Follower` at once; a TypeError for wrong options.
+   */
+  watch(options: WatchOptions<PkOf<this>>): Follower {
+    return watchProxy(this, options as WatchOptions);
+  }
+
+  /**
+   * `rows` with `change` applied: `deleted` removes the records, `created`/`updated` retrieve each
+   * through this proxy and insert or replace it (one gone meanwhile is removed). Applying a change
+   * twice gives the same rows.
+   */
+  applyChanges(rows: readonly RecordOf<this>[], change: RecordsChanged<PkOf<this>>): Promise<RecordOf<this>[]> {
+    return applyChangesOf(this, rows, change);
   }
 }
 

@@ -11,6 +11,14 @@ Environment:
                 shared by every process pointed at it; without it everything is in-process
     LOCK_TTL    settings.viewsets_idempotency_lock_ttl in seconds             (default 6)
     IDEMPOTENCY_TTL  settings.viewsets_idempotency_ttl in seconds             (default 86400)
+    EVENT_LOG_SIZE   settings.viewsets_event_log_size: events kept per topic   (default 32)
+    EVENT_LOG_TTL    settings.viewsets_event_log_ttl in seconds                (default 60)
+    EVENT_POLL_AFTER_MS  settings.viewsets_event_poll_after_ms                 (default 0)
+
+Events (fastapi_viewsets.events): ChangeEvents after Idempotency publishes every write of a viewset
+to its topic; the authorizers are ViewsetTopics() and DeclaredSources(); the source `imports` admits
+every key but `secret`; `/scoped` is an @event_scope viewset; `register_events` mounts /events; with
+REDIS_URL the events live in a RedisEventStore shared by every process.
 
 Run: `.venv/bin/python -m uvicorn app:app --host 127.0.0.1 --port 8101` from this directory,
 or `tests/harness/stack.mjs`, which starts Redis, N processes and the fault proxy.
@@ -27,6 +35,7 @@ import sys
 import threading
 import time
 
+from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import APIRouter, Depends, FastAPI, Header, HTTPException, Request, Response, WebSocket
@@ -37,6 +46,17 @@ from redis.asyncio import BlockingConnectionPool, Redis
 # ------------------------------------------------------------------ settings, before any viewset
 from fastapi_viewsets.conf import settings
 from fastapi_viewsets.middleware.idempotency import Idempotency
+from fastapi_viewsets.events import (
+    ChangeEvents,
+    DeclaredSources,
+    Event,
+    ViewsetTopics,
+    event_scope,
+    register_events,
+    source,
+    start_events,
+    stop_events,
+)
 
 REDIS_URL = os.environ.get("REDIS_URL") or None
 SERVED_BY = os.environ.get("SERVED_BY", "M")
@@ -66,7 +86,17 @@ def _exit_when_stdin_ends() -> None:
 if os.environ.get("PARENT_WATCH") == "stdin":
     threading.Thread(target=_exit_when_stdin_ends, name="parent-watch", daemon=True).start()
 
-settings.viewsets_command_middleware = [Idempotency(redis_client=redis_client() if REDIS_URL else None)]
+# ChangeEvents after Idempotency: a write repeated under its key is answered from the stored outcome
+# and publishes no second event.
+settings.viewsets_command_middleware = [Idempotency(redis_client=redis_client() if REDIS_URL else None), ChangeEvents()]
+settings.viewsets_event_authorizers = [ViewsetTopics(), DeclaredSources()]
+settings.viewsets_event_log_size = int(os.environ.get("EVENT_LOG_SIZE", "32"))
+settings.viewsets_event_log_ttl = float(os.environ.get("EVENT_LOG_TTL", "60"))
+settings.viewsets_event_poll_after_ms = int(os.environ.get("EVENT_POLL_AFTER_MS", "0"))
+if REDIS_URL:
+    from fastapi_viewsets.events.redis import RedisEventStore
+
+    settings.viewsets_event_store = RedisEventStore.from_url(REDIS_URL, key_prefix="test:events:")
 settings.viewsets_idempotency_lock_ttl = LOCK_TTL
 settings.viewsets_idempotency_ttl = IDEMPOTENCY_TTL
 
@@ -189,7 +219,7 @@ _schema_lock = asyncio.Lock()
 
 class RequestLog:
     """
-    Pure ASGI middleware: every HTTP request under /items and /catalog (REST and muxws alike, muxws commands run
+    Pure ASGI middleware: every HTTP request under /items, /catalog, /events and /scoped (REST and muxws alike, muxws commands run
     through the application as in-process HTTP requests) gets a log entry, written when its answer
     has been sent; the action marks it as run. Every HTTP answer carries X-Served-By. For a
     WebSocket it records the TCP transport of the connection, so /__test/ws/close can cut it.
@@ -217,7 +247,7 @@ class RequestLog:
 
         path: str = scope.get("path", "")
         entry = None
-        if path == "/items" or path.startswith(("/items/", "/catalog/")):
+        if path in ("/items", "/scoped") or path.startswith(("/items/", "/catalog/", "/events/", "/scoped/")):
             headers = header_map(scope)
             keys = idempotency_key_values(scope)
             entry = {
@@ -504,10 +534,58 @@ def multipart_report(body: bytes, content_type: str | None) -> dict | None:
     }
 
 
+# ------------------------------------------------------------------ events
+class ImportFinished(Event):
+    """The custom event of the source `imports` (published by /__test/events/publish)."""
+
+    event_name = "import_finished"
+    event_version = 1
+
+    file: str
+    rows: int
+
+
+def _imports_authorizer(_request: Request, _context: Any, topic: str) -> bool:
+    """Admits every key of `imports` but `secret`: `imports:secret` is refused with 403."""
+    return topic != "imports:secret"
+
+
+imports = source("imports", authorizer=_imports_authorizer)
+
+_scoped_items: dict[int, Item] = {}
+
+
+def _org_of(request: Request | None, _context: Any) -> str | None:
+    """The scope key: the caller's X-Org header. FOR THE TEST ONLY: a real resolver answers a key a
+    check of the gate run established (a verified membership), never a bare client value."""
+    return request.headers.get("x-org") if request is not None else None
+
+
+@event_scope(_org_of, name="orgs")
+@route_viewset(router, base_path="/scoped", pk_field_name="id")
+class ScopedViewSet(CollectionViewSet[int, Item], ViewSetMixin[int, Item]):
+    """Items of one organisation (X-Org), whose events only that organisation's followers receive."""
+
+    def __init__(self):
+        super().__init__(_scoped_items, "id")
+
+
+register_events(router)
+
 from catalog import catalog_router  # noqa: E402
 
 # ------------------------------------------------------------------ the application
-app = FastAPI(title="fastapi-viewsets SDK test backend")
+@asynccontextmanager
+async def lifespan(_app: FastAPI):
+    """Starts the event store (a RedisEventStore's reader carries other processes' events here)."""
+    await start_events()
+    try:
+        yield
+    finally:
+        await stop_events()
+
+
+app = FastAPI(title="fastapi-viewsets SDK test backend", lifespan=lifespan)
 app.include_router(router)
 app.include_router(catalog_router(redis=redis, executed=executed, current_request=current_request))
 
@@ -527,6 +605,7 @@ app.add_middleware(
         "X-Test-A",
         "X-Test-B",
         "X-Test-C",
+        "X-Org",
     ],
     expose_headers=["X-Served-By", "X-Trace", "Retry-After", "X-List-Shape", "Content-Length"],
     max_age=600,
@@ -547,7 +626,19 @@ async def ready() -> dict:
         "lock_ttl": LOCK_TTL,
         "idempotency_ttl": IDEMPOTENCY_TTL,
         "ws_peers": len(_peers),
+        "event_log_size": settings.viewsets_event_log_size,
+        "event_log_ttl": settings.viewsets_event_log_ttl,
     }
+
+
+@test_router.post("/events/publish")
+async def events_publish(key: str = "7", n: int = 1) -> dict:
+    """Publishes `n` (at most 1000) ImportFinished events to `imports:{key}`; answers their revs."""
+    revs = []
+    for index in range(max(0, min(n, 1000))):
+        rev, _prev = await imports.publish(ImportFinished(file=f"{key}-{index}.csv", rows=index), key=key)
+        revs.append(rev)
+    return {"topic": f"imports:{key}", "revs": revs, "served_by": SERVED_BY}
 
 
 @test_router.get("/counters")
@@ -570,6 +661,7 @@ async def reset() -> dict:
     _log.clear()
     _log_seq = 0
     _items.clear()
+    _scoped_items.clear()
     if redis is not None:
         await redis.delete(COUNTERS_KEY, LOG_KEY, LOG_KEY + ":seq", ITEMS_KEY, ITEMS_SEQ_KEY)
     return {"ok": True, "served_by": SERVED_BY}

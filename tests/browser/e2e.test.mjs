@@ -9,6 +9,7 @@ import { axiosScenarios } from '../e2e/axios-scenarios.mjs';
 import { boundaryScenarios } from '../e2e/boundary-scenarios.mjs';
 import { catalogMuxwsScenarios, catalogRestScenarios } from '../e2e/catalog-scenarios.mjs';
 import { compat06MuxwsScenarios, compat06Scenarios } from '../e2e/compat06-scenarios.mjs';
+import { eventsScenarios } from '../e2e/events-scenarios.mjs';
 import { hostileScenarios } from '../e2e/hostile-scenarios.mjs';
 import { muxwsBoundaryScenarios } from '../e2e/muxws-boundary-scenarios.mjs';
 import { muxwsLivenessScenarios } from '../e2e/muxws-liveness-scenarios.mjs';
@@ -25,7 +26,7 @@ before(async () => {
   hostile = await startHostileMuxws();
   const env = { baseUrl: stack.baseUrl, wsUrl: stack.wsUrl, hostileBase: hostile.base };
   // boundary last: its exception-source scenarios are last of all, so a runtime they wedge harms no other set
-  const modules = ['rest', 'muxws', 'hostile', 'activity', 'axios', 'muxws-liveness', 'catalog', 'compat06', 'muxws-boundary', 'boundary'].map(
+  const modules = ['rest', 'muxws', 'hostile', 'activity', 'axios', 'muxws-liveness', 'catalog', 'compat06', 'events', 'muxws-boundary', 'boundary'].map(
     (name) => `/tests/e2e/${name}-scenarios.mjs`,
   );
   runner = await openRunner(modules, env);
@@ -49,6 +50,7 @@ const scenarioSets = [
   catalogMuxwsScenarios,
   compat06Scenarios,
   compat06MuxwsScenarios,
+  eventsScenarios,
   muxwsBoundaryScenarios,
   boundaryScenarios,
 ];

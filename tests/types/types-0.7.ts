@@ -148,3 +148,77 @@ onCallActivity(() => {
 tryAgainButton.onclick = () => retryNow();
 
 export { key, keys, bareKey, Overridden, maybeKey, fromClass, loose, byParams, byOptions, page, doubleStatus, lazy };
+
+// ------------------------------------------------------------------ live data (follow, watch, applyChanges)
+import {
+  follow,
+  muxwsViewSet,
+  type EventMessage,
+  type Follower,
+  type FollowOptions,
+  type RecordsChanged,
+} from '@dynamicforms/fastapi-viewsets';
+
+interface ImportDone {
+  file: string;
+  rows: number;
+}
+
+const followOptions: FollowOptions<ImportDone> = {
+  baseUrl: 'https://api.example.com',
+  from: 'now',
+  pollIntervalMs: 5000,
+  async onEvent(event: EventMessage<ImportDone>) {
+    const rows: number = event.payload.rows;
+    const via: 'push' | 'poll' = event.via;
+    const scope: string | undefined = event.scope;
+    void [rows, via, scope];
+  },
+  onResync: ({ topic, rev }) => void [topic.length, rev + 1],
+  onRefused: (error) => void error.detailCode,
+};
+const imports: Follower = follow<ImportDone>('imports:7', followOptions);
+const cursor: number | null = imports.cursor;
+const mode: 'push' | 'poll' | 'paused' | 'refused' | 'closed' = imports.mode;
+void [cursor, mode, imports.ready, imports.catchUp(), imports.close()];
+// @ts-expect-error: from is 'now' or a rev
+follow('imports:7', { from: 'latest' });
+// @ts-expect-error: Follower is read-only
+imports.cursor = 3;
+
+const liveBooks = new BookApi({ basePath: '/books' });
+const watcher: Follower = liveBooks.watch({
+  onChange(change, event) {
+    const pks: number[] = change.changes.map((item) => item.pk);
+    const op: 'created' | 'updated' | 'deleted' = change.op;
+    const rev: number = event.rev;
+    void [pks, op, rev];
+  },
+  persist: true,
+});
+void watcher;
+// @ts-expect-error: the pk of BookApi is a number
+liveBooks.watch({ onChange: (change) => change.changes.map((item): string => item.pk) });
+// @ts-expect-error: onChange is required
+liveBooks.watch({ persist: true });
+
+async function liveRows(rows: Book[], change: RecordsChanged<number>): Promise<Book[]> {
+  const next: Book[] = await liveBooks.applyChanges(rows, change);
+  // @ts-expect-error: a change of string pks does not fit a number pk
+  await liveBooks.applyChanges(rows, { op: 'deleted', changes: [{ pk: 'x' }] });
+  return next;
+}
+void liveRows;
+
+interface Tag {
+  slug: string;
+  label: string;
+}
+class TagsOverWs extends muxwsViewSet<Tag>()('slug', [ViewSetMixin]) {}
+declare const peer: MuxwsPeer;
+const tags = new TagsOverWs({ basePath: '/tags', peer });
+tags.watch({ onChange: (change) => void change.changes.map((item): string => item.pk) });
+async function liveTags(rows: Tag[], change: RecordsChanged<string>): Promise<Tag[]> {
+  return tags.applyChanges(rows, change);
+}
+void liveTags;

@@ -95,7 +95,7 @@ impl FragmentError {
     }
 }
 
-crate::error::wire_error!(FragmentError);
+crate::text::wire_error!(FragmentError);
 
 fn reservation(cap: usize) -> usize {
     (cap / 2).min(512)

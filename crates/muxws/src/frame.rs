@@ -96,7 +96,7 @@ impl InvalidJson {
     }
 }
 
-crate::error::wire_error!(InvalidJson);
+crate::text::wire_error!(InvalidJson);
 
 /// The `payload` field: absent is "no payload", which is a different frame from a `null` payload
 /// (`SPEC.md` §2.2, WSM-CDC-005).

@@ -103,3 +103,50 @@ mod tests {
         }
     }
 }
+
+/// The pieces every error type of the crate repeats, written once. The message is built by
+/// pushing text onto a `String` (`write_message`), never by `core::fmt` formatting, whose
+/// machinery the wasm module leaves out; `Display` only writes that text.
+/// - `wire_error!(T)`, for a `T` with its own `write_message(&self, &mut String)`: `message()`,
+///   `Display` and `Error`;
+/// - `wire_error!(T, classed)`, for such a `T` that also has `class() -> ErrorClass`: the same,
+///   plus `class_name()`;
+/// - `wire_error!(T, text)`, for a `T(String)` holding its message: `Display` and `Error`.
+macro_rules! wire_error {
+    ($ty:ident) => {
+        impl $ty {
+            #[doc = concat!("The error's message (what `Display` writes), built without `core::fmt`; see [`", stringify!($ty), "::write_message`].")]
+            pub fn message(&self) -> alloc::string::String {
+                $crate::text::written(|out| self.write_message(out))
+            }
+        }
+
+        impl core::fmt::Display for $ty {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.write_str(&self.message())
+            }
+        }
+
+        impl core::error::Error for $ty {}
+    };
+    ($ty:ident, classed) => {
+        $crate::text::wire_error!($ty);
+
+        impl $ty {
+            #[doc = concat!("The JS class `name` (WSM-ERR-004): [`", stringify!($ty), "::class`]'s.")]
+            pub fn class_name(&self) -> &'static str {
+                self.class().name()
+            }
+        }
+    };
+    ($ty:ident, text) => {
+        impl core::fmt::Display for $ty {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl core::error::Error for $ty {}
+    };
+}
+pub(crate) use wire_error;

@@ -13,7 +13,7 @@ use crate::text::{prefix, push_u64};
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct DecodeError(pub String);
 
-crate::error::wire_error!(DecodeError, text);
+crate::text::wire_error!(DecodeError, text);
 
 /// The names of the twelve envelope fields; the decoder keeps a field's value at its index here.
 /// Public only so that the integration tests can check their vectors against it; not API.

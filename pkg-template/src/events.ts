@@ -1,0 +1,122 @@
+/**
+ * The types of live data (types only): what `follow()` and a proxy's `watch()` take and give, and
+ * the channel a follower's transport is behind. The wire is fastapi-viewsets 0.14's events viewset
+ * (`POST {eventsPath}/poll`, and over muxws `subscribe`/`unsubscribe`).
+ */
+import type { HttpError } from './errors.js';
+import type { KeyType } from './mixins.js';
+import type { MuxwsPeerSource } from './options.js';
+
+/** A topic: a ViewSet's routed base path (`/items`) or a source's (`imports`, `imports:7`). */
+export type Topic = string;
+
+/**
+ * What a follower does: `'poll'` (it polls; 0.7 always polls), `'push'` (reserved for the server
+ * push over a muxws peer), `'paused'` (the platform is offline), `'refused'` (the server refused
+ * the topic: `onRefused` was called, nothing more is asked), `'closed'` (`close()`).
+ */
+export type FollowerMode = 'push' | 'poll' | 'paused' | 'refused' | 'closed';
+
+/** One event of a followed topic, as `onEvent` gets it: once, in rev order per topic. */
+export interface EventMessage<P = unknown> {
+  /** The topic as followed (never the server's `@…` store topic). */
+  topic: Topic;
+  /** The event's name, e.g. `records_changed`. */
+  event: string;
+  /** The version of the payload's shape (1 or more). */
+  version: number;
+  /** The event's rev: per topic, increasing, about the server's clock in ms. */
+  rev: number;
+  /** The rev of the event before it that this follower was given (its cursor before this one). */
+  prev: number;
+  /** The event's payload, as the server sent it. */
+  payload: P;
+  /** The scope key of a scoped ViewSet topic (`@event_scope`), as the server resolved it for this caller. */
+  scope?: string;
+  /** How it came: by a poll (0.7), or pushed over a muxws peer. */
+  via: 'push' | 'poll';
+}
+
+/** What `onResync` gets: the server no longer holds the events since the cursor; re-read the state, it is now at `rev`. */
+export interface ResyncInfo {
+  topic: Topic;
+  /** The topic's rev now: the follower's cursor from here on. */
+  rev: number;
+  /** The scope key the server resolved (scoped ViewSet topics). */
+  scope?: string;
+}
+
+/** The callbacks and the cursor options `follow()` and `watch()` share. */
+export interface FollowCallbacks {
+  /** The log no longer holds the events since the cursor (`events: null`): awaited; later events come after it. */
+  onResync?(info: ResyncInfo): void | Promise<void>;
+  /** The server refused the topic (an `HttpError` of 400–499 other than 429): the follower stops (`mode: 'refused'`). */
+  onRefused?(error: HttpError): void;
+  /**
+   * Keep the cursor (and scope) in IndexedDB, per topic, and resume from it after a reload (a
+   * browser's; off where there is no IndexedDB). Only for state kept along with the cursor.
+   */
+  persist?: boolean;
+  /** The interval of the polls (ms, default 2000; never shorter than the server's `poll_after_ms`). */
+  pollIntervalMs?: number;
+  /** The path the events viewset is registered under (default `/events`). */
+  eventsPath?: string;
+}
+
+/** The options of `follow()`. */
+export interface FollowOptions<P = unknown> extends FollowCallbacks {
+  /** Follow over this muxws peer (polling through its streams), instead of REST. */
+  peer?: MuxwsPeerSource;
+  /** Follow over REST at this origin (default: the page's origin; required in Node without `peer`). */
+  baseUrl?: string;
+  /** Where to start: `'now'` (default) or a rev the server issued (the events after it are delivered, or `onResync`). */
+  from?: 'now' | number;
+  /** Each event, once, in rev order; awaited before the next event of the topic. */
+  onEvent?(event: EventMessage<P>): void | Promise<void>;
+}
+
+/** A followed topic. */
+export interface Follower {
+  readonly topic: Topic;
+  /** The rev of the last event delivered (or of the state after a resync); null until the first answer. */
+  readonly cursor: number | null;
+  /** The scope key of a scoped ViewSet topic, once known. */
+  readonly scope?: string;
+  readonly mode: FollowerMode;
+  /** Resolves once the follower holds a cursor (its first poll answered); rejects when refused or closed first. */
+  readonly ready: Promise<void>;
+  /** Polls now; resolves once that answer was delivered. */
+  catchUp(): Promise<void>;
+  /** Stops following (for good). */
+  close(): Promise<void>;
+}
+
+/** The payload of a ViewSet's `records_changed` event: which records a write created, updated or deleted. */
+export interface RecordsChanged<PK extends KeyType = KeyType> {
+  op: 'created' | 'updated' | 'deleted';
+  changes: { pk: PK }[];
+}
+
+/** The options of a proxy's `watch()`. */
+export interface WatchOptions<PK extends KeyType = KeyType> extends FollowCallbacks {
+  /** Each change of the proxy's topic, once, in order; awaited before the next. */
+  onChange(change: RecordsChanged<PK>, event: EventMessage<RecordsChanged<PK>>): void | Promise<void>;
+}
+
+/**
+ * How a follower reaches the server: implemented over REST and over a muxws peer by polling
+ * (`poll`); a push channel adds `subscribe`, `unsubscribe` and `onPush`. Every request is a call
+ * of its own with a new key, in the background, never persisted.
+ */
+export interface EventChannel {
+  /** `POST {eventsPath}/poll` with these cursors (and scopes); resolves with the answer as received (unchecked). */
+  poll(cursors: Record<Topic, number | null>, scopes: Record<Topic, string>): Promise<unknown>;
+  /** Subscribes this channel's socket to `topic`; resolves with the answer as received. */
+  subscribe?(topic: Topic): Promise<unknown>;
+  /** Unsubscribes this channel's socket from `topic`. */
+  unsubscribe?(topic: Topic): Promise<unknown>;
+  /** Registers the handler of pushed events (headers and payload as received); returns its remover. */
+  onPush?(handler: (headers: Record<string, unknown>, payload: unknown) => void): () => void;
+  /** The IndexedDB key prefix of this channel's persisted cursors (its origin and events path). */
+  readonly persistKey: string;
+}

@@ -1,0 +1,110 @@
+/**
+ * `follow(topic, options)` and what a proxy's `watch()` / `applyChanges()` need at once: the
+ * options checked (a TypeError for what is wrong), the channel (polls as calls of this package:
+ * a new key each, background, never persisted) and the `Follower` handle, returned synchronously.
+ * The follower's logic (follow-engine.ts) is a chunk of its own, loaded by the first `follow()`,
+ * `watch()` or `applyChanges()`: an app that never follows anything never downloads it.
+ */
+import { get, internalsOf } from './caller.js';
+import type { ProxyCore } from './compose.js';
+import { followKit, type CheckedFollow } from './follow-kit.js';
+import type { EventChannel, Follower, FollowOptions, Topic, WatchOptions } from './events.js';
+import { muxwsTransport } from './peer-source.js';
+import { restTransport } from './rest.js';
+import { warn } from './runtime.js';
+
+/** The engine chunk, loaded once. */
+let engine: Promise<typeof import('./follow-engine.js')> | undefined;
+function loadEngine(): Promise<typeof import('./follow-engine.js')> {
+  return (engine ??= import('./follow-engine.js'));
+}
+
+/** The options both `follow()` and `watch()` take, checked: a TypeError naming the first that is wrong. */
+function checked(options: unknown, from: unknown, onEvent: unknown): CheckedFollow {
+  const eventsPath = get(options, 'eventsPath') ?? '/events';
+  const pollIntervalMs = get(options, 'pollIntervalMs') ?? 2000;
+  const persist = get(options, 'persist') ?? false;
+  const onResync = get(options, 'onResync');
+  const onRefused = get(options, 'onRefused');
+  const wrong =
+    typeof eventsPath !== 'string' || eventsPath[0] !== '/' ? "eventsPath (a path such as '/events')"
+    : !(Number.isSafeInteger(pollIntervalMs) && (pollIntervalMs as number) > 0) ? 'pollIntervalMs (whole milliseconds, 1 or more)'
+    : from !== 'now' && !(Number.isSafeInteger(from) && (from as number) >= 0) ? "from ('now' or a rev)"
+    : typeof persist !== 'boolean' ? 'persist (a boolean)'
+    : [onEvent, onResync, onRefused].some((f) => f !== undefined && typeof f !== 'function') ? 'onEvent, onResync, onRefused (functions)'
+    : '';
+  if (wrong) throw new TypeError(`the option ${wrong} is wrong`);
+  return { eventsPath, from: from === 'now' ? null : from, persist, pollIntervalMs, onEvent, onResync, onRefused } as CheckedFollow;
+}
+
+/**
+ * The handle of a follower of `topic`, returned at once; the engine runs it once loaded, polling
+ * through `core` (its transport, headers and interceptors; `owner` names the channel).
+ */
+function startFollower(owner: object, core: ProxyCore, topic: Topic, options: CheckedFollow, persistKey: string): Follower {
+  const running = loadEngine().then((module) => module.start(followKit, handle, owner, core, options, persistKey));
+  const later = (name: 'catchUp' | 'close') => () => running.then((follower) => follower[name]());
+  const handle = { topic, cursor: null, mode: 'poll', ready: running.then((follower) => follower.ready), catchUp: later('catchUp'), close: later('close') } as Follower & { mode: string };
+  running.catch((error: unknown) => {
+    handle.mode = 'closed';
+    warn('the follower could not start', error);
+  });
+  // awaited or not: a follower refused or closed before its first answer is no unhandled rejection
+  handle.ready.catch(() => {});
+  return handle;
+}
+
+/** The channel owners of REST origins (a peer's is its transport, a proxy's its core). */
+const origins = new Map<string, object>();
+
+/**
+ * Follows `topic` (a ViewSet's routed base path such as `/items`, or a source's such as
+ * `imports:7`) over REST (`baseUrl`, default the page's origin) or a muxws peer (`peer`), by
+ * polling; returns its `Follower` at once. A TypeError for options that are wrong.
+ */
+export function follow<P = unknown>(topic: Topic, options: FollowOptions<P> = {}): Follower {
+  if (typeof topic !== 'string' || !topic) throw new TypeError("topic must be a string such as '/items' or 'imports:7'");
+  if (options === null || typeof options !== 'object') throw new TypeError('follow options must be an object');
+  const base = checked(options, get(options, 'from') ?? 'now', get(options, 'onEvent'));
+  const peer = get(options, 'peer');
+  const baseUrl = get(options, 'baseUrl');
+  const core: { -readonly [K in keyof ProxyCore]: ProxyCore[K] } = {
+    basePath: '',
+    baseUrl: '',
+    headers: new Map(),
+    interceptors: [],
+    attemptTimeoutMs: 30_000,
+    withinMs: 0,
+    delayMs: 0,
+    jitter: 0,
+    transport: restTransport,
+    persist: false,
+    persistExclude: [],
+  };
+  if (peer !== undefined) {
+    if (baseUrl !== undefined) throw new TypeError('follow takes peer or baseUrl, not both');
+    const transport = (core.transport = muxwsTransport(peer));
+    return startFollower(transport, core, topic, base, 'muxws:');
+  }
+  const origin = baseUrl ?? (globalThis as { location?: { origin?: string } }).location?.origin;
+  if (typeof origin !== 'string' || origin === 'null') {
+    throw new TypeError("options.baseUrl must be a string such as 'https://api.example.com' (required outside a web page)");
+  }
+  let owner = origins.get(origin);
+  if (!owner) origins.set(origin, (owner = {}));
+  return startFollower(owner, { ...core, baseUrl: origin }, topic, base, origin);
+}
+
+/** `proxy.watch(options)`: follows the proxy's own topic (its basePath) over its transport, headers and interceptors. */
+export function watchProxy(proxy: object, options: WatchOptions): Follower {
+  const core = internalsOf<ProxyCore>(proxy);
+  const onChange = get(options, 'onChange');
+  if (!core || typeof onChange !== 'function') throw new TypeError('watch() is a ViewSet proxy method taking options with onChange, a function');
+  const base = checked(options, 'now', (event: { payload: unknown }) => onChange(event.payload, event));
+  return startFollower(core, core, core.basePath, base, `${core.baseUrl}|`);
+}
+
+/** `proxy.applyChanges(rows, change)`: the rows with the change applied (engine chunk). */
+export function applyChangesOf<T>(proxy: object, rows: readonly T[], change: unknown): Promise<T[]> {
+  return loadEngine().then((module) => module.applyChanges(followKit, proxy, rows, change) as Promise<T[]>);
+}
