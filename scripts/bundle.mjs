@@ -1,6 +1,6 @@
 // Bundles the facade, as tsc compiled it, into the package's modules: index.js (everything an app
-// imports; the calls module's bytes included, see scripts/inline-wasm.mjs) and one chunk per dynamic
-// import (the muxws driver), with rolldown (the bundler inside Vite). One module instead of a dozen:
+// imports; the calls module's bytes included, see scripts/inline-wasm.mjs), one chunk per dynamic
+// import (the muxws driver) and the follower's engine (follow-engine.js), with rolldown (the bundler inside Vite). One module instead of a dozen:
 // a browser importing the package directly fetches one file instead of a waterfall of imports; a
 // bundler sees the same exports. `new URL('./wasm/muxws_bg.wasm', import.meta.url)` is left as it
 // is, so an app's bundler still emits the muxws module as an asset.
@@ -8,6 +8,13 @@
 import { rolldown } from 'rolldown';
 
 const [from, to] = process.argv.slice(2);
+// follow-engine.js is a module of its own: follow.ts imports it by its URL (see there), so that an
+// app's bundler copies it as an asset rather than wrapping the import in a preload helper. It
+// imports nothing of index.js (what it needs comes in its kit).
+// It is bundled on its own and minified: an app's bundler copies an asset as it is.
 const bundle = await rolldown({ input: { index: `${from}/index.js` }, platform: 'neutral', logLevel: 'warn' });
 await bundle.write({ dir: to, format: 'esm', entryFileNames: '[name].js', chunkFileNames: '[name].js' });
 await bundle.close();
+const engine = await rolldown({ input: { 'follow-engine': `${from}/follow-engine.js` }, platform: 'neutral', logLevel: 'warn' });
+await engine.write({ dir: to, format: 'esm', entryFileNames: '[name].js', minify: true });
+await engine.close();

@@ -15,8 +15,13 @@ import { warn } from './runtime.js';
 
 /** The engine chunk, loaded once. */
 let engine: Promise<typeof import('./follow-engine.js')> | undefined;
+/**
+ * The engine is a module of its own in the package (scripts/bundle.mjs makes it an entry), imported
+ * by its URL: an app's bundler emits it as an asset, as it does the muxws module, instead of
+ * wrapping the import in a preload helper that every app would ship (Vite's is 0.8 KB).
+ */
 function loadEngine(): Promise<typeof import('./follow-engine.js')> {
-  return (engine ??= import('./follow-engine.js'));
+  return (engine ??= import(/* @vite-ignore */ /* webpackIgnore: true */ new URL('./follow-engine.js', import.meta.url).href));
 }
 
 /** The options both `follow()` and `watch()` take, checked: a TypeError naming the first that is wrong. */

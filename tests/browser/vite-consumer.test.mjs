@@ -34,7 +34,12 @@ class ItemApi extends restViewSet()('id', [ViewSetMixin]) {
 const items = new ItemApi({ basePath: '/items', baseUrl, schemaCheck: false });
 const call = items.echo({ from: 'vite' });
 const answer = await call;
-window.__result = { key: call.key, seen: answer.idempotency_key };
+// The follower's engine is a module of the package that the app's bundler emits as an asset.
+const follower = items.watch({ onChange() {} });
+await follower.ready;
+const cursor = follower.cursor;
+await follower.close();
+window.__result = { key: call.key, seen: answer.idempotency_key, cursor };
 `;
 
 const MUX_JS = `
@@ -103,6 +108,7 @@ test('the installed package works in a Vite dev server with no configuration', a
     const result = await pageResult(`http://127.0.0.1:${port}/`);
     assert.match(result.key, /^[0-9a-f-]{36}$/);
     assert.deepEqual(result.seen, [`"${result.key}"`]);
+    assert.equal(typeof result.cursor, 'number', 'watch() loaded its engine and the first poll was answered');
     const mux = await pageResult(`http://127.0.0.1:${port}/mux.html`);
     assert.match(mux.key, /^[0-9a-f-]{36}$/);
     assert.deepEqual(mux.seen, [`"${mux.key}"`]);

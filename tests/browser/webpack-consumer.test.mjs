@@ -31,15 +31,21 @@ async function run({ baseUrl, wsUrl }) {
   const echo = (self, body) => self.request('POST', '/echo', { body });
   class RestItems extends restViewSet()('id', [ViewSetMixin]) {}
   class MuxItems extends muxwsViewSet()('id', [ViewSetMixin]) {}
-  const restCall = echo(new RestItems({ basePath: '/items', baseUrl, schemaCheck: false }), { from: 'webpack' });
+  const restItems = new RestItems({ basePath: '/items', baseUrl, schemaCheck: false });
+  const restCall = echo(restItems, { from: 'webpack' });
   const restAnswer = await restCall;
+  // The follower's engine is a module of the package that webpack emits as an asset.
+  const follower = restItems.watch({ onChange() {} });
+  await follower.ready;
+  const cursor = follower.cursor;
+  await follower.close();
   const peer = await connectMuxws(wsUrl);
   const muxCall = echo(new MuxItems({ basePath: '/items', peer, schemaCheck: false }), { from: 'webpack' });
   const muxAnswer = await muxCall;
   await peer.close();
   return {
     charset: document.characterSet,
-    rest: { key: restCall.key, seen: restAnswer.idempotency_key },
+    rest: { key: restCall.key, seen: restAnswer.idempotency_key, cursor },
     muxws: { key: muxCall.key, seen: muxAnswer.idempotency_key },
   };
 }
@@ -105,6 +111,7 @@ test('a webpack build loads the package as a classic script on a windows-1250 pa
     assert.equal(result.charset, 'windows-1250');
     assert.match(result.rest.key, /^[0-9a-f-]{36}$/);
     assert.deepEqual(result.rest.seen, [`"${result.rest.key}"`]);
+    assert.equal(typeof result.rest.cursor, 'number', 'watch() loaded its engine and the first poll was answered');
     assert.match(result.muxws.key, /^[0-9a-f-]{36}$/);
     assert.deepEqual(result.muxws.seen, [`"${result.muxws.key}"`]);
     assert.deepEqual(errors, []);
