@@ -50,6 +50,7 @@ export interface MuxwsExports {
   is_open(peer: number): number;
   is_closed(peer: number): number;
   stream_id(peer: number, tag: number): number;
+  frame_cap(peer: number): number;
   stream_count(peer: number): number;
   poll(peer: number, now: number, sends: number): number;
 }

@@ -1,6 +1,8 @@
 /**
  * The options of `connectMuxws` as a peer is made from them (`ConnectOptions` in muxws.ts): read,
- * checked, and handed to the muxws module's `peer_new`.
+ * their types checked, and handed to the muxws module's `peer_new`, which applies the defaults and
+ * checks the ranges (`crates/muxws-wasm/src/module.rs`, `PeerConfig`), refusing a bad value with
+ * class `Config` (a TypeError here).
  */
 import { get, mw, muxwsBody, put, refusal, makeError } from './muxws-module.js';
 import { functions, type Listener } from './muxws-listeners.js';
@@ -17,12 +19,25 @@ export function whole(options: unknown, name: string, fallback: number, least = 
   return value;
 }
 
-/** `options[name]`: a number (Infinity allowed), or `fallback`. */
-function number(options: unknown, name: string, fallback: number): number {
+/**
+ * `options[name]` for the module, which applies its default and checks its range: a number, NaN
+ * when not given; anything else (NaN included) is a TypeError with `message`.
+ */
+function number(options: unknown, name: string, message: string): number {
   const value = get(options, name);
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || Number.isNaN(value)) throw new TypeError(`reconnect.${name} must be a number`);
+  if (value === undefined) return NaN;
+  if (typeof value !== 'number' || Number.isNaN(value)) throw new TypeError(message);
   return value;
+}
+
+/** Whole-number option `name` for the module (its range is the module's to check). */
+function count(options: unknown, name: string): number {
+  return number(options, name, `${name} must be a non-negative whole number`);
+}
+
+/** Reconnect option `name` for the module. */
+function backoff(reconnect: unknown, name: string): number {
+  return number(reconnect, name, `reconnect.${name} must be a number`);
 }
 
 /** A peer the module made, and what of its options stays with the driver. */
@@ -36,7 +51,7 @@ export interface NewPeer {
   interceptors: Listener[];
 }
 
-/** Makes a peer in the module from `options`; throws a TypeError for a bad option, before the module holds anything. */
+/** Makes a peer in the module from `options`; throws a TypeError for a bad option (the module then holds nothing). */
 export function makePeer(options: Options): NewPeer {
   const subprotocols = get(options, 'subprotocols') ?? [];
   if (!Array.isArray(subprotocols) || subprotocols.some((p) => typeof p !== 'string' || p === '' || p.includes(','))) {
@@ -46,18 +61,14 @@ export function makePeer(options: Options): NewPeer {
   if (reconnect !== undefined && reconnect !== false && (reconnect === null || typeof reconnect !== 'object')) {
     throw new TypeError('reconnect must be false or an object { initialDelayMs, factor, maxDelayMs, jitter, maxAttempts }');
   }
-  const initial = number(reconnect, 'initialDelayMs', 250);
-  const factor = number(reconnect, 'factor', 2);
-  const maxDelay = number(reconnect, 'maxDelayMs', 30_000);
-  const jitter = number(reconnect, 'jitter', 0.3);
-  const attempts = reconnect === false ? 0 : number(reconnect, 'maxAttempts', Infinity);
-  if (!(initial > 0 && Number.isFinite(initial))) throw new TypeError('reconnect.initialDelayMs must be a number greater than 0');
-  if (!(factor >= 1 && Number.isFinite(factor))) throw new TypeError('reconnect.factor must be a finite number of at least 1');
-  if (!(jitter >= 0 && jitter <= 1)) throw new TypeError('reconnect.jitter must be between 0 and 1');
-  if (!(attempts >= 0)) throw new TypeError('reconnect.maxAttempts must be a number of at least 0');
-  const cap = whole(options, 'maxFrameBytes', 65_536, 64);
-  const maxPayload = whole(options, 'maxPayloadBytes', 67_108_864, 1);
-  const concurrency = whole(options, 'callConcurrency', 100, 1);
+  const initial = backoff(reconnect, 'initialDelayMs');
+  const factor = backoff(reconnect, 'factor');
+  const maxDelay = backoff(reconnect, 'maxDelayMs');
+  const jitter = backoff(reconnect, 'jitter');
+  const attempts = reconnect === false ? 0 : backoff(reconnect, 'maxAttempts');
+  const cap = count(options, 'maxFrameBytes');
+  const maxPayload = count(options, 'maxPayloadBytes');
+  const concurrency = count(options, 'callConcurrency');
   const lazy = get(options, 'lazy');
   if (lazy !== undefined && typeof lazy !== 'boolean') throw new TypeError('lazy must be a boolean');
   const hello = get(options, 'hello');
@@ -76,9 +87,9 @@ export function makePeer(options: Options): NewPeer {
   const room = texts.reduce((sum, text) => sum + (text?.length ?? 0) * 3, 1);
   const { lengths } = put(texts, room);
   const handle = mw.peer_new(
-    whole(options, 'pingIntervalMs', 20_000),
-    whole(options, 'pingTimeoutMs', 10_000),
-    whole(options, 'helloTimeoutMs', 10_000),
+    count(options, 'pingIntervalMs'),
+    count(options, 'pingTimeoutMs'),
+    count(options, 'helloTimeoutMs'),
     cap,
     maxPayload,
     initial,
@@ -97,5 +108,5 @@ export function makePeer(options: Options): NewPeer {
     const { cls, message } = refusal();
     throw makeError(cls, message);
   }
-  return { handle, cap, onClose, onReconnect, interceptors };
+  return { handle, cap: mw.frame_cap(handle), onClose, onReconnect, interceptors };
 }
