@@ -4,7 +4,7 @@
  * (`finishCall`: the answer with its `:status`, or the End code of its error).
  */
 import type { AttemptHandle, CallParts, CallRecord, Transport } from './runtime.js';
-import type { CallPending, Pending } from './muxws-stream.js';
+import type { CallPending } from './muxws-stream.js';
 import { EndCode } from './abi/calls.js';
 import { ErrorClass } from './abi/muxws.js';
 import {
@@ -16,6 +16,7 @@ import {
   intercept,
   makeError,
   muxwsBody,
+  refusedError,
   report,
   type Refusal,
 } from './muxws-module.js';
@@ -26,10 +27,8 @@ export interface CallPeer {
   readonly isClosed: boolean;
   /** Runs the open interceptors on `headers` (in place). */
   intercept(headers: Record<string, unknown>, payload: unknown): void;
-  /** Opens a stream in the module: its tag, or what was refused. */
-  openStream(headers: string | null, payload: string, end: boolean, call: boolean): number | Refusal;
-  /** Keeps what is JavaScript about the stream of `tag` until it ends. */
-  track(tag: number, pending: Pending): void;
+  /** Opens a stream in the module: its tag, or what was refused; a call's attempt (`call`) is kept by its tag until it ends. */
+  openStream(headers: string | null, payload: string, end: boolean, call: CallPending | null): number | Refusal;
   /** Resets the stream of `tag` with TIMEOUT. */
   expireStream(tag: number): void;
   /** Resets the stream of `tag` with CANCELLED. */
@@ -113,13 +112,12 @@ function openAttempt(peer: CallPeer, call: Readonly<CallRecord>, attempt: number
     headers = callHeaders(object);
     captureHeaders(call.id, attempt, headers);
   }
-  const tag = peer.openStream(headers, send.payload, true, true);
+  const pending: CallPending = { kind: 'call', call, attempt, id: 0, headers: null, parts: [], payload: null, paid: 0 };
+  const tag = peer.openStream(headers, send.payload, true, pending);
   if (typeof tag !== 'number') {
-    failAttempt(call.id, attempt, makeError(tag.cls, tag.message, { code: 9 }), endOf(tag.cls, false, peer.isClosed));
+    failAttempt(call.id, attempt, refusedError(tag, { code: 9 }), endOf(tag.cls, false, peer.isClosed));
     return null;
   }
-  const pending: CallPending = { kind: 'call', call, attempt, id: 0, headers: null, parts: [], payload: null, paid: 0 };
-  peer.track(tag, pending);
   return {
     abandon: (why) => {
       pending.call = null;
@@ -151,14 +149,14 @@ function endOf(cls: number, opened: boolean, forGood: boolean): number {
 }
 
 /**
- * The stream of a call's attempt is over: normally (`error` null: the answer goes to the runtime)
- * or with `error` of class `cls`, after it `opened` or when it could not; `forGood` when its peer
- * is closed for good. Nothing once the attempt was abandoned.
+ * The stream of a call's attempt on `peer` is over: normally (`error` null: the answer goes to the
+ * runtime) or with `error` of class `cls`, after it `opened` or when it could not. Nothing once
+ * the attempt was abandoned.
  */
-export function finishCall(pending: CallPending, error: Error | null, cls: number, opened: boolean, forGood: boolean): void {
+export function finishCall(pending: CallPending, error: Error | null, cls: number, opened: boolean, peer: CallPeer): void {
   const { call, attempt } = pending;
   if (!call) return;
-  if (error) return failAttempt(call.id, attempt, error, endOf(cls, opened, forGood));
+  if (error) return failAttempt(call.id, attempt, error, endOf(cls, opened, peer.isClosed));
   const headers = pending.headers ?? {};
   const status = statusOf(headers[':status']);
   if (status < 0) {

@@ -37,11 +37,10 @@ let loading: Promise<void> | null = null;
 
 /** Compiles and instantiates the muxws module once, with what the package lends the driver. */
 function load(given: DriverKit): Promise<void> {
-  loading ??= (async () => {
-    await instantiate(given);
+  loading ??= instantiate(given).then(() => {
     followOnline();
     addStats(() => ({ muxwsMemoryBytes: mw.memory.buffer.byteLength, muxwsSources: sources.size }));
-  })().catch((error: unknown) => {
+  }).catch((error: unknown) => {
     loading = null;
     throw error;
   });

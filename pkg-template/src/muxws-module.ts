@@ -193,6 +193,11 @@ export function makeError(cls: number, message: string, props?: ErrorProps): Err
   return new (errorClasses[cls] ?? errorClasses[ErrorClass.ProtocolError])(message, props);
 }
 
+/** The error of what was refused. */
+export function refusedError({ cls, message }: Refusal, props?: ErrorProps): Error {
+  return makeError(cls, message, props);
+}
+
 /** The error a peer closed for good answers every open with. */
 export function closedForGood(): Error {
   return makeError(ErrorClass.ConnectionClosed, 'the muxws peer is closed for good', { code: 1000, wasClean: true });

@@ -20,6 +20,7 @@ import {
   putShort,
   record,
   refusal,
+  refusedError,
   registerPeer,
   source,
   sources,
@@ -29,7 +30,7 @@ import {
   warn,
   type Refusal,
 } from './muxws-module.js';
-import { deferred, StreamCore, type Deferred, type Pending, type RequestPending } from './muxws-stream.js';
+import { deferred, StreamCore, type CallPending, type Deferred, type Pending, type RequestPending } from './muxws-stream.js';
 import { PlatformSocket } from './muxws-socket.js';
 import { addListener, notify, type Listener } from './muxws-listeners.js';
 import { makePeer, whole, type Options } from './muxws-options.js';
@@ -48,9 +49,9 @@ export class PeerCore implements CallPeer {
   #peerId = 0;
   readonly #sockets = new Map<number, PlatformSocket>();
   readonly #pending = new Map<number, Pending>();
-  readonly #onClose: Set<Listener>;
-  readonly #onReconnect: Set<Listener>;
-  readonly #interceptors: Set<Listener>;
+  readonly #onClose = new Set<Listener>();
+  readonly #onReconnect = new Set<Listener>();
+  readonly #interceptors = new Set<Listener>();
   #connecting: Deferred<object> | null = deferred<object>();
   #closing: (() => void)[] = [];
   #forGood = false;
@@ -63,12 +64,8 @@ export class PeerCore implements CallPeer {
   /** @internal Made by `connect()`. */
   constructor(url: string, options: Options) {
     this.#url = url;
-    const made = makePeer(options);
-    this.#handle = made.handle;
-    this.#cap = made.cap;
-    this.#onClose = new Set(made.onClose);
-    this.#onReconnect = new Set(made.onReconnect);
-    this.#interceptors = new Set(made.interceptors);
+    this.#handle = makePeer(options, this.#onClose, this.#onReconnect, this.#interceptors);
+    this.#cap = mw.frame_cap(this.#handle);
   }
 
   /**
@@ -118,9 +115,10 @@ export class PeerCore implements CallPeer {
 
   /**
    * @internal Opens a stream in the module: its tag, or what was refused (headers over the frame
-   * cap are refused before the module is asked).
+   * cap are refused before the module is asked). A call's attempt (`call`) is kept by its tag
+   * until it ends; a direct stream's record is the caller's to keep.
    */
-  openStream(headers: string | null, payload: string, end: boolean, call: boolean): number | Refusal {
+  openStream(headers: string | null, payload: string, end: boolean, call: CallPending | null): number | Refusal {
     let length = -1;
     if (headers !== null) {
       const written = put([headers], Math.min(headers.length * 3, this.#cap) + 1);
@@ -130,12 +128,9 @@ export class PeerCore implements CallPeer {
     const tag = mw.open(this.#handle, length, source(payload), payload.length, end ? 1 : 0, call ? 1 : 0, now());
     const refused = tag === 0 ? refusal() : null;
     this.#pump();
-    return refused ?? tag;
-  }
-
-  /** @internal Keeps what is JavaScript about the stream of `tag` until it ends. */
-  track(tag: number, pending: Pending): void {
-    this.#pending.set(tag, pending);
+    if (refused) return refused;
+    if (call) this.#pending.set(tag, call);
+    return tag;
   }
 
   /** @internal Resets the stream of `tag` with TIMEOUT. */
@@ -160,8 +155,8 @@ export class PeerCore implements CallPeer {
     this.intercept(headers, payload);
     const text = given != null || Object.keys(headers).length > 0 ? JSON.stringify(headers) : null;
     const body = muxwsBody(payload, 'the payload') ?? 'null';
-    const tag = this.openStream(text, body, end, false);
-    if (typeof tag !== 'number') throw makeError(tag.cls, tag.message, { code: 9 });
+    const tag = this.openStream(text, body, end, null);
+    if (typeof tag !== 'number') throw refusedError(tag, { code: 9 });
     return tag;
   }
 
@@ -197,7 +192,7 @@ export class PeerCore implements CallPeer {
     if (refused === null) return;
     // A stream that failed throws its own error; one that closed normally, StreamClosed.
     if (cls === ErrorClass.StreamClosed && stream.failure !== undefined) throw stream.failure;
-    throw makeError(refused.cls, refused.message);
+    throw refusedError(refused);
   }
 
   // --------------------------------------------------------------------------------- peer API
@@ -298,13 +293,6 @@ export class PeerCore implements CallPeer {
     }
   }
 
-  /** The stream of `tag`, taken out of the peer's table: it is over. */
-  #take(tag: number): Pending | undefined {
-    const pending = this.#pending.get(tag);
-    this.#pending.delete(tag);
-    return pending;
-  }
-
   /** What the peer does with each record of the module. */
   readonly #records: MuxwsRecordHandler = {
     dial: (socket, protocols) => this.#dial(socket, protocols.split(',')),
@@ -367,12 +355,9 @@ export class PeerCore implements CallPeer {
       mw.checked(this.#handle, tag, 1);
     },
     end: () => {},
-    streamClosed: (tag) => {
-      const pending = this.#take(tag);
-      if (pending) this.#finish(pending, null, 0, true);
-    },
+    streamClosed: (tag) => this.#finish(tag, null, 0, true),
     streamFailed: (tag, cls, code, message, reason, payload) => {
-      const pending = this.#take(tag);
+      const pending = this.#pending.get(tag);
       if (!pending) return;
       const error = makeError(cls, message, {
         code,
@@ -380,12 +365,9 @@ export class PeerCore implements CallPeer {
         streamId: pending.id || undefined,
         payload: payload ? JSON.parse(payload) : null,
       });
-      this.#finish(pending, error, cls, true);
+      this.#finish(tag, error, cls, true);
     },
-    openFailed: (tag, cls, message) => {
-      const pending = this.#take(tag);
-      if (pending) this.#finish(pending, makeError(cls, message, { code: 9 }), cls, false);
-    },
+    openFailed: (tag, cls, message) => this.#finish(tag, makeError(cls, message, { code: 9 }), cls, false),
   };
 
   #payload(pending: Pending, value: unknown): void {
@@ -393,22 +375,22 @@ export class PeerCore implements CallPeer {
     if (pending.kind === 'stream') pending.stream.payloadArrived(value);
   }
 
-  /** A stream is over: normally (`error` null) or with `error` of class `cls`, after it `opened` or not. */
-  #finish(pending: Pending, error: Error | null, cls: number, opened: boolean): void {
-    switch (pending.kind) {
-      case 'stream':
-        return pending.stream.over(error);
-      case 'call':
-        return finishCall(pending, error, cls, opened, this.isClosed);
-      case 'request': {
-        const { done, withHeaders, timer } = pending;
-        if (timer !== null) clearTimeout(timer);
-        if (error) return done.reject(error);
-        // Exactly one payload (WSM-API-006); the stream has closed, so there is nothing left to reset.
-        if (pending.paid !== 1) return done.reject(makeError(ErrorClass.ProtocolError, `the reply held ${pending.paid || 'no'} payloads, not one (WSM-API-006)`));
-        return done.resolve(withHeaders ? { headers: pending.headers ?? {}, payload: pending.payload } : pending.payload);
-      }
-    }
+  /**
+   * The stream of `tag` is over (nothing for a tag the peer does not keep): normally (`error`
+   * null) or with `error` of class `cls`, after it `opened` or not.
+   */
+  #finish(tag: number, error: Error | null, cls: number, opened: boolean): void {
+    const pending = this.#pending.get(tag);
+    if (!pending) return;
+    this.#pending.delete(tag);
+    if (pending.kind === 'stream') return pending.stream.over(error);
+    if (pending.kind === 'call') return finishCall(pending, error, cls, opened, this);
+    const { done, withHeaders, timer } = pending;
+    if (timer !== null) clearTimeout(timer);
+    if (error) return done.reject(error);
+    // Exactly one payload (WSM-API-006); the stream has closed, so there is nothing left to reset.
+    if (pending.paid !== 1) return done.reject(makeError(ErrorClass.ProtocolError, `the reply held ${pending.paid || 'no'} payloads, not one (WSM-API-006)`));
+    done.resolve(withHeaders ? { headers: pending.headers ?? {}, payload: pending.payload } : pending.payload);
   }
 
   // --------------------------------------------------------------------------------- sockets

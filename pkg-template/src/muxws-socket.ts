@@ -18,7 +18,7 @@ export interface SocketEvents {
 /** One platform `WebSocket` of a peer. */
 export class PlatformSocket {
   readonly #ws: WebSocket;
-  #events: SocketEvents | null;
+  readonly #events: SocketEvents;
 
   /** Dials `url` offering `protocols`; throws what the platform threw when it refuses to. */
   constructor(url: string, protocols: string[], events: SocketEvents) {
@@ -33,16 +33,15 @@ export class PlatformSocket {
     ws.onclose = (event) => this.#end(event.code, event.reason, event.wasClean);
   }
 
+  /** Reports `ended`, the first time only (the handlers are gone after it). */
   #end(code: unknown, reason: unknown, clean: boolean): void {
-    const events = this.#events;
-    if (!events) return;
+    if (this.#ws.onclose === null) return;
     this.detach();
-    events.ended(typeof code === 'number' ? code : 1006, typeof reason === 'string' ? reason : '', clean);
+    this.#events.ended(typeof code === 'number' ? code : 1006, typeof reason === 'string' ? reason : '', clean);
   }
 
   /** Stops reporting: nothing the platform says of this socket reaches the peer any more. */
   detach(): void {
-    this.#events = null;
     const ws = this.#ws;
     ws.onopen = ws.onmessage = ws.onerror = ws.onclose = null;
   }
