@@ -239,7 +239,7 @@ fn given(value: f64, default: f64) -> f64 {
 /// Whether `value` is a whole number as `Number.isSafeInteger` says, and not negative.
 #[inline(never)]
 fn is_count(value: f64) -> bool {
-    value >= 0.0 && value <= 9_007_199_254_740_991.0 && value == value as u64 as f64
+    (0.0..=9_007_199_254_740_991.0).contains(&value) && value == value as u64 as f64
 }
 
 /// `config` with [`PeerConfig::default`]'s value where it holds NaN (not given), or the message
@@ -265,12 +265,30 @@ fn resolve(config: &PeerConfig) -> Result<PeerConfig, &'static str> {
         seed: config.seed,
     };
     let counts = [
-        (c.ping_interval_ms, "pingIntervalMs must be a non-negative whole number"),
-        (c.ping_timeout_ms, "pingTimeoutMs must be a non-negative whole number"),
-        (c.hello_timeout_ms, "helloTimeoutMs must be a non-negative whole number"),
-        (c.max_frame_bytes, "maxFrameBytes must be a non-negative whole number"),
-        (c.max_payload_bytes, "maxPayloadBytes must be a non-negative whole number"),
-        (c.call_concurrency, "callConcurrency must be a non-negative whole number"),
+        (
+            c.ping_interval_ms,
+            "pingIntervalMs must be a non-negative whole number",
+        ),
+        (
+            c.ping_timeout_ms,
+            "pingTimeoutMs must be a non-negative whole number",
+        ),
+        (
+            c.hello_timeout_ms,
+            "helloTimeoutMs must be a non-negative whole number",
+        ),
+        (
+            c.max_frame_bytes,
+            "maxFrameBytes must be a non-negative whole number",
+        ),
+        (
+            c.max_payload_bytes,
+            "maxPayloadBytes must be a non-negative whole number",
+        ),
+        (
+            c.call_concurrency,
+            "callConcurrency must be a non-negative whole number",
+        ),
     ];
     for (value, message) in counts {
         if !is_count(value) {
@@ -280,7 +298,8 @@ fn resolve(config: &PeerConfig) -> Result<PeerConfig, &'static str> {
     if c.call_concurrency < 1.0 {
         return Err("callConcurrency must be at least 1");
     }
-    if !(c.max_attempts >= 0.0) {
+    // Not NaN here: `given` replaced it.
+    if c.max_attempts < 0.0 {
         return Err("reconnect.maxAttempts must be a number of at least 0");
     }
     Ok(c)
@@ -297,7 +316,10 @@ fn option_names(message: String) -> String {
     ];
     for (rust, js) in NAMES {
         // Bytes, not `str::strip_prefix`, whose pattern searcher is larger.
-        if let (true, Some(rest)) = (message.as_bytes().starts_with(rust.as_bytes()), message.get(rust.len()..)) {
+        if let (true, Some(rest)) = (
+            message.as_bytes().starts_with(rust.as_bytes()),
+            message.get(rust.len()..),
+        ) {
             let mut out = String::from(js);
             out.push_str(rest);
             return out;
@@ -977,11 +999,34 @@ mod option_tests {
         let refused = |config: PeerConfig| resolve(&config).unwrap_err();
         let base = nan();
         for value in [-1.0, 1.5, f64::INFINITY, 9_007_199_254_740_992.0] {
-            assert_eq!(refused(PeerConfig { ping_interval_ms: value, ..base.clone() }), "pingIntervalMs must be a non-negative whole number");
+            assert_eq!(
+                refused(PeerConfig {
+                    ping_interval_ms: value,
+                    ..base.clone()
+                }),
+                "pingIntervalMs must be a non-negative whole number"
+            );
         }
-        assert_eq!(refused(PeerConfig { call_concurrency: 0.0, ..base.clone() }), "callConcurrency must be at least 1");
-        assert_eq!(refused(PeerConfig { max_attempts: -1.0, ..base.clone() }), "reconnect.maxAttempts must be a number of at least 0");
-        assert!(resolve(&PeerConfig { max_attempts: 0.0, ping_interval_ms: 0.0, ..base }).is_ok());
+        assert_eq!(
+            refused(PeerConfig {
+                call_concurrency: 0.0,
+                ..base.clone()
+            }),
+            "callConcurrency must be at least 1"
+        );
+        assert_eq!(
+            refused(PeerConfig {
+                max_attempts: -1.0,
+                ..base.clone()
+            }),
+            "reconnect.maxAttempts must be a number of at least 0"
+        );
+        assert!(resolve(&PeerConfig {
+            max_attempts: 0.0,
+            ping_interval_ms: 0.0,
+            ..base
+        })
+        .is_ok());
     }
 
     #[test]
@@ -990,7 +1035,13 @@ mod option_tests {
             option_names("initial_delay_ms must be a number greater than 0".to_owned()),
             "reconnect.initialDelayMs must be a number greater than 0"
         );
-        assert_eq!(option_names("max_payload_bytes must be at least 1".to_owned()), "maxPayloadBytes must be at least 1");
-        assert_eq!(option_names("the hello cannot be sent".to_owned()), "the hello cannot be sent");
+        assert_eq!(
+            option_names("max_payload_bytes must be at least 1".to_owned()),
+            "maxPayloadBytes must be at least 1"
+        );
+        assert_eq!(
+            option_names("the hello cannot be sent".to_owned()),
+            "the hello cannot be sent"
+        );
     }
 }
