@@ -1,8 +1,8 @@
 /**
  * The options of `connectMuxws` as a peer is made from them (`ConnectOptions` in muxws.ts): read,
- * their types checked, and handed to the muxws module's `peer_new`, which applies the defaults and
- * checks the ranges (`crates/muxws-wasm/src/module.rs`, `PeerConfig`), refusing a bad value with
- * class `Config` (a TypeError here).
+ * their types checked (a count is a non-negative whole number), and handed to the muxws module's
+ * `peer_new`, which applies the defaults and checks the ranges (`crates/muxws-wasm/src/module.rs`,
+ * `PeerConfig`), refusing a bad value with class `Config` (a TypeError here).
  */
 import { get, mw, muxwsBody, put, refusal, refusedError } from './muxws-module.js';
 import { functions, type Listener } from './muxws-listeners.js';
@@ -11,28 +11,27 @@ import { functions, type Listener } from './muxws-listeners.js';
 export type Options = Record<string, unknown>;
 
 /**
- * `options[name]` of a peer method (`close`'s `drainMs`, `request`'s `timeoutMs`): a non-negative
- * whole number, or `fallback` when not given.
- */
-export function whole(options: unknown, name: string, fallback: number): number {
-  const value = get(options, name);
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw new TypeError(`${name} must be a non-negative whole number`);
-  return value;
-}
-
-/**
- * `options[name]` for the module, which applies its default and checks its range: a number, NaN
- * when not given; anything else (NaN included) is a TypeError naming a whole-number option (a
- * `reconnect` one when `backoff`).
+ * `options[name]` for the module, which applies its default and checks its range: NaN when not
+ * given; otherwise a non-negative whole number (what the module converts to the protocol's
+ * integers), or with `backoff` any number, Infinity included, but NaN. Anything else is a
+ * TypeError naming the option.
  */
 function number(options: unknown, name: string, backoff?: true): number {
   const value = get(options, name);
   if (value === undefined) return NaN;
-  if (typeof value !== 'number' || Number.isNaN(value)) {
+  if (backoff ? typeof value !== 'number' || Number.isNaN(value) : !Number.isSafeInteger(value) || (value as number) < 0) {
     throw new TypeError(backoff ? `reconnect.${name} must be a number` : `${name} must be a non-negative whole number`);
   }
-  return value;
+  return value as number;
+}
+
+/**
+ * `options[name]` of a peer method (`close`'s `drainMs`, `request`'s `timeoutMs`): a non-negative
+ * whole number, or `fallback` when not given.
+ */
+export function whole(options: unknown, name: string, fallback: number): number {
+  const value = number(options, name);
+  return Number.isNaN(value) ? fallback : value;
 }
 
 /**

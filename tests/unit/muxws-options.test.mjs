@@ -1,5 +1,6 @@
 // Pins the connect options of a muxws peer (muxws-options.ts and the muxws module's peer_new):
-// an option of the wrong type is a TypeError from the driver; an option not given takes the
+// an option of the wrong type (a count not a non-negative whole number) is a TypeError from the
+// driver; an option not given takes the
 // module's default (the heartbeat, the frame cap, the reconnect schedule); a value out of range is
 // refused by the module (class Config) and thrown as a TypeError naming the option as
 // connectMuxws names it. A refused peer dials nothing and leaves nothing behind.
@@ -33,17 +34,17 @@ async function refused(options, message) {
   assert.equal(server.sockets.length, before, 'nothing dialled');
 }
 
-test('an option of the wrong type is a TypeError naming it', async () => {
+test('an option of the wrong type (a count that is not a non-negative whole number) is a TypeError naming it', async () => {
   await refused({ pingIntervalMs: '5' }, /^pingIntervalMs must be a non-negative whole number$/);
   await refused({ maxFrameBytes: NaN }, /^maxFrameBytes must be a non-negative whole number$/);
   await refused({ reconnect: { factor: '2' } }, /^reconnect\.factor must be a number$/);
   await refused({ reconnect: { maxDelayMs: NaN } }, /^reconnect\.maxDelayMs must be a number$/);
+  await refused({ pingTimeoutMs: -1 }, /^pingTimeoutMs must be a non-negative whole number$/);
+  await refused({ helloTimeoutMs: 1.5 }, /^helloTimeoutMs must be a non-negative whole number$/);
   await refused({ lazy: 1 }, /^lazy must be a boolean$/);
 });
 
 test('a value out of range is refused by the module, named as connectMuxws names it', async () => {
-  await refused({ pingTimeoutMs: -1 }, /^pingTimeoutMs must be a non-negative whole number$/);
-  await refused({ helloTimeoutMs: 1.5 }, /^helloTimeoutMs must be a non-negative whole number$/);
   await refused({ callConcurrency: 0 }, /^callConcurrency must be at least 1$/);
   await refused({ maxPayloadBytes: 0 }, /^maxPayloadBytes must be at least 1$/);
   await refused({ maxFrameBytes: 10 }, /^maxFrameBytes 10 is below the floor of 64/);
