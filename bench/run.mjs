@@ -20,7 +20,10 @@
 //   pending      pendingCalls() and pendingCallCount() with 10 000 calls pending against a local
 //                server that accepts connections and never answers
 //   instantiate  import of the package until it is ready, and until a first call is issued: fresh
-//                Chromium contexts and fresh Node processes
+//                Chromium contexts and fresh Node processes; axios and ky the same in Chromium
+//   peers        raw fetch, axios, ky and the SDK side by side (bench/peers.mjs): latency of a GET
+//                and of a POST with a JSON body, in a page on the backend's own origin and in a page
+//                on another origin (CORS), and the CORS preflights each sends (the backend's log)
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -28,11 +31,13 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { gzipSync } from 'node:zlib';
 
 import { chromium } from 'playwright-core';
 
-import { CHROMIUM_ARGS, serveStatic } from '../tests/browser/browser.mjs';
+import { CHROMIUM_ARGS } from '../tests/browser/browser.mjs';
 import { startStack } from '../tests/harness/stack.mjs';
+import { PEER_KINDS, PEER_MODULES, bundleKy, importPeerInPage, measurePeers, serveBench } from './peers.mjs';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -49,6 +54,11 @@ const N_PENDING = QUICK ? 1000 : 10_000;
 // fresh context spreads from 7 to 22 ms (40 pairs: p25 9.1, median 9.9, p75 13.3 ms), so medians of
 // 10 put the same build at 1.30x in one run and 1.90x in the next; 40 pairs gave 1.94x.
 const FRESH = QUICK ? 3 : 30;
+// raw fetch, axios, ky and the SDK: sequential GETs and POSTs of each, per page (two pages)
+const N_PEER = QUICK ? 30 : 1000;
+const PEER_WARMUP = QUICK ? 5 : 50;
+const PEER_ROUNDS = QUICK ? 2 : 10; // blocks per page, the two pages taking turns
+const PEER_PROBE = 3; // calls of each kind and method in a fresh context, for the preflights they send
 
 const GOALS = {
   sizeFull: 40 * 1024, // issue 11: the whole package ≤ 40 KiB as a bundler ships it
@@ -425,6 +435,16 @@ function buildId() {
   return `pkg/ built ${written}, wasm sha256 ${createHash('sha256').update(fs.readFileSync(wasm)).digest('hex').slice(0, 12)}`;
 }
 
+/** Bytes of the modules the instantiate rows import, as served and gzip -9. */
+function moduleBytes(kyCode) {
+  const read = (relative) => fs.readFileSync(path.join(repoRoot, relative));
+  const modules = { pkg: read('pkg/index.js'), axios: read(PEER_MODULES.axios.slice(1)), ky: Buffer.from(kyCode), baseline: read(BASELINE_MODULE) };
+  return Object.fromEntries(Object.entries(modules).map(([name, bytes]) => [name, { raw: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length }]));
+}
+
+/** The version of an npm package in node_modules. */
+const versionOf = (name) => JSON.parse(fs.readFileSync(path.join(repoRoot, 'node_modules', name, 'package.json'), 'utf8')).version;
+
 function environment(browserVersion) {
   const git = (...a) => {
     try {
@@ -462,8 +482,11 @@ async function main() {
   try {
     // the calls go to the backend directly; the dead-socket measure goes through the fault proxy
     stack = await startStack({});
-    // cross-origin isolated: performance.now() ticks in microseconds instead of 0.1 ms
-    site = await serveStatic(undefined, { isolated: true });
+    // cross-origin isolated: performance.now() ticks in microseconds instead of 0.1 ms; another
+    // origin than the backend's (another port), so the calls of its pages are CORS requests
+    const kyCode = await bundleKy();
+    results.moduleBytes = moduleBytes(kyCode);
+    site = await serveBench({ kyCode });
     hole = await blackhole();
     browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
     results.env = environment(browser.version());
@@ -484,6 +507,14 @@ async function main() {
       const baseline = await baselinePage.evaluate(baselineImport, `/${BASELINE_MODULE}`);
       Object.assign(results.chromiumInstantiate.at(-1), { baseline: baseline.ms, baselineAfterArrival: baseline.afterArrival });
       await baselineContext.close();
+      // axios and ky, each in a context of its own, from the same server
+      for (const peer of ['axios', 'ky']) {
+        const peerContext = await browser.newContext();
+        const peerPage = await peerContext.newPage();
+        await peerPage.goto(runner);
+        results.chromiumInstantiate.at(-1)[peer] = await peerPage.evaluate(importPeerInPage, PEER_MODULES[peer]);
+        await peerContext.close();
+      }
     }
     log(`instantiate: ${FRESH} fresh Node processes`);
     results.nodeInstantiate = await instantiateInNode();
@@ -501,6 +532,19 @@ async function main() {
     log(`Chromium: pendingCalls() with ${N_PENDING} pending calls`);
     results.pending = await page.evaluate(pendingInPage, { blackholeUrl: hole.url, count: N_PENDING });
     await page.close();
+
+    results.peers = await measurePeers({
+      browser,
+      backendUrl: stack.directUrls[0],
+      siteUrl: site.url,
+      kyCode,
+      accessLog: path.join(stack.logDir, 'app-A.log'),
+      nSeq: N_PEER,
+      rounds: PEER_ROUNDS,
+      warmup: PEER_WARMUP,
+      probe: PEER_PROBE,
+      log,
+    });
 
     log('Chromium: memory after 10 MB each way, REST and muxws');
     const memoryContext = await browser.newContext();
@@ -535,6 +579,59 @@ async function main() {
 }
 
 // ------------------------------------------------------------------ the report
+const PEER_LABELS = {
+  raw: 'raw fetch',
+  rawKey: 'raw fetch + Idempotency-Key',
+  axios: `axios ${versionOf('axios')}`,
+  ky: `ky ${versionOf('ky')}`,
+  sdk: 'this package (REST viewset)',
+};
+
+/** The section comparing raw fetch, axios, ky and the SDK (bench/peers.mjs). */
+function renderPeers(r, { table, spread }) {
+  const p = r.peers;
+  const ci = r.chromiumInstantiate;
+  const baseline = median(ci.map((x) => x.baseline));
+  const readyOf = { sdk: ci.map((x) => x.ready), axios: ci.map((x) => x.axios.ready), ky: ci.map((x) => x.ky.ready) };
+  const where = { same: "page on the backend's origin", cross: 'page on another origin' };
+  const cell = (page, method, kind) => {
+    const xs = p.pages[page].latency[method][kind];
+    return `${ms(median(xs))} ms (${ratio(median(xs), median(p.pages[page].latency[method].raw))})`;
+  };
+  const ready = (kind) => (readyOf[kind] ? `${ms(median(readyOf[kind]))} ms (${ratio(median(readyOf[kind]), baseline)})` : '—');
+  const rows = PEER_KINDS.map((kind) => [PEER_LABELS[kind], cell('same', 'GET', kind), cell('cross', 'GET', kind), cell('same', 'POST', kind), cell('cross', 'POST', kind), ready(kind)]);
+  const perPage = (n) => 2 * n * PEER_KINDS.length; // GETs and POSTs of every kind
+  const preflightRows = PEER_KINDS.map((kind) => [
+    PEER_LABELS[kind],
+    ...['same', 'cross'].flatMap((page) => ['GET', 'POST'].map((method) => String(p.preflights[page][kind][method]))),
+  ]);
+  const other = Object.values(p.preflights).flatMap((byKind) => Object.values(byKind).flatMap((x) => x.other));
+  const notIsolated = Object.entries(p.pages).filter(([, page]) => !page.isolated).map(([page]) => where[page]);
+  const mb = r.moduleBytes;
+  const kb = (x) => `${(x.raw / 1000).toFixed(1)} KB (gzip -9 ${(x.gzip / 1000).toFixed(1)} KB)`;
+  return [
+    '## Peers: raw fetch, axios, ky and this package',
+    '',
+    ...(notIsolated.length ? [`**Not cross-origin isolated (performance.now() in 0.1 ms steps): ${notIsolated.join(', ')}.**`, ''] : []),
+    `Chromium, the same browser as above, a fresh context per page. The calls are \`GET /items/tick?sleep=0\` and \`POST /items/slow?sleep=0\` with the JSON body \`{"note": …}\`, to the backend directly; ${p.nSeq} sequential calls of each client and method per page (after ${p.warmup} to warm up), interleaved call by call (who goes first rotates), in ${p.rounds} blocks per page, the two pages taking turns. Two pages: one on the backend's own origin (its page and modules answered by Playwright routes at that origin, removed before any call is made) and one on the bench's static server, another 127.0.0.1 port, whose calls are CORS requests (the rows above ran in such a page too). Each cell is the median latency and its ratio to raw fetch of the same method in the same page; import → ready is the median of ${ci.length} fresh contexts and its ratio to importing \`${BASELINE_MODULE}\` (${ms(baseline)} ms), the same contexts as the instantiate rows above.`,
+    '',
+    table(['client', "GET, backend's origin", 'GET, cross-origin', "POST, backend's origin", 'POST, cross-origin', 'import → ready'], rows),
+    '',
+    `- raw fetch: \`fetch(url)\`, and for the POST \`Content-Type: application/json\`; then \`response.json()\`. raw fetch + Idempotency-Key: the same with the header the SDK sends (a fresh quoted UUID per call), as the baseline of the rows above. axios: \`axios.get(url)\`, \`axios.post(url, body)\` (its default adapter in a browser, XMLHttpRequest; \`node_modules/axios/dist/esm/axios.js\`). ky: \`ky.get(url).json()\`, \`ky.post(url, { json: body }).json()\` (its default retry and timeout; its distribution bundled into one module by rolldown, not minified). This package: \`request('GET', '/tick')\` and \`request('POST', '/slow', { body })\` of a REST viewset with default options.`,
+    `- Modules imported, as served: the package ${kb(mb.pkg)}, axios ${kb(mb.axios)}, ky ${kb(mb.ky)}; the baseline ${kb(mb.baseline)}. Import → ready of axios and ky is the import of the module (its default export can call at once); raw fetch needs no import.`,
+    `- Preflights (OPTIONS requests in the backend's access log) sent by ${p.probe} GETs and then ${p.probe} POSTs of one client in a fresh context: a non-safelisted request header (Idempotency-Key, or \`Content-Type: application/json\`) makes Chromium preflight the first call to a URL; the backend answers with \`Access-Control-Max-Age: 600\`, so later calls to the same URL reuse the answer. In the two measured pages, fresh contexts too: ${p.warmupOptions.same} OPTIONS on the backend's origin and ${p.warmupOptions.cross} cross-origin during the ${perPage(p.warmup)} warm-up calls of each, ${p.pages.same.measuredOptions} and ${p.pages.cross.measuredOptions} during the ${perPage(p.nSeq)} measured calls.${other.length ? ` Other OPTIONS requests: ${JSON.stringify(other)}.` : ''}`,
+    '',
+    `Preflights per call, cross-origin: ${PEER_KINDS.map((kind) => `${PEER_LABELS[kind]} GET ${p.preflights.cross[kind].GET}/${p.probe}, POST ${p.preflights.cross[kind].POST}/${p.probe}`).join('; ')}; on the backend's origin ${PEER_KINDS.every((kind) => !p.preflights.same[kind].GET && !p.preflights.same[kind].POST) ? 'none' : 'some (see the table)'}.`,
+    '',
+    table(['client', `${p.probe} GETs, backend's origin`, `${p.probe} POSTs, backend's origin`, `${p.probe} GETs, cross-origin`, `${p.probe} POSTs, cross-origin`], preflightRows),
+    '',
+    'Latency of the sequential calls, in ms:',
+    '',
+    table(['series', 'p10', 'median', 'p90', 'p99', 'n'], ['same', 'cross'].flatMap((page) => ['GET', 'POST'].flatMap((method) => PEER_KINDS.map((kind) => spread(`${where[page]}: ${method}, ${PEER_LABELS[kind]}`, p.pages[page].latency[method][kind]))))),
+    '',
+  ];
+}
+
 function render(r) {
   const goal = (met, text) => `${text} ${met ? '— met' : '— **missed**'}`;
   const c = r.chromium;
@@ -605,12 +702,15 @@ function render(r) {
       spread('Chromium: import → the package\'s module fetched', ci.map((x) => x.jsFetched)),
       spread(`Chromium: import of ${BASELINE_MODULE} (baseline)`, ci.map((x) => x.baseline)),
       spread('Chromium: import → first call issued', ci.map((x) => x.firstCall)),
+      spread(`Chromium: import of axios (${PEER_MODULES.axios.slice(1)})`, ci.map((x) => x.axios.ready)),
+      spread('Chromium: import of ky (bundled into one module)', ci.map((x) => x.ky.ready)),
       spread('Node: import → ready', ni.map((x) => x.ready)),
       spread(`Node: import of ${BASELINE_MODULE} (baseline)`, ni.map((x) => x.baseline)),
     ]),
     '',
     `The ${r.pending.listed} pending calls were REST calls to a local server that accepts connections and never answers; afterwards one AbortController cancelled them (${r.pending.cancelled} settled with CallCancelled, ${r.pending.after} left pending).`,
     '',
+    ...renderPeers(r, { table, spread }),
     '## Size',
     '',
     `\`node scripts/size.mjs pkg\` (Vite production builds of two small apps; each file gzip -9):`,
@@ -650,6 +750,7 @@ function render(r) {
     '- The instantiate times include fetching the package\'s module from a local static server (`cache-control: no-store`) into a fresh browser context; the baseline rows show what a fresh context or process pays for one small module.',
     '- Import → ready is one round trip: the calls module comes inside the package\'s module (`scripts/inline-wasm.mjs`: printable ASCII, a byte being one character or two, which gzip takes to within about 0.1 KB of the .wasm, where base64 costs 1.7 KB more); the baseline pays one too. Parsing the module, compiling and instantiating the calls module (synchronously: 12 KB of wasm) and the facade\'s start are the row "of which after the package\'s module arrived".',
     '- The second REST baseline is a raw fetch that does what every correct call must, whatever library makes it: an AbortSignal (an abandoned attempt is aborted), the answer\'s Content-Type read (JSON is parsed, other types resolve as text) and text() + JSON.parse (the raw text of JSON that does not parse goes into the error). Interleaved with the other kinds, it costs no more than the bare raw fetch, within the run-to-run noise: the SDK\'s difference to either is its own JavaScript (making the key, composing and checking the call, the engine\'s pump, reading and settling the answer).',
+    '- In the peers\' section, raw fetch is the call as one writes it by hand, without an Idempotency-Key; raw fetch + Idempotency-Key is the baseline of the rows above. The SDK\'s difference to the first includes what the key costs whatever sends it: a preflight of the first call to each URL from another origin, and the backend\'s Idempotency record of every call; its difference to the second is its own JavaScript. The page on the backend\'s origin and the cross-origin page run their blocks of calls by turns, so their columns can be compared too; the preflights\' own cost is paid once per URL (Access-Control-Max-Age) and does not show in the medians.',
     '- The size goals are read as KiB (1024 B). What a REST-only app loads at start counts for it; chunks it would load only on demand are listed beside it by scripts/size.mjs.',
     '- The dead-socket figure uses a ping after 1 s without arrivals and 1 s to answer it; with the defaults (20 s and 10 s) the same rule finds a silent socket dead within 30 s.',
     '',

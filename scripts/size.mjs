@@ -19,7 +19,9 @@ const pkgDir = resolve(process.argv[2] ?? 'pkg');
 /** The budgets of issue 11 (gzip -9 bytes). */
 export const BUDGET = { full: 40 * 1024, rest: 18 * 1024 };
 /** What the build enforces: the REST budget, and for the whole package a ceiling (its goal is not met). */
-export const ENFORCED = { full: 53 * 1024, rest: BUDGET.rest };
+// The ceiling went from 53 to 54 KiB when the muxws module gained server push (its protocol
+// layer's `incoming` feature: 0.6 KB gzip of the module, which only apps that connect muxws load).
+export const ENFORCED = { full: 54 * 1024, rest: BUDGET.rest };
 
 const APPS = {
   full: `import * as pkg from '@dynamicforms/fastapi-viewsets';

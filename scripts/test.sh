@@ -9,6 +9,9 @@ step() { printf '\n==== %s\n' "$*"; }
 
 bash scripts/install.sh
 
+step "the import graph: no circle, no upward import in the facade's layers (and the largest source file)"
+node scripts/imports.mjs
+
 step "cargo test: the pure Rust core, the muxws protocol, the wasm modules' record codes (native, virtual clock)"
 cargo test
 

@@ -570,21 +570,22 @@ export function pendingCalls(): PendingCall[] {
   const list = records(engine.pending_records(), count, Layout.PendingFields);
   const out: PendingCall[] = [];
   for (let at = 0; at < list.length; at += Layout.PendingFields) {
-    const pending = readPending(list, at);
-    const call = calls.get(pending.call);
-    if (!call) continue;
-    out.push({
-      key: call.key,
-      method: call.method,
-      path: call.path,
-      transport: call.transport.name,
-      issuedAt: call.resumed?.issuedAt ?? pending.issuedAt,
-      unansweredAttempts: pending.unansweredAttempts,
-      background: (pending.flags & PendingFlag.Background) !== 0,
-      nextAttemptAt: pending.nextAttemptAt,
-      waitingForReconnect: (pending.flags & PendingFlag.WaitsForReconnect) !== 0,
-      waitingFor: WAIT_REASONS[pending.reason],
-      resumed: Boolean(call.resumed),
+    readPending(list, at, (id, issuedAt, unansweredAttempts, nextAttemptAt, flags, reason) => {
+      const call = calls.get(id);
+      if (!call) return;
+      out.push({
+        key: call.key,
+        method: call.method,
+        path: call.path,
+        transport: call.transport.name,
+        issuedAt: call.resumed?.issuedAt ?? issuedAt,
+        unansweredAttempts,
+        background: (flags & PendingFlag.Background) !== 0,
+        nextAttemptAt,
+        waitingForReconnect: (flags & PendingFlag.WaitsForReconnect) !== 0,
+        waitingFor: WAIT_REASONS[reason],
+        resumed: Boolean(call.resumed),
+      });
     });
   }
   return out;

@@ -6,7 +6,6 @@
 import './style.css';
 
 import {
-  HttpError,
   guardUnload,
   onCallActivity,
   pendingCallCount,
@@ -26,36 +25,14 @@ import {
   muxwsItems,
   restItems,
   type Item,
-  type ItemsApi,
   type MuxwsPeer,
   type SlowResult,
 } from './api';
-import { Backend, FAULT_TARGETS, loadConfig, type DemoConfig, type FaultListing } from './backend';
+import { Backend, loadConfig, type DemoConfig } from './backend';
 import { byId, clock, duration, h, plural, replaceChildren } from './dom';
+import { clampInt, faultUsable, queueFault, refreshFaults } from './faults';
+import { ACTIONS, actionOf, api, backend, errorText, showError, state, type ActionId } from './state';
 
-// ------------------------------------------------------------------ actions the page tracks
-/** The backend's counter names, with how the page shows them. */
-const ACTIONS = [
-  { id: 'list', label: 'List', route: 'GET /items' },
-  { id: 'create', label: 'Create', route: 'POST /items' },
-  { id: 'partial_update', label: 'Rename', route: 'PATCH /items/{id}' },
-  { id: 'destroy', label: 'Delete', route: 'DELETE /items/{id}' },
-  { id: 'slow', label: 'Slow action', route: 'POST /items/slow' },
-] as const;
-type ActionId = (typeof ACTIONS)[number]['id'];
-
-/** The counter an activity event's call moves on the backend, if the page tracks it. */
-function actionOf(method: string, path: string): ActionId | null {
-  if (path === '/items/slow' && method === 'POST') return 'slow';
-  if (path === '/items') return method === 'GET' ? 'list' : method === 'POST' ? 'create' : null;
-  if (/^\/items\/[^/]+$/.test(path) && path !== '/items/schema') {
-    if (method === 'PATCH') return 'partial_update';
-    if (method === 'DELETE') return 'destroy';
-  }
-  return null;
-}
-
-/** How an attempt ended, in words a visitor understands. */
 const ENDED_TEXT: Record<string, string> = {
   'network-error': 'no complete answer, the connection broke',
   timeout: `no answer within ${duration(ATTEMPT_TIMEOUT_MS)}`,
@@ -77,47 +54,6 @@ const WAIT_TEXT: Record<string, string> = {
 };
 /** The busy indicator and the notice while the platform is offline. */
 const OFFLINE_TEXT = 'offline — will retry when the network is back';
-
-// ------------------------------------------------------------------ state
-interface CallInfo {
-  action: ActionId | null;
-  attempts: number;
-  lastEnded?: string;
-}
-
-const state = {
-  config: null as DemoConfig | null,
-  backend: null as Backend | null,
-  api: null as ItemsApi | null,
-  transport: 'rest' as 'rest' | 'muxws',
-  peer: null as MuxwsPeer | null,
-  items: [] as Item[],
-  editing: null as number | null,
-  busyRows: new Set<number>(),
-  calls: new Map<string, CallInfo>(),
-  baseline: null as Record<string, number> | null,
-  counters: {} as Record<string, number>,
-  shownRuns: new Map<string, number>(),
-};
-
-function api(): ItemsApi {
-  if (!state.api) throw new Error('not connected');
-  return state.api;
-}
-
-function backend(): Backend {
-  if (!state.backend) throw new Error('not configured');
-  return state.backend;
-}
-
-function errorText(error: unknown): string {
-  if (error instanceof HttpError) {
-    const detail = typeof error.detail === 'string' ? error.detail : JSON.stringify(error.detail ?? error.body);
-    return `${error.status}: ${detail}`;
-  }
-  if (error instanceof Error) return `${error.name}: ${error.message}`;
-  return String(error);
-}
 
 // ------------------------------------------------------------------ call activity
 const MAX_LOG_ROWS = 150;
@@ -337,103 +273,7 @@ function flash(element: HTMLElement): void {
   element.classList.add('flash');
 }
 
-// ------------------------------------------------------------------ faults
-let faultsInFlight = false;
-
-async function refreshFaults(): Promise<void> {
-  if (faultsInFlight || !state.backend) return;
-  faultsInFlight = true;
-  try {
-    renderFaults(await state.backend.faults());
-  } catch {
-    /* the next poll tries again */
-  } finally {
-    faultsInFlight = false;
-  }
-}
-
-function describeMode(mode: string): string {
-  // A connection closed before the answer's head (drop_after) is resent by Chromium on its own when
-  // the connection was a reused keep-alive one, so the page never sees it; a cut-off body is not.
-  if (mode === 'truncate_after') return 'lose the answer';
-  if (mode === 'drop_after') return 'drop the connection';
-  if (mode.startsWith('status:')) return `${mode.slice(7)} error page`;
-  if (mode.startsWith('delay:')) return `hold the answer ${mode.slice(6)} s`;
-  return mode;
-}
-
-function renderFaults(listing: FaultListing): void {
-  const queued = byId('fault-list');
-  if (listing.faults.length === 0) replaceChildren(queued, h('li', { class: 'muted' }, 'none'));
-  else
-    replaceChildren(
-      queued,
-      ...listing.faults.map((fault) =>
-        h(
-          'li',
-          { class: 'chip', 'data-mode': fault.mode },
-          h('strong', {}, describeMode(fault.mode)),
-          ` ×${fault.remaining} · ${fault.method ?? 'any'} ${fault.path}`,
-        ),
-      ),
-    );
-  const fired = byId('fault-fired');
-  const recent = listing.fired.slice(-4).reverse();
-  if (recent.length === 0) replaceChildren(fired, h('li', { class: 'muted' }, 'none'));
-  else
-    replaceChildren(
-      fired,
-      ...recent.map((fault) =>
-        h(
-          'li',
-          {},
-          h('span', { class: 'mono muted' }, clock(fault.t * 1000)),
-          ' ',
-          h('strong', {}, describeMode(fault.mode)),
-          ` on ${fault.request}`,
-        ),
-      ),
-    );
-}
-
-async function queueFault(button: HTMLButtonElement): Promise<void> {
-  const mode = button.dataset.fault ?? '';
-  button.disabled = true;
-  try {
-    if (mode === 'kill_ws') {
-      await backend().killWebSockets();
-    } else {
-      const target = FAULT_TARGETS[byId<HTMLSelectElement>('fault-target').value] ?? FAULT_TARGETS.slow;
-      const count = mode.startsWith('status:') ? clampInt(byId<HTMLInputElement>('fault-503-count').value, 1, 9) : 1;
-      await backend().queueFault(mode, target, count);
-    }
-    button.classList.add('queued');
-    setTimeout(() => button.classList.remove('queued'), 900);
-  } catch (error) {
-    showError(errorText(error));
-  } finally {
-    button.disabled = !faultUsable(mode);
-    await refreshFaults();
-  }
-}
-
-/** HTTP faults hit REST calls; a muxws call travels inside the WebSocket tunnel, which only kill_ws reaches. */
-function faultUsable(mode: string): boolean {
-  return mode === 'kill_ws' ? state.transport === 'muxws' : state.transport === 'rest';
-}
-
-function clampInt(value: string, min: number, max: number): number {
-  const n = Math.trunc(Number(value));
-  return Number.isFinite(n) ? Math.min(max, Math.max(min, n)) : min;
-}
-
 // ------------------------------------------------------------------ items
-function showError(message: string | null): void {
-  const box = byId('items-error');
-  box.hidden = message === null;
-  box.textContent = message ?? '';
-}
-
 async function loadItems(): Promise<void> {
   try {
     state.items = await api().list();

@@ -192,21 +192,18 @@ fn handler_case(out: &mut String, table: &RecordTable, record: &RecordLayout) {
     }
 }
 
-/// A record without a kind (its fields from offset 0, such as a pending call): an interface and
-/// `read<name>(r, at)`.
+/// A record without a kind (its fields from offset 0, such as a pending call): the type of a
+/// function taking its fields, in the order declared, and `read<name>(r, at, f)`, which calls `f`
+/// with the fields of the record at `at` (nothing is allocated for the record itself).
 pub fn plain_record(out: &mut String, record: &RecordLayout) {
     out.push('\n');
-    doc(out, record.doc, "");
-    out.push_str(&format!("export interface {} {{\n", record.name));
-    for field in record.fields {
-        doc(out, field.doc, "  ");
-        out.push_str(&format!("  readonly {}: {};\n", field.name, ts_type(field.ty)));
-    }
-    out.push_str("}\n\n");
-    out.push_str(&format!("/** Reads the {} record at `at` of `r`. */\n", record.name));
-    let values: alloc::vec::Vec<String> = record.fields.iter().map(|f| format!("{}: {}", f.name, read(f.ty, f.at))).collect();
+    doc(out, &handler_doc(record), "");
+    let params: alloc::vec::Vec<String> = record.fields.iter().map(|f| format!("{}: {}", f.name, ts_type(f.ty))).collect();
+    out.push_str(&format!("export type {}Reader<T> = ({}) => T;\n\n", record.name, params.join(", ")));
+    out.push_str(&format!("/** Calls `f` with the fields of the {} record at `at` of `r`, and returns what it returns. */\n", record.name));
+    let values: alloc::vec::Vec<String> = record.fields.iter().map(|f| read(f.ty, f.at)).collect();
     out.push_str(&format!(
-        "export function read{}(r: ArrayLike<number>, at: number): {} {{\n  return {{ {} }};\n}}\n",
+        "export function read{}<T>(r: ArrayLike<number>, at: number, f: {}Reader<T>): T {{\n  return f({});\n}}\n",
         record.name,
         record.name,
         values.join(", ")

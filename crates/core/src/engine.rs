@@ -68,6 +68,9 @@ struct Call {
     resume_at: Option<u64>,
     /// The driver reported the headers of an attempt: repeats carry them.
     headers_captured: bool,
+    /// When the call's one timer is due (its attempt's deadline, its repeat's delay, its within
+    /// deadline), if it has one; the engine's [`TimerSet`] knows which is earliest.
+    timer: Option<u64>,
     /// How the latest attempt ended, once it has.
     last_end: Option<AttemptEnd>,
     /// The latest attempt was abandoned already (its timeout passed).
@@ -198,6 +201,7 @@ impl CallEngine {
             delayed_repeats: 0,
             resume_at: None,
             headers_captured: false,
+            timer: None,
             last_end: None,
             last_abandoned: false,
             phase: Phase::InFlight,
@@ -412,7 +416,7 @@ impl CallEngine {
     /// deadline, repeat delay or within deadline; `None` when nothing is timed. O(1) unless the
     /// earliest timer was cleared or moved later since the last answer: then one scan of the timers.
     pub fn poll_timeout(&self) -> Option<u64> {
-        self.timers.next().map(|(due, _)| due)
+        self.next_timer().map(|(due, _)| due)
     }
 
     /// Runs every timer due at `now`, earliest first: an attempt whose deadline passed is abandoned
@@ -421,11 +425,11 @@ impl CallEngine {
     /// the peer unavailable or while offline, waits until the within deadline); a reconnect or online
     /// wait that reached the within deadline settles the call with its last attempt's end.
     pub fn handle_timeout(&mut self, now: u64) {
-        while let Some((due, id)) = self.timers.next() {
+        while let Some((due, id)) = self.next_timer() {
             if due > now {
                 break;
             }
-            self.timers.set(id, None);
+            self.set_timer(id, None);
             let Some(call) = self.calls.get_mut(id) else {
                 continue;
             };
@@ -499,6 +503,19 @@ impl CallEngine {
     /// settled call leaves nothing behind, so this returns to 0 once every call has settled.
     pub fn live_calls(&self) -> usize {
         self.calls.len()
+    }
+
+    /// Sets (or, `None`, clears) the one timer of call `id`, kept in the call.
+    fn set_timer(&mut self, id: CallId, due: Option<u64>) {
+        if let Some(call) = self.calls.get_mut(id) {
+            let before = core::mem::replace(&mut call.timer, due);
+            self.timers.changed(id, before, due);
+        }
+    }
+
+    /// The earliest timer of the calls, `(due, call)`.
+    fn next_timer(&self) -> Option<(u64, CallId)> {
+        self.timers.next(|| self.calls.iter().filter_map(|(id, call)| call.timer.map(|due| (due, id))))
     }
 
     /// The number of timers the engine holds (at most one per unsettled call). The storage behind
@@ -585,13 +602,13 @@ impl CallEngine {
         let timeout = call.spec.attempt_timeout_ms;
         // A deadline beyond the clock's range is no deadline: a saturated one would always be due.
         let deadline = if timeout > 0 { now.checked_add(timeout) } else { None };
-        self.timers.set(id, deadline);
+        self.set_timer(id, deadline);
     }
 
     /// The latest attempt of `id` ended with `end` (and the answer's `retry_after`): repeat it by the
     /// Repeats table, or settle (the delay's rules: [`CallEngine::attempt_ended`]).
     fn end_attempt(&mut self, id: CallId, end: AttemptEnd, retry_after: Option<u64>, now: u64) {
-        self.timers.set(id, None);
+        self.set_timer(id, None);
         let Some(call) = self.calls.get(id) else {
             return;
         };
@@ -675,7 +692,7 @@ impl CallEngine {
             }
             _ => {}
         }
-        self.timers.set(id, due);
+        self.set_timer(id, due);
     }
 
     /// The delay of a repeat that also waits for its peer has elapsed (or is treated as elapsed): it
@@ -686,7 +703,7 @@ impl CallEngine {
         };
         if let Phase::Waiting { reconnect, .. } = call.phase {
             let deadline = call.end_delay(reconnect);
-            self.timers.set(id, deadline);
+            self.set_timer(id, deadline);
         }
     }
 
@@ -732,7 +749,7 @@ impl CallEngine {
                         let reason = WaitReason::Reconnect;
                         queue_event(&mut self.actions, id, &call.spec, ActivityKind::Wait { reason }, now);
                     }
-                    self.timers.set(id, deadline);
+                    self.set_timer(id, deadline);
                     if let Err(index) = reconnect_peers.binary_search(&peer) {
                         insert_at(&mut reconnect_peers, index, peer);
                     }
@@ -747,7 +764,7 @@ impl CallEngine {
 
     /// Settles `id` with its latest attempt's end and drops every trace of it.
     fn settle(&mut self, id: CallId, now: u64) {
-        self.timers.set(id, None);
+        self.set_timer(id, None);
         // Its actions first, read where the call is kept; then the call goes.
         let Some(call) = self.calls.get(id) else {
             return;

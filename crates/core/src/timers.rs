@@ -1,9 +1,9 @@
-//! [`TimerSet`]: the one timer of each unsettled call, and which of them is due first.
+//! [`TimerSet`]: which of the calls' timers is due first, remembered between the engine's entry
+//! points.
 
 use core::cell::Cell;
 
 use crate::call::CallId;
-use crate::slab::IdSlab;
 
 /// What [`TimerSet`] knows of its earliest timer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -14,54 +14,55 @@ enum Earliest {
     Known(Option<(u64, CallId)>),
 }
 
-/// At most one timer per call: when it is due (milliseconds on the engine's clock).
+/// The earliest of the calls' timers (each call holds at most one: when it is due, in milliseconds
+/// on the engine's clock, kept in the call itself), and how many timers there are.
 ///
-/// [`TimerSet::next`] is the earliest timer, earliest issued first among equal due times. It is
-/// remembered, so that asking again (`poll_timeout` after every entry point) costs O(1):
+/// The engine tells it of every change ([`TimerSet::changed`]) and asks [`TimerSet::next`] for the
+/// earliest timer, earliest issued first among equal due times. The answer is remembered, so that
+/// asking again (`poll_timeout` after every entry point) costs O(1):
 /// - a timer set earlier than the one remembered takes its place at once;
 /// - when the remembered timer itself is cleared or moved later, it is forgotten, and the next
 ///   [`TimerSet::next`] scans the timers once (linear in their number) to find the new earliest.
 ///
 /// A sorted structure would avoid that scan but costs more code in the wasm module and O(n) (or
 /// O(log n) with a heap and its own bookkeeping) on every set; the engine clears its earliest timer
-/// at most once per entry point, so a scan now and then is the cheaper trade.
-///
-/// The timers are kept in an [`IdSlab`] by call id, so their storage never holds more than twice as
-/// many slots as timers, and none when no timer is set.
+/// at most once per entry point, so a scan now and then is the cheaper trade. The timers stay in the
+/// calls (no second table keyed by call id): the module then carries one table's code, not two.
 #[derive(Debug)]
 pub(crate) struct TimerSet {
-    /// The due time of each call that has a timer.
-    timers: IdSlab<u64>,
-    /// The earliest timer, when known (see the type's documentation).
+    /// The remembered earliest timer.
     earliest: Cell<Earliest>,
+    /// How many calls have a timer.
+    len: usize,
 }
 
 impl TimerSet {
-    /// A set with no timer; allocates nothing.
+    /// No timer.
     pub(crate) const fn new() -> Self {
         TimerSet {
-            timers: IdSlab::new(),
             earliest: Cell::new(Earliest::Known(None)),
+            len: 0,
         }
     }
 
-    /// Sets the timer of `call` to `due`, or clears it with `None`, replacing the one it had.
-    pub(crate) fn set(&mut self, call: CallId, due: Option<u64>) {
-        let before = match due {
-            Some(due) => self.timers.insert(call, due),
-            None => self.timers.remove(call),
-        };
+    /// The timer of `call` changed from `before` to `due` (`None`: no timer).
+    pub(crate) fn changed(&mut self, call: CallId, before: Option<u64>, due: Option<u64>) {
         if before == due {
             return;
+        }
+        match (before, due) {
+            (None, Some(_)) => self.len += 1,
+            (Some(_), None) => self.len -= 1,
+            _ => {}
         }
         let entry = due.map(|due| (due, call));
         let known = match self.earliest.get() {
             Earliest::Unknown => return,
-            // The set was empty: this timer is the only one.
             Earliest::Known(None) => entry,
-            // The earliest timer itself changed: still the earliest only if it came no later.
+            // The remembered earliest timer changed: it stays the earliest only if it moved earlier
+            // (or nothing else is left); moved later or cleared, it is found again by a scan.
             Earliest::Known(Some(earliest)) if earliest.1 == call => {
-                if self.timers.is_empty() {
+                if self.len == 0 {
                     None
                 } else if entry.is_some_and(|entry| entry <= earliest) {
                     entry
@@ -70,7 +71,6 @@ impl TimerSet {
                     return;
                 }
             }
-            // Another call's timer changed: it is the earliest now only if it comes first.
             Earliest::Known(Some(earliest)) => match entry {
                 Some(entry) if entry < earliest => Some(entry),
                 _ => Some(earliest),
@@ -79,22 +79,15 @@ impl TimerSet {
         self.earliest.set(Earliest::Known(known));
     }
 
-    /// The due time of the timer of `call`, if it has one.
-    #[cfg(test)]
-    pub(crate) fn get(&self, call: CallId) -> Option<u64> {
-        self.timers.get(call).copied()
-    }
-
-    /// The earliest timer, `(due, call)`, earliest issued (lowest id) first among equal due times;
-    /// `None` when no timer is set. O(1) unless the earliest timer was cleared or moved later since
-    /// the last answer: then one scan of the timers.
-    pub(crate) fn next(&self) -> Option<(u64, CallId)> {
+    /// The earliest timer `(due, call)`, `None` when there is none: the one remembered, or found by
+    /// one scan of `timers` (every call's `(due, call)`, in the order of the calls' ids) when it was
+    /// forgotten.
+    pub(crate) fn next<I: Iterator<Item = (u64, CallId)>>(&self, timers: impl FnOnce() -> I) -> Option<(u64, CallId)> {
         if let Earliest::Known(known) = self.earliest.get() {
             return known;
         }
         let mut found: Option<(u64, CallId)> = None;
-        self.timers.iter().for_each(|(call, &due)| {
-            // Ids come in increasing order: of equal due times, the first found stays.
+        timers().for_each(|(due, call)| {
             if found.is_none_or(|(earliest, _)| due < earliest) {
                 found = Some((due, call));
             }
@@ -103,25 +96,18 @@ impl TimerSet {
         found
     }
 
-    /// The number of timers set.
+    /// How many calls have a timer.
     pub(crate) fn len(&self) -> usize {
-        self.timers.len()
+        self.len
     }
 
-    /// The earliest timer as remembered: `Some` of what [`TimerSet::next`] would answer without a
-    /// scan, `None` when it is forgotten.
+    /// The remembered earliest timer, `None` when it is forgotten (tests).
     #[cfg(test)]
     pub(crate) fn remembered(&self) -> Option<Option<(u64, CallId)>> {
         match self.earliest.get() {
             Earliest::Known(known) => Some(known),
             Earliest::Unknown => None,
         }
-    }
-
-    /// The number of slots behind the timers (at most twice [`TimerSet::len`]).
-    #[cfg(test)]
-    pub(crate) fn slots(&self) -> usize {
-        self.timers.slots()
     }
 }
 
@@ -136,9 +122,37 @@ mod tests {
         model.iter().map(|(&call, &due)| (due, call)).min()
     }
 
+    /// A `TimerSet` with its timers kept in a plain map, as the engine keeps them in its calls.
+    struct Timers {
+        set: TimerSet,
+        stored: BTreeMap<CallId, u64>,
+    }
+
+    impl Timers {
+        fn new() -> Self {
+            Timers { set: TimerSet::new(), stored: BTreeMap::new() }
+        }
+        fn set(&mut self, call: CallId, due: Option<u64>) {
+            let before = match due {
+                Some(due) => self.stored.insert(call, due),
+                None => self.stored.remove(&call),
+            };
+            self.set.changed(call, before, due);
+        }
+        fn next(&self) -> Option<(u64, CallId)> {
+            self.set.next(|| self.stored.iter().map(|(&call, &due)| (due, call)))
+        }
+        fn len(&self) -> usize {
+            self.set.len()
+        }
+        fn get(&self, call: CallId) -> Option<u64> {
+            self.stored.get(&call).copied()
+        }
+    }
+
     #[test]
     fn the_earliest_follows_sets_and_clears() {
-        let mut timers = TimerSet::new();
+        let mut timers = Timers::new();
         assert_eq!(timers.next(), None);
         timers.set(1, Some(100));
         timers.set(2, Some(50));
@@ -153,12 +167,11 @@ mod tests {
         timers.set(2, None);
         assert_eq!(timers.next(), None);
         assert_eq!(timers.len(), 0);
-        assert_eq!(timers.slots(), 0);
     }
 
     #[test]
     fn setting_the_same_timer_again_changes_nothing() {
-        let mut timers = TimerSet::new();
+        let mut timers = Timers::new();
         timers.set(7, Some(10));
         timers.set(7, Some(10));
         timers.set(8, None);
@@ -192,7 +205,7 @@ mod tests {
     proptest! {
         #[test]
         fn next_is_the_least_timer_of_a_plain_map(ops in prop::collection::vec(op(), 0..200)) {
-            let mut timers = TimerSet::new();
+            let mut timers = Timers::new();
             let mut model: BTreeMap<CallId, u64> = BTreeMap::new();
             for op in ops {
                 match op {
@@ -219,11 +232,10 @@ mod tests {
                 }
                 // A remembered earliest timer is the earliest timer. `next()` is asked only by
                 // `Next` and `Due`, so that runs of changes while it is forgotten are tried too.
-                if let Earliest::Known(known) = timers.earliest.get() {
+                if let Earliest::Known(known) = timers.set.earliest.get() {
                     prop_assert_eq!(known, min_scan(&model));
                 }
                 prop_assert_eq!(timers.len(), model.len());
-                prop_assert!(timers.slots() <= 2 * timers.len());
                 for (&call, &due) in &model {
                     prop_assert_eq!(timers.get(call), Some(due));
                 }

@@ -157,6 +157,22 @@ records! {
         /// The error's message.
         MESSAGE message: 0 => Text,
     }
+    /// The server opened a stream (a push, WSM-STM-031), its opening payload whole (a fragmented
+    /// open is reassembled first). The stream is live under its tag until the driver calls
+    /// `finish` (the handler returned: the implicit end, WSM-STM-035) or `cancel`; its later
+    /// records are those of any stream.
+    pub mod push: Push = 17 {
+        /// The tag the module gives the pushed stream.
+        TAG tag: 1 => Num,
+        /// The stream's wire id (even: the server's).
+        ID id: 2 => Num,
+        /// The open also ended the server's side (a one-shot push, `notify`).
+        END end: 3 => Bool,
+        /// The open's headers as JSON (`{}` when it had none).
+        HEADERS headers: 0 => TextHead,
+        /// Where the opening payload's JSON starts in the text (-1: the open had no payload).
+        PAYLOAD_AT payload: 4 => TextFrom,
+    }
 }
 
 /// The record kinds by the names the module uses (`poll` returns them; 0: nothing to report).
@@ -193,6 +209,8 @@ pub mod kind {
     pub const RELEASE: u32 = super::release::KIND;
     /// [`super::open_failed`].
     pub const OPEN_FAILED: u32 = super::open_failed::KIND;
+    /// [`super::push`].
+    pub const PUSH: u32 = super::push::KIND;
 }
 
 /// Error classes (the driver makes the classes of `errors.ts` from them): the protocol layer's

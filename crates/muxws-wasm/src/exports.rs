@@ -244,6 +244,18 @@ pub extern "C" fn close(peer: u32, code: f64, reason_len: i32, drain_ms: f64, no
     with(|m| m.close(peer, code, reason_len, drain_ms, now))
 }
 
+/// [`Module::accept_pushes`]: `accept` 1 registers the push handler, 0 unregisters it.
+#[no_mangle]
+pub extern "C" fn accept_pushes(peer: u32, accept: u32) {
+    with(|m| m.accept_pushes(peer, accept != 0))
+}
+
+/// [`Module::finish`].
+#[no_mangle]
+pub extern "C" fn finish(peer: u32, tag: u32) {
+    with(|m| m.finish(peer, tag))
+}
+
 /// [`Module::reconnect_now`].
 #[no_mangle]
 pub extern "C" fn reconnect_now(peer: u32, now: f64) -> u32 {

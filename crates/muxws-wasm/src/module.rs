@@ -99,7 +99,7 @@ struct Held {
 
 impl Held {
     /// Call `tag` could not open: `class` and `message`.
-    // Out of line: the muxws module measured smaller so (gzip).
+    // Out of line: smaller wasm.
     #[inline(never)]
     fn failed(tag: u32, (class, message): (u32, String)) -> Held {
         Held {
@@ -165,7 +165,7 @@ impl Out {
     }
 
     /// [`Out::set`] with `text` as the record's text.
-    // Out of line: the muxws module measured smaller so (gzip).
+    // Out of line: smaller wasm.
     #[inline(never)]
     fn put(&mut self, kind: u32, values: &[f64], text: String) -> u32 {
         self.text = text;
@@ -714,6 +714,25 @@ impl<R: TextReader + Clone + 'static> Module<R> {
         }
     }
 
+    /// Registers (`accept`) or unregisters the driver's push handler: with it, a stream the server
+    /// opens comes out as a `PUSH` record; without it the protocol layer refuses it (`reset(4)`,
+    /// WSM-STM-033). Set before the first connection opens, no push that follows it is refused.
+    pub fn accept_pushes(&mut self, peer: u32, accept: bool) {
+        if let Some(slot) = slot_of(&mut self.slots, peer) {
+            slot.peer.set_accept_incoming(accept);
+        }
+    }
+
+    /// The push handler of stream `tag` returned: the implicit end (a bare `data(end)` unless this
+    /// side ended already, WSM-STM-035).
+    pub fn finish(&mut self, peer: u32, tag: u32) {
+        if let Some(slot) = slot_of(&mut self.slots, peer) {
+            if let Some(stream) = stream_of(slot, tag) {
+                slot.peer.finish(stream);
+            }
+        }
+    }
+
     /// Skips a pending backoff: dials now. False when none was pending.
     pub fn reconnect_now(&mut self, peer: u32, now: f64) -> bool {
         slot_of(&mut self.slots, peer).is_some_and(|slot| slot.peer.reconnect_now(ms(now)))
@@ -759,7 +778,9 @@ impl<R: TextReader + Clone + 'static> Module<R> {
             return self.out.set(kind::RELEASE, &[f64::from(handle)]);
         }
         let now = ms(now);
-        let Module { slots, out, .. } = self;
+        let Module {
+            slots, out, next_tag, ..
+        } = self;
         let Some(slot) = slot_of(slots, peer) else {
             return 0;
         };
@@ -776,7 +797,7 @@ impl<R: TextReader + Clone + 'static> Module<R> {
             }
         }
         while let Some(event) = slot.peer.poll_event() {
-            let kind = event_record(slot, out, event, now);
+            let kind = event_record(slot, out, next_tag, event, now);
             if kind != 0 {
                 return kind;
             }
@@ -803,7 +824,7 @@ fn action_record(out: &mut Out, action: Action, offer: &str) -> u32 {
 
 /// The record of one peer event (0: none for the driver, e.g. an event of a stream it does not
 /// know), after the module's own bookkeeping.
-fn event_record(slot: &mut Slot, out: &mut Out, event: Event, now: u64) -> u32 {
+fn event_record(slot: &mut Slot, out: &mut Out, next_tag: &mut u32, event: Event, now: u64) -> u32 {
     match event {
         Event::Established => {
             drain_waiting(slot, now);
@@ -852,8 +873,33 @@ fn event_record(slot: &mut Slot, out: &mut Out, event: Event, now: u64) -> u32 {
             &[code as f64, last_stream as f64],
             reason.unwrap_or_default(),
         ),
-        // This driver registers no push handler: the protocol layer refuses pushes.
-        Event::Incoming { .. } => 0,
+        // A push (only once the driver registered a handler: without one the protocol layer
+        // refuses it): the stream is live under a new tag until the driver finishes or cancels it.
+        Event::Incoming {
+            stream,
+            headers,
+            payload,
+            end,
+        } => {
+            *next_tag = next_tag.wrapping_add(1).max(1);
+            add_live(slot, stream, *next_tag, false);
+            match headers {
+                Some(headers) => headers.write_json(&mut out.text),
+                None => out.text.push_str("{}"),
+            }
+            let payload_at = match payload {
+                Payload::Json(raw) => {
+                    let at = out.text.len() as f64;
+                    out.text.push_str(raw.as_str());
+                    at
+                }
+                Payload::Absent => -1.0,
+            };
+            out.set(
+                kind::PUSH,
+                &[f64::from(*next_tag), stream.id as f64, f64::from(u8::from(end)), payload_at],
+            )
+        }
         Event::Stream { stream, event } => {
             let Some(at) = slot.live.iter().position(|l| l.stream == stream) else {
                 return 0;
@@ -880,7 +926,7 @@ fn event_record(slot: &mut Slot, out: &mut Out, event: Event, now: u64) -> u32 {
     }
 }
 
-// Out of line: the muxws module measured smaller so (gzip).
+// Out of line: smaller wasm.
 #[inline(never)]
 fn stream_record(out: &mut Out, tag: f64, event: StreamEvent) -> u32 {
     match event {

@@ -546,6 +546,8 @@ enum Op {
     Send(u32, Option<String>, bool),
     Cancel(u32),
     Expire(u32),
+    AcceptPushes(bool),
+    Finish(u32),
     Checked(u32, bool),
     Close,
     Reconnect,
@@ -566,6 +568,8 @@ fn op() -> impl Strategy<Value = Op> {
         Just(r#"{"type":"goaway","last_stream":1}"#.to_owned()),
         Just(r#"{"type":"ping","nonce":"a"}"#.to_owned()),
         Just(r#"{"type":"open","stream":2,"end":true,"payload":null}"#.to_owned()),
+        Just(r#"{"type":"open","stream":4,"headers":{":rev":1},"fragment":"[","more":true}"#.to_owned()),
+        Just(r#"{"type":"open","stream":4,"fragment":"1]"}"#.to_owned()),
         ".{0,40}",
     ];
     prop_oneof![
@@ -592,6 +596,8 @@ fn op() -> impl Strategy<Value = Op> {
         )
             .prop_map(|(t, s, e)| Op::Send(t, s, e)),
         (0u32..6).prop_map(Op::Cancel),
+        any::<bool>().prop_map(Op::AcceptPushes),
+        (0u32..6).prop_map(Op::Finish),
         (0u32..6).prop_map(Op::Expire),
         (0u32..6, any::<bool>()).prop_map(|(t, v)| Op::Checked(t, v)),
         Just(Op::Close),
@@ -651,6 +657,8 @@ proptest! {
                     d.module.send(peer, tag, source, units, end);
                 }
                 Op::Cancel(tag) => d.module.cancel(peer, tag, -1),
+                Op::AcceptPushes(accept) => d.module.accept_pushes(peer, accept),
+                Op::Finish(tag) => d.module.finish(peer, tag),
                 Op::Expire(tag) => d.module.expire(peer, tag),
                 Op::Checked(tag, valid) => d.module.checked(peer, tag, valid),
                 Op::Close => {
@@ -739,4 +747,68 @@ fn error_records_carry_the_protocol_layer_s_texts() {
     );
     assert_eq!(d.module.out.text, "the stream is no longer open");
     assert_eq!(d.module.out.fields[7], d.module.out.text.len() as f64);
+}
+
+/// The text parts of a PUSH record: its headers, and its payload ('' when the open had none).
+fn push_parts(record: &Record) -> (Value, Option<Value>) {
+    let payload_at = record.fields[3];
+    let head = if payload_at < 0.0 { &record.text[..] } else { &record.text[..payload_at as usize] };
+    let payload = (payload_at >= 0.0).then(|| serde_json::from_str(&record.text[payload_at as usize..]).unwrap());
+    (serde_json::from_str(head).unwrap(), payload)
+}
+
+#[test]
+fn a_push_with_a_handler_comes_out_whole_and_its_end_is_the_driver_s() {
+    let mut d = Driver::new();
+    let peer = d.peer(quiet());
+    // Registered before the socket opens: no push after the connect is refused.
+    d.module.accept_pushes(peer, true);
+    let dial = d.poll(peer, true);
+    let lens = d.write(&["muxws.v1.json"]);
+    d.module.socket_opened(peer, dial[0].fields[0], lens[0], d.now);
+    assert_eq!(kinds(&d.poll(peer, true)), [kind::ESTABLISHED]);
+    let headers = json!({":event": "records_changed", ":version": 1, ":topic": "/items", ":rev": 1_796_153_364_996_u64, ":prev": 0});
+    d.receive(peer, json!({"type": "open", "stream": 2, "end": true, "headers": headers, "payload": {"op": "created", "changes": [{"pk": 1}]}}));
+    let records = d.poll(peer, true);
+    let push = first_of(&records, kind::PUSH);
+    assert_eq!(push.fields[1], 2.0, "the wire id");
+    assert_eq!(push.fields[2], 1.0, "a one-shot push");
+    let (got_headers, payload) = push_parts(push);
+    assert_eq!(got_headers, headers, "header values as sent: JSON numbers stay numbers");
+    assert_eq!(payload, Some(json!({"op": "created", "changes": [{"pk": 1}]})));
+    assert!(sent(&records).is_empty(), "nothing is answered before the handler returns");
+    let tag = push.fields[0] as u32;
+    assert!(tag > 0);
+    assert_eq!(d.module.stream_id(peer, tag), 2.0);
+    // The handler returned: the implicit end, and the stream is over.
+    d.module.finish(peer, tag);
+    let records = d.poll(peer, true);
+    assert_eq!(sent(&records), [json!({"type": "data", "stream": 2, "end": true})]);
+    assert!(records.iter().any(|r| r.kind == kind::STREAM_CLOSED && r.fields[0] == f64::from(tag)));
+    assert_eq!(d.module.stream_id(peer, tag), 0.0);
+}
+
+#[test]
+fn without_a_handler_a_push_is_refused_and_a_fragmented_one_is_joined_first() {
+    let mut d = Driver::new();
+    let peer = d.connected(quiet());
+    d.receive(peer, json!({"type": "open", "stream": 2, "end": true, "payload": 1}));
+    let records = d.poll(peer, true);
+    assert!(records.iter().all(|r| r.kind != kind::PUSH));
+    assert_eq!(sent(&records)[0]["type"], "reset");
+    assert_eq!(sent(&records)[0]["code"], 4, "REFUSED (WSM-STM-033)");
+    // With a handler: an open in fragments comes out once, joined, with its headers.
+    d.module.accept_pushes(peer, true);
+    d.receive(peer, json!({"type": "open", "stream": 4, "headers": {":topic": "imports:7"}, "fragment": "{\"rows\":", "more": true}));
+    assert!(d.poll(peer, true).iter().all(|r| r.kind != kind::PUSH), "not before the last fragment");
+    d.receive(peer, json!({"type": "open", "stream": 4, "fragment": "412}", "end": true}));
+    let records = d.poll(peer, true);
+    let push = first_of(&records, kind::PUSH);
+    assert_eq!(push_parts(push), (json!({":topic": "imports:7"}), Some(json!({"rows": 412}))));
+    // An open without headers or payload.
+    d.receive(peer, json!({"type": "open", "stream": 6}));
+    let records = d.poll(peer, true);
+    let push = first_of(&records, kind::PUSH);
+    assert_eq!(push_parts(push), (json!({}), None));
+    assert_eq!(push.fields[2], 0.0, "not ended: the server may send more on it");
 }

@@ -192,23 +192,16 @@ export function handleEngineAction(r: ArrayLike<number>, at: number, h: EngineAc
 /**
  * A call that has not settled, as `pendingCalls()` lists it (a record without a kind: its
  * fields start at 0).
+ * @param call The call's id.
+ * @param issuedAt When it was issued (ms, the runtime's clock).
+ * @param unansweredAttempts How many of its attempts went unanswered.
+ * @param nextAttemptAt When its next attempt is due while a repeat waits for its delay; null otherwise.
+ * @param flags `PendingFlag`s.
+ * @param reason Why it waits: a `WAIT_REASONS` code.
  */
-export interface Pending {
-  /** The call's id. */
-  readonly call: number;
-  /** When it was issued (ms, the runtime's clock). */
-  readonly issuedAt: number;
-  /** How many of its attempts went unanswered. */
-  readonly unansweredAttempts: number;
-  /** When its next attempt is due while a repeat waits for its delay; null otherwise. */
-  readonly nextAttemptAt: number | null;
-  /** `PendingFlag`s. */
-  readonly flags: number;
-  /** Why it waits: a `WAIT_REASONS` code. */
-  readonly reason: number;
-}
+export type PendingReader<T> = (call: number, issuedAt: number, unansweredAttempts: number, nextAttemptAt: number | null, flags: number, reason: number) => T;
 
-/** Reads the Pending record at `at` of `r`. */
-export function readPending(r: ArrayLike<number>, at: number): Pending {
-  return { call: r[at + 0], issuedAt: r[at + 1], unansweredAttempts: r[at + 2], nextAttemptAt: r[at + 3] === r[at + 3] ? r[at + 3] : null, flags: r[at + 4], reason: r[at + 5] };
+/** Calls `f` with the fields of the Pending record at `at` of `r`, and returns what it returns. */
+export function readPending<T>(r: ArrayLike<number>, at: number, f: PendingReader<T>): T {
+  return f(r[at + 0], r[at + 1], r[at + 2], r[at + 3] === r[at + 3] ? r[at + 3] : null, r[at + 4], r[at + 5]);
 }

@@ -73,6 +73,13 @@ export const enum MuxwsRecordKind {
   Release = 15,
   /** A queued call stream could not be opened when its turn came. */
   OpenFailed = 16,
+  /**
+   * The server opened a stream (a push, WSM-STM-031), its opening payload whole (a fragmented
+   * open is reassembled first). The stream is live under its tag until the driver calls
+   * `finish` (the handler returned: the implicit end, WSM-STM-035) or `cancel`; its later
+   * records are those of any stream.
+   */
+  Push = 17,
 }
 
 /** What the muxws module has to say (`poll`), one record at a time. */
@@ -182,6 +189,18 @@ export interface MuxwsRecordHandler {
    * @param message The error's message.
    */
   openFailed(tag: number, cls: ErrorClass, message: string): void;
+  /**
+   * The server opened a stream (a push, WSM-STM-031), its opening payload whole (a fragmented
+   * open is reassembled first). The stream is live under its tag until the driver calls
+   * `finish` (the handler returned: the implicit end, WSM-STM-035) or `cancel`; its later
+   * records are those of any stream.
+   * @param tag The tag the module gives the pushed stream.
+   * @param id The stream's wire id (even: the server's).
+   * @param end The open also ended the server's side (a one-shot push, `notify`).
+   * @param headers The open's headers as JSON (`{}` when it had none).
+   * @param payload Where the opening payload's JSON starts in the text (-1: the open had no payload).
+   */
+  push(tag: number, id: number, end: boolean, headers: string, payload: string): void;
 }
 
 /** Calls the method of `h` for the MuxwsRecord record at `at` of `r` (its kind at `r[at]`); nothing for a kind the table does not have. */
@@ -231,5 +250,11 @@ export function handleMuxwsRecord(r: ArrayLike<number>, at: number, h: MuxwsReco
       return h.release(r[at + 1]);
     case 16:
       return h.openFailed(r[at + 1], r[at + 2], text(0, r[at + 7]));
+    case 17: {
+      const end = r[at + 7];
+      const s4 = r[at + 4];
+      const b4 = s4 < 0 ? end : s4;
+      return h.push(r[at + 1], r[at + 2], r[at + 3] === 1, text(0, b4), s4 < 0 ? '' : text(s4, end));
+    }
   }
 }

@@ -117,7 +117,7 @@ fn check_bookkeeping(engine: &CallEngine) {
     let with_timer: BTreeSet<(u64, CallId)> = engine
         .calls
         .iter()
-        .filter_map(|(id, _)| engine.timers.get(id).map(|due| (due, id)))
+        .filter_map(|(id, c)| c.timer.map(|due| (due, id)))
         .collect();
     assert_eq!(engine.timers.len(), with_timer.len());
     assert_eq!(engine.scheduled_timers(), with_timer.len());
@@ -132,12 +132,12 @@ fn check_bookkeeping(engine: &CallEngine) {
     assert!(engine.calls.slots() <= 2 * engine.calls.len());
     let foreground = engine.calls.values().filter(|c| !c.spec.background).count();
     assert_eq!(engine.foreground_calls, foreground);
-    for (id, c) in engine.calls.iter() {
+    for c in engine.calls.values() {
         assert!(c.delayed_repeats <= c.attempt, "more delays than attempts");
         match c.phase {
             Phase::Waiting { delay_until, reconnect } => {
                 assert!(
-                    engine.timers.get(id).is_some() || c.within_deadline().is_none(),
+                    c.timer.is_some() || c.within_deadline().is_none(),
                     "a waiting call has a timer unless its within deadline is never"
                 );
                 if let Some(peer) = reconnect {
@@ -156,7 +156,7 @@ fn check_bookkeeping(engine: &CallEngine) {
                 );
             }
             Phase::InFlight => {
-                assert_eq!(engine.timers.get(id).is_some(), c.spec.attempt_timeout_ms > 0);
+                assert_eq!(c.timer.is_some(), c.spec.attempt_timeout_ms > 0);
             }
         }
     }
