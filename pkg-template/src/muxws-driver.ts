@@ -28,6 +28,7 @@ import type { DriverKit } from './muxws-kit.js';
 import { addStats, get, instantiate, mw, sources, TransportUrlError } from './muxws-module.js';
 import type { Options } from './muxws-options.js';
 import { followOnline, PeerCore } from './muxws-peer.js';
+import type { StreamCore } from './muxws-stream.js';
 
 export type { PeerCore } from './muxws-peer.js';
 export type { StreamCore } from './muxws-stream.js';
@@ -48,7 +49,7 @@ function load(given: DriverKit): Promise<void> {
 }
 
 /** The options `connectMuxws` takes (muxws.ts: `ConnectOptions`). */
-const CONNECT_OPTIONS = 'subprotocols hello helloHeaders helloTimeoutMs reconnect pingIntervalMs pingTimeoutMs maxPayloadBytes maxFrameBytes callConcurrency lazy onClose onReconnect openInterceptors'.split(' ');
+const CONNECT_OPTIONS = 'subprotocols hello helloHeaders helloTimeoutMs reconnect pingIntervalMs pingTimeoutMs maxPayloadBytes maxFrameBytes callConcurrency lazy onClose onReconnect onStream openInterceptors'.split(' ');
 
 /** `url` as a ws:// or wss:// URL: a relative one resolves against the page's origin (http → ws, https → wss). */
 function socketUrl(url: unknown): string {
@@ -70,7 +71,13 @@ function socketUrl(url: unknown): string {
  * `connectMuxws(url, options)`: a peer, dialling at once. Resolves once the first connection is
  * established (rejecting if that attempt fails), or at once with `lazy: true`.
  */
-export async function connect<P extends object>(url: unknown, options: unknown, wrap: (core: PeerCore) => P, given: DriverKit): Promise<P> {
+export async function connect<P extends object>(
+  url: unknown,
+  options: unknown,
+  wrap: (core: PeerCore) => P,
+  given: DriverKit,
+  wrapStream: (core: StreamCore) => object,
+): Promise<P> {
   await load(given);
   const target = socketUrl(url);
   if (typeof (globalThis as { WebSocket?: unknown }).WebSocket !== 'function') {
@@ -78,13 +85,13 @@ export async function connect<P extends object>(url: unknown, options: unknown, 
   }
   if (options !== undefined && (options === null || typeof options !== 'object')) throw new TypeError('connectMuxws options must be an object');
   // An option this client does not have is refused, not ignored: the muxws package's client has
-  // some (onStream for server push, upgrade headers) whose silent loss would change what an app does.
+  // some (upgrade headers) whose silent loss would change what an app does.
   for (const name of Object.keys(options ?? {})) {
     if (!CONNECT_OPTIONS.includes(name)) throw new TypeError(`connectMuxws has no option "${name}"`);
   }
   const core = new PeerCore(target, (options ?? {}) as Options);
   const peer = wrap(core);
-  core.start(peer);
+  core.start(peer, wrapStream);
   if (get(options, 'lazy') === true) return peer;
   await core.connected;
   return peer;

@@ -45,6 +45,8 @@ export interface MuxwsExports {
   cancel(peer: number, tag: number, reasonLength: number): void;
   expire(peer: number, tag: number): void;
   checked(peer: number, tag: number, valid: number): void;
+  accept_pushes(peer: number, accept: number): void;
+  finish(peer: number, tag: number): void;
   close(peer: number, code: number, reasonLength: number, drainMs: number, now: number): void;
   reconnect_now(peer: number, now: number): number;
   is_open(peer: number): number;

@@ -35,10 +35,10 @@ export function whole(options: unknown, name: string, fallback: number): number 
 }
 
 /**
- * Makes a peer in the module from `options`, adding its listeners to `onClose`, `onReconnect` and
- * `interceptors`; its handle. Throws a TypeError for a bad option (the module then holds nothing).
+ * Makes a peer in the module from `options`, adding its listeners to `onClose`, `onReconnect`,
+ * `onStream` and `interceptors`; its handle. Throws a TypeError for a bad option (the module then holds nothing).
  */
-export function makePeer(options: Options, onClose: Set<Listener>, onReconnect: Set<Listener>, interceptors: Set<Listener>): number {
+export function makePeer(options: Options, onClose: Set<Listener>, onReconnect: Set<Listener>, onStream: Set<Listener>, interceptors: Set<Listener>): number {
   const subprotocols = get(options, 'subprotocols') ?? [];
   if (!Array.isArray(subprotocols) || subprotocols.some((p) => typeof p !== 'string' || p === '' || p.includes(','))) {
     throw new TypeError('subprotocols must be an array of subprotocol tokens');
@@ -54,6 +54,7 @@ export function makePeer(options: Options, onClose: Set<Listener>, onReconnect: 
   if (helloHeaders != null && typeof helloHeaders !== 'object') throw new TypeError('helloHeaders must be an object');
   for (const f of functions(options, 'onClose')) onClose.add(f);
   for (const f of functions(options, 'onReconnect')) onReconnect.add(f);
+  for (const f of functions(options, 'onStream')) onStream.add(f);
   // Each in a wrapper of its own, as interceptOpen() adds them: one given twice runs twice.
   for (const f of functions(options, 'openInterceptors')) interceptors.add((...args) => f(...args));
   // The numbers as given (NaN: not given), their defaults and ranges the module's; all read before

@@ -51,6 +51,10 @@ export class PeerCore implements CallPeer {
   readonly #pending = new Map<number, Pending>();
   readonly #onClose = new Set<Listener>();
   readonly #onReconnect = new Set<Listener>();
+  /** The push handlers: while there is one, the module accepts the streams the server opens. */
+  readonly #onStream = new Set<Listener>();
+  /** Makes the public `MuxwsStream` of a pushed stream. */
+  #wrapStream: (core: StreamCore) => object = (core) => core;
   readonly #interceptors = new Set<Listener>();
   #connecting: Deferred<object> | null = deferred<object>();
   #closing: (() => void)[] = [];
@@ -64,16 +68,20 @@ export class PeerCore implements CallPeer {
   /** @internal Made by `connect()`. */
   constructor(url: string, options: Options) {
     this.#url = url;
-    this.#handle = makePeer(options, this.#onClose, this.#onReconnect, this.#interceptors);
+    this.#handle = makePeer(options, this.#onClose, this.#onReconnect, this.#onStream, this.#interceptors);
     this.#cap = mw.frame_cap(this.#handle);
+    // Before the first socket opens: a push that follows the connect at once is not refused.
+    this.#acceptPushes();
   }
 
   /**
    * @internal Registers the peer with the runtime, `facade` (the public `MuxwsPeer`) and this core
-   * being what a proxy's `peer` option may be, and starts dialling.
+   * being what a proxy's `peer` option may be, and starts dialling; `wrapStream` makes the public
+   * stream of a push.
    */
-  start(facade: object): void {
+  start(facade: object, wrapStream: (core: StreamCore) => object): void {
     this.#facade = facade;
+    this.#wrapStream = wrapStream;
     this.#peerId = registerPeer((peerId) => callTransport(peerId, this), facade, this).peerId;
     // Until the first connection the peer is not available: calls wait for it.
     peerState(this.#peerId, PeerState.Unavailable);
@@ -145,8 +153,8 @@ export class PeerCore implements CallPeer {
     this.#pump();
   }
 
-  /** The tag of a direct open or request, its headers and payload after the open interceptors. */
-  #direct(payload: unknown, options: unknown, end: boolean): number {
+  /** The tag of a direct open or request, and the headers it went out with (after the open interceptors). */
+  #direct(payload: unknown, options: unknown, end: boolean): { tag: number; headers: Record<string, unknown> } {
     if (this.isClosed) throw closedForGood();
     if (options !== undefined && (options === null || typeof options !== 'object')) throw new TypeError('options must be an object');
     const given = get(options, 'headers');
@@ -157,13 +165,13 @@ export class PeerCore implements CallPeer {
     const body = muxwsBody(payload, 'the payload') ?? 'null';
     const tag = this.openStream(text, body, end, null);
     if (typeof tag !== 'number') throw refusedError(tag, { code: 9 });
-    return tag;
+    return { tag, headers };
   }
 
   /** `open(payload, {headers, end = true})`: a stream at once; throws `ConnectionLost`, `ConnectionGoingAway`, `ConnectionClosed`. */
   open(payload: unknown, options: unknown): StreamCore {
-    const tag = this.#direct(payload, options, get(options, 'end') !== false);
-    const stream = new StreamCore(this, tag, mw.stream_id(this.#handle, tag));
+    const { tag, headers } = this.#direct(payload, options, get(options, 'end') !== false);
+    const stream = new StreamCore(this, tag, mw.stream_id(this.#handle, tag), headers);
     this.#pending.set(tag, { kind: 'stream', stream, id: stream.id, headers: null, parts: [], payload: null, paid: 0 });
     return stream;
   }
@@ -172,7 +180,7 @@ export class PeerCore implements CallPeer {
   request(payload: unknown, options: unknown, withHeaders: boolean): Promise<unknown> {
     try {
       const timeoutMs = whole(options, 'timeoutMs', 0);
-      const tag = this.#direct(payload, options, true);
+      const { tag } = this.#direct(payload, options, true);
       const done = deferred<unknown>(false);
       const pending: RequestPending = { kind: 'request', done, withHeaders, timer: null, id: mw.stream_id(this.#handle, tag), headers: null, parts: [], payload: null, paid: 0 };
       this.#pending.set(tag, pending);
@@ -224,6 +232,51 @@ export class PeerCore implements CallPeer {
   /** Adds an `onReconnect(attempt, peer)` listener; returns its remover. */
   onReconnect(listener: (attempt: number, peer: object) => unknown): () => void {
     return addListener(this.#onReconnect, listener, 'onReconnect(listener)');
+  }
+
+  /**
+   * Adds a push handler, `handler(payload, stream)`, called for each stream the server opens; the
+   * stream ends when every handler returned or its promise settled. Returns its remover. While no
+   * handler is registered the module refuses pushes (`reset(REFUSED)`).
+   */
+  onStream(handler: (payload: unknown, stream: object) => unknown): () => void {
+    const remove = addListener(this.#onStream, handler, 'onStream(handler)');
+    this.#acceptPushes();
+    return () => {
+      remove();
+      this.#acceptPushes();
+    };
+  }
+
+  /** Tells the module whether a push handler is registered. */
+  #acceptPushes(): void {
+    mw.accept_pushes(this.#handle, this.#onStream.size > 0 ? 1 : 0);
+  }
+
+  /**
+   * Runs the push handlers on a stream the server opened, each in its own `try`: once every one
+   * returned or its promise settled, the implicit end (`finish`); one that throws or rejects ends
+   * the stream with `reset(CANCELLED)`, never the peer.
+   */
+  #pushed(tag: number, payload: unknown, stream: object): void {
+    const handlers = [...this.#onStream];
+    const runs = handlers.map((handler) => {
+      try {
+        return Promise.resolve(handler(payload, stream));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    });
+    Promise.all(runs).then(
+      () => {
+        mw.finish(this.#handle, tag);
+        this.#pump();
+      },
+      (error: unknown) => {
+        warn('a muxws onStream handler threw; its stream is reset, the peer goes on', error);
+        this.cancelStream(tag, 'the push handler failed');
+      },
+    );
   }
 
   /** Adds an open interceptor; returns its remover. */
@@ -355,6 +408,17 @@ export class PeerCore implements CallPeer {
       mw.checked(this.#handle, tag, 1);
     },
     end: () => {},
+    push: (tag, id, _end, headers, payload) => {
+      const opened = JSON.parse(headers) as Record<string, unknown>;
+      const core = new StreamCore(this, tag, id, opened);
+      const pending: Pending = { kind: 'stream', stream: core, id, headers: opened, parts: [], payload: null, paid: 0 };
+      this.#pending.set(tag, pending);
+      core.headersArrived(opened);
+      // An open without a payload is `undefined` to the handler; `null` is a payload.
+      const value: unknown = payload ? JSON.parse(payload) : undefined;
+      if (payload) this.#payload(pending, value);
+      this.#pushed(tag, value, this.#wrapStream(core));
+    },
     streamClosed: (tag) => this.#finish(tag, null, 0, true),
     streamFailed: (tag, cls, code, message, reason, payload) => {
       const pending = this.#pending.get(tag);

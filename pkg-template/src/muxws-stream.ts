@@ -55,7 +55,7 @@ export interface RequestPending extends Inbound {
   timer: ReturnType<typeof setTimeout> | null;
 }
 
-/** An `open()` stream. */
+/** An `open()` stream, or a pushed one. */
 export interface StreamPending extends Inbound {
   kind: 'stream';
   stream: StreamCore;
@@ -72,10 +72,12 @@ export interface StreamOwner {
   cancelStream(tag: number, reason?: string): void;
 }
 
-/** A stream from `MuxwsPeer.open()`, as the public `MuxwsStream` drives it. */
+/** A stream from `MuxwsPeer.open()`, or one the server opened (a push), as the public `MuxwsStream` drives it. */
 export class StreamCore {
   /** The stream id on its socket. */
   readonly id: number;
+  /** The open's headers: as the server sent them for a stream it opened (a push); as this side sent them otherwise. */
+  readonly headers: Record<string, unknown>;
   readonly #peer: StreamOwner;
   readonly #tag: number;
   readonly #headers = deferred<Record<string, unknown>>();
@@ -86,10 +88,11 @@ export class StreamCore {
   #settled = false;
 
   /** @internal */
-  constructor(peer: StreamOwner, tag: number, id: number) {
+  constructor(peer: StreamOwner, tag: number, id: number, headers: Record<string, unknown>) {
     this.#peer = peer;
     this.#tag = tag;
     this.id = id;
+    this.headers = headers;
   }
 
   /** The answering side's first-frame headers, or `{}` if the stream ended without any; never rejects. */
