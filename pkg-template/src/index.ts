@@ -177,6 +177,7 @@ export {
   type MuxwsOpenOptions,
   type MuxwsReply,
   type MuxwsRequestOptions,
+  type MuxwsStreamHandler,
   type OpenInterceptor,
   type ReconnectOptions,
 } from './muxws.js';

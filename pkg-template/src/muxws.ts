@@ -73,6 +73,11 @@ export interface ConnectOptions {
   lazy?: boolean;
   onClose?: ((reason: CloseReason) => void) | ((reason: CloseReason) => void)[];
   onReconnect?: ((attempt: number, peer: MuxwsPeer) => void) | ((attempt: number, peer: MuxwsPeer) => void)[];
+  /**
+   * Push handlers, registered before the first connection (so a push that follows the connect at
+   * once is not refused): see `MuxwsPeer.onStream`.
+   */
+  onStream?: MuxwsStreamHandler | MuxwsStreamHandler[];
   /** Open interceptors, registered before the first connection. */
   openInterceptors?: OpenInterceptor[];
 }
@@ -109,6 +114,14 @@ export class MuxwsStream<R = unknown> implements PromiseLike<R> {
     return streamOf(this).id;
   }
 
+  /**
+   * The open's headers: for a stream the server opened (a push), as it sent them (JSON numbers
+   * stay numbers: `:rev`, `:prev`); for one this side opened, the headers it went out with.
+   */
+  get headers(): Record<string, unknown> {
+    return streamOf(this).headers;
+  }
+
   /** The answering side's first-frame headers (`:status` over fastapi-viewsets), or `{}` if none came. */
   get replyHeaders(): Promise<Record<string, unknown>> {
     return streamOf(this).replyHeaders();
@@ -139,6 +152,14 @@ export class MuxwsStream<R = unknown> implements PromiseLike<R> {
     streamOf(this).cancel(reason);
   }
 }
+
+/**
+ * A push handler: called with the opening payload (`undefined` when the open had none) and the
+ * stream of each stream the server opens (`stream.headers` as sent, `stream.id`); the stream ends
+ * when the handler returns or the promise it returns settles. One that throws or rejects ends its
+ * stream with `reset(CANCELLED)`, never the peer.
+ */
+export type MuxwsStreamHandler = (payload: unknown, stream: MuxwsStream) => unknown;
 
 /** A reply with its headers (`:status` among them over fastapi-viewsets). */
 export interface MuxwsReply<R = unknown> {
@@ -200,6 +221,15 @@ export class MuxwsPeer {
     return peerOf(this).onReconnect(listener as (attempt: number, peer: object) => unknown);
   }
 
+  /**
+   * Registers a push handler (`MuxwsStreamHandler`), called for each stream the server opens;
+   * returns the function that removes it. While no handler is registered, pushes are refused
+   * (`reset(REFUSED)`), as the muxws specification says (WSM-STM-033).
+   */
+  onStream(handler: MuxwsStreamHandler): () => void {
+    return peerOf(this).onStream(handler as (payload: unknown, stream: object) => unknown);
+  }
+
   /** Registers an open interceptor; returns its remover. */
   interceptOpen(interceptor: OpenInterceptor): () => void {
     return peerOf(this).interceptOpen(interceptor);
@@ -220,5 +250,5 @@ export class MuxwsPeer {
  */
 export async function connectMuxws(url: string, options: ConnectOptions = {}): Promise<MuxwsPeer> {
   const driver = await import('./muxws-driver.js');
-  return driver.connect(url, options, (core) => new MuxwsPeer(core), driverKit);
+  return driver.connect(url, options, (core) => new MuxwsPeer(core), driverKit, (core) => new MuxwsStream(core));
 }

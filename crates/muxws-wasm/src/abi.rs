@@ -12,7 +12,8 @@ use wasm_abi::records;
 
 /// The version of the exports and records the driver must speak; a driver of another version
 /// refuses the module (a stale cached `.wasm`).
-pub const BOUNDARY_VERSION: u32 = 1;
+/// 2: `peer_new` takes NaN for an option not given and checks the ranges itself; `frame_cap`.
+pub const BOUNDARY_VERSION: u32 = 2;
 
 /// How many `f64` fields an output record has: kind, five fields, text pointer, text length.
 pub const OUT_FIELDS: usize = 8;

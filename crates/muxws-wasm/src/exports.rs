@@ -280,6 +280,12 @@ pub extern "C" fn stream_id(peer: u32, tag: u32) -> f64 {
     with(|m| m.stream_id(peer, tag))
 }
 
+/// [`Module::frame_cap`].
+#[no_mangle]
+pub extern "C" fn frame_cap(peer: u32) -> u32 {
+    with(|m| m.frame_cap(peer))
+}
+
 /// [`Module::stream_count`].
 #[no_mangle]
 pub extern "C" fn stream_count(peer: u32) -> u32 {

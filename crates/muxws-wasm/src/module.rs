@@ -22,7 +22,9 @@ use crate::abi::{class, kind, OUT_FIELDS};
 use crate::source::{PulledText, TextReader};
 use vec_fifo::Fifo;
 
-/// A new peer's options, as the driver checked them.
+/// A new peer's options as the driver passes them: numbers (their types checked by the driver: a
+/// count is a non-negative whole number), NaN for one the caller did not give ([`PeerConfig::default`]'s then applies). The module checks
+/// their ranges (`peer_new`), naming each as `connectMuxws` does.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PeerConfig {
     /// Heartbeat idle interval (0: off).
@@ -43,7 +45,7 @@ pub struct PeerConfig {
     pub max_delay_ms: f64,
     /// Backoff: jitter fraction.
     pub jitter: f64,
-    /// Failed attempts before giving up; negative or infinite: never.
+    /// Failed attempts before giving up (at least 0); infinite: never.
     pub max_attempts: f64,
     /// ViewSet calls with a stream open at once; later ones wait here, unsent.
     pub call_concurrency: f64,
@@ -68,7 +70,7 @@ impl Default for PeerConfig {
             factor: reconnect.factor,
             max_delay_ms: reconnect.max_delay_ms,
             jitter: reconnect.jitter,
-            max_attempts: -1.0,
+            max_attempts: f64::INFINITY,
             call_concurrency: 100.0,
             lazy: false,
             seed: 1.0,
@@ -115,6 +117,8 @@ struct Slot {
     /// The peer's subprotocol offer as every dial record's text (see [`offer`]), made once.
     offer: String,
     call_concurrency: usize,
+    /// The frame cap (`maxFrameBytes`), for the driver's input window.
+    frame_cap: u32,
     /// In no particular order: found by stream or by tag, one look at each.
     live: Vec<Live>,
     calls: usize,
@@ -220,6 +224,72 @@ fn offer(peer: &Peer) -> String {
         out.push_str(protocol);
     }
     out
+}
+
+/// `value`, or `default` when the caller gave none (NaN).
+#[inline(never)]
+fn given(value: f64, default: f64) -> f64 {
+    if value.is_nan() {
+        default
+    } else {
+        value
+    }
+}
+
+/// `config` with [`PeerConfig::default`]'s value where it holds NaN (not given), or the message
+/// refusing a value out of range, the option named as `connectMuxws` names it. The driver gives
+/// whole numbers where the protocol crate counts (it converts them); checked here is what the
+/// protocol crate does not have (`callConcurrency`, `maxAttempts`); the backoff's ranges and the
+/// floors of the frame cap and the payload are its checks, their messages renamed by
+/// [`option_names`].
+fn resolve(config: &PeerConfig) -> Result<PeerConfig, &'static str> {
+    let d = PeerConfig::default();
+    let c = PeerConfig {
+        ping_interval_ms: given(config.ping_interval_ms, d.ping_interval_ms),
+        ping_timeout_ms: given(config.ping_timeout_ms, d.ping_timeout_ms),
+        hello_timeout_ms: given(config.hello_timeout_ms, d.hello_timeout_ms),
+        max_frame_bytes: given(config.max_frame_bytes, d.max_frame_bytes),
+        max_payload_bytes: given(config.max_payload_bytes, d.max_payload_bytes),
+        initial_delay_ms: given(config.initial_delay_ms, d.initial_delay_ms),
+        factor: given(config.factor, d.factor),
+        max_delay_ms: given(config.max_delay_ms, d.max_delay_ms),
+        jitter: given(config.jitter, d.jitter),
+        max_attempts: given(config.max_attempts, d.max_attempts),
+        call_concurrency: given(config.call_concurrency, d.call_concurrency),
+        lazy: config.lazy,
+        seed: config.seed,
+    };
+    if c.call_concurrency < 1.0 {
+        return Err("callConcurrency must be at least 1");
+    }
+    // Not NaN here: `given` replaced it.
+    if c.max_attempts < 0.0 {
+        return Err("reconnect.maxAttempts must be a number of at least 0");
+    }
+    Ok(c)
+}
+
+/// The protocol crate's refusal of an option, the option named as `connectMuxws` names it.
+fn option_names(message: String) -> String {
+    const NAMES: [(&str, &str); 5] = [
+        ("initial_delay_ms", "reconnect.initialDelayMs"),
+        ("factor", "reconnect.factor"),
+        ("jitter", "reconnect.jitter"),
+        ("max_frame_bytes", "maxFrameBytes"),
+        ("max_payload_bytes", "maxPayloadBytes"),
+    ];
+    for (rust, js) in NAMES {
+        // Bytes, not `str::strip_prefix`, whose pattern searcher is larger.
+        if let (true, Some(rest)) = (
+            message.as_bytes().starts_with(rust.as_bytes()),
+            message.get(rust.len()..),
+        ) {
+            let mut out = String::from(js);
+            out.push_str(rest);
+            return out;
+        }
+    }
+    message
 }
 
 /// Milliseconds as the protocol layer counts them. Out of line: it is called from most entry
@@ -352,8 +422,9 @@ impl<R: TextReader + Clone + 'static> Module<R> {
 
     /// A new peer, dialling at once. The input window holds the subprotocols (`,`-separated,
     /// `protocols_len` bytes), then the hello's headers JSON (`hello_headers_len` bytes, -1: none)
-    /// and the hello's payload JSON (`hello_payload_len`, -1: none). Returns its handle, or 0 with
-    /// the error in the output record.
+    /// and the hello's payload JSON (`hello_payload_len`, -1: none). `config`'s defaults and range
+    /// checks are applied here (see [`PeerConfig`]); a bad value is refused with class `CONFIG`.
+    /// Returns its handle, or 0 with the error in the output record.
     pub fn peer_new(
         &mut self,
         config: &PeerConfig,
@@ -362,6 +433,10 @@ impl<R: TextReader + Clone + 'static> Module<R> {
         hello_payload_len: i32,
     ) -> u32 {
         self.out.clear();
+        let config = match resolve(config) {
+            Ok(config) => config,
+            Err(message) => return self.out.error(class::CONFIG, message.to_owned()),
+        };
         // The input window: the subprotocols, then the hello's headers and payload. The hello
         // is read first, so that its errors return before anything else is built.
         let input = &self.input;
@@ -417,12 +492,13 @@ impl<R: TextReader + Clone + 'static> Module<R> {
         };
         let peer = match Peer::new(options, jitter(config.seed)) {
             Ok(peer) => peer,
-            Err(e) => return self.out.error(class::CONFIG, e.0),
+            Err(e) => return self.out.error(class::CONFIG, option_names(e.0)),
         };
         self.slots.push(Some(Slot {
             offer: offer(&peer),
             peer,
-            call_concurrency: (ms(config.call_concurrency) as usize).max(1),
+            call_concurrency: ms(config.call_concurrency) as usize,
+            frame_cap: ms(config.max_frame_bytes) as u32,
             live: Vec::new(),
             calls: 0,
             waiting: Fifo::new(),
@@ -680,6 +756,11 @@ impl<R: TextReader + Clone + 'static> Module<R> {
             .map_or(0.0, |stream| stream.id as f64)
     }
 
+    /// The frame cap of `peer` (0 for an unknown handle): the driver sizes its input window by it.
+    pub fn frame_cap(&mut self, peer: u32) -> u32 {
+        slot_of(&mut self.slots, peer).map_or(0, |slot| slot.frame_cap)
+    }
+
     /// Streams the application waits on, waiting calls included.
     pub fn stream_count(&mut self, peer: u32) -> u32 {
         slot_of(&mut self.slots, peer)
@@ -894,4 +975,74 @@ fn write_details(text: &mut String, error: &StreamError) -> (f64, f64) {
         text.push_str(raw.as_str());
     }
     (reason_at, payload_at)
+}
+
+#[cfg(test)]
+mod option_tests {
+    use super::*;
+
+    fn nan() -> PeerConfig {
+        PeerConfig {
+            ping_interval_ms: f64::NAN,
+            ping_timeout_ms: f64::NAN,
+            hello_timeout_ms: f64::NAN,
+            max_frame_bytes: f64::NAN,
+            max_payload_bytes: f64::NAN,
+            initial_delay_ms: f64::NAN,
+            factor: f64::NAN,
+            max_delay_ms: f64::NAN,
+            jitter: f64::NAN,
+            max_attempts: f64::NAN,
+            call_concurrency: f64::NAN,
+            lazy: false,
+            seed: 1.0,
+        }
+    }
+
+    #[test]
+    fn options_not_given_take_the_defaults() {
+        assert_eq!(resolve(&nan()), Ok(PeerConfig::default()));
+    }
+
+    #[test]
+    fn call_concurrency_and_attempts_out_of_range_are_refused_by_their_connect_name() {
+        let refused = |config: PeerConfig| resolve(&config).unwrap_err();
+        let base = nan();
+        assert_eq!(
+            refused(PeerConfig {
+                call_concurrency: 0.0,
+                ..base.clone()
+            }),
+            "callConcurrency must be at least 1"
+        );
+        assert_eq!(
+            refused(PeerConfig {
+                max_attempts: -1.0,
+                ..base.clone()
+            }),
+            "reconnect.maxAttempts must be a number of at least 0"
+        );
+        assert!(resolve(&PeerConfig {
+            max_attempts: 0.0,
+            ping_interval_ms: 0.0,
+            ..base
+        })
+        .is_ok());
+    }
+
+    #[test]
+    fn the_protocol_crates_refusals_name_the_connect_options() {
+        assert_eq!(
+            option_names("initial_delay_ms must be a number greater than 0".to_owned()),
+            "reconnect.initialDelayMs must be a number greater than 0"
+        );
+        assert_eq!(
+            option_names("max_payload_bytes must be at least 1".to_owned()),
+            "maxPayloadBytes must be at least 1"
+        );
+        assert_eq!(
+            option_names("the hello cannot be sent".to_owned()),
+            "the hello cannot be sent"
+        );
+    }
 }

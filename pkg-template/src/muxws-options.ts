@@ -1,0 +1,86 @@
+/**
+ * The options of `connectMuxws` as a peer is made from them (`ConnectOptions` in muxws.ts): read,
+ * their types checked (a count is a non-negative whole number), and handed to the muxws module's
+ * `peer_new`, which applies the defaults and checks the ranges (`crates/muxws-wasm/src/module.rs`,
+ * `PeerConfig`), refusing a bad value with class `Config` (a TypeError here).
+ */
+import { get, mw, muxwsBody, put, refusal, refusedError } from './muxws-module.js';
+import { functions, type Listener } from './muxws-listeners.js';
+
+/** The options of `connectMuxws` this driver reads (see `ConnectOptions` in muxws.ts). */
+export type Options = Record<string, unknown>;
+
+/**
+ * `options[name]` for the module, which applies its default and checks its range: NaN when not
+ * given; otherwise a non-negative whole number (what the module converts to the protocol's
+ * integers), or with `backoff` any number, Infinity included, but NaN. Anything else is a
+ * TypeError naming the option.
+ */
+function number(options: unknown, name: string, backoff?: true): number {
+  const value = get(options, name);
+  if (value === undefined) return NaN;
+  if (backoff ? typeof value !== 'number' || Number.isNaN(value) : !Number.isSafeInteger(value) || (value as number) < 0) {
+    throw new TypeError(backoff ? `reconnect.${name} must be a number` : `${name} must be a non-negative whole number`);
+  }
+  return value as number;
+}
+
+/**
+ * `options[name]` of a peer method (`close`'s `drainMs`, `request`'s `timeoutMs`): a non-negative
+ * whole number, or `fallback` when not given.
+ */
+export function whole(options: unknown, name: string, fallback: number): number {
+  const value = number(options, name);
+  return Number.isNaN(value) ? fallback : value;
+}
+
+/**
+ * Makes a peer in the module from `options`, adding its listeners to `onClose`, `onReconnect`,
+ * `onStream` and `interceptors`; its handle. Throws a TypeError for a bad option (the module then holds nothing).
+ */
+export function makePeer(options: Options, onClose: Set<Listener>, onReconnect: Set<Listener>, onStream: Set<Listener>, interceptors: Set<Listener>): number {
+  const subprotocols = get(options, 'subprotocols') ?? [];
+  if (!Array.isArray(subprotocols) || subprotocols.some((p) => typeof p !== 'string' || p === '' || p.includes(','))) {
+    throw new TypeError('subprotocols must be an array of subprotocol tokens');
+  }
+  const reconnect = get(options, 'reconnect');
+  if (reconnect !== undefined && reconnect !== false && (reconnect === null || typeof reconnect !== 'object')) {
+    throw new TypeError('reconnect must be false or an object { initialDelayMs, factor, maxDelayMs, jitter, maxAttempts }');
+  }
+  const lazy = get(options, 'lazy');
+  if (lazy !== undefined && typeof lazy !== 'boolean') throw new TypeError('lazy must be a boolean');
+  const hello = get(options, 'hello');
+  const helloHeaders = get(options, 'helloHeaders');
+  if (helloHeaders != null && typeof helloHeaders !== 'object') throw new TypeError('helloHeaders must be an object');
+  for (const f of functions(options, 'onClose')) onClose.add(f);
+  for (const f of functions(options, 'onReconnect')) onReconnect.add(f);
+  for (const f of functions(options, 'onStream')) onStream.add(f);
+  // Each in a wrapper of its own, as interceptOpen() adds them: one given twice runs twice.
+  for (const f of functions(options, 'openInterceptors')) interceptors.add((...args) => f(...args));
+  // The numbers as given (NaN: not given), their defaults and ranges the module's; all read before
+  // the input window is written, which a getter of theirs could otherwise overwrite.
+  const numbers = [
+    number(options, 'pingIntervalMs'),
+    number(options, 'pingTimeoutMs'),
+    number(options, 'helloTimeoutMs'),
+    number(options, 'maxFrameBytes'),
+    number(options, 'maxPayloadBytes'),
+    number(reconnect, 'initialDelayMs', true),
+    number(reconnect, 'factor', true),
+    number(reconnect, 'maxDelayMs', true),
+    number(reconnect, 'jitter', true),
+    reconnect === false ? 0 : number(reconnect, 'maxAttempts', true),
+    number(options, 'callConcurrency'),
+  ] as const;
+  const withHello = hello !== undefined || helloHeaders != null;
+  const texts = [
+    subprotocols.join(','),
+    helloHeaders != null ? JSON.stringify(helloHeaders) : null,
+    withHello ? muxwsBody(hello, 'hello') ?? 'null' : null,
+  ];
+  const room = texts.reduce((sum, text) => sum + (text?.length ?? 0) * 3, 1);
+  const { lengths } = put(texts, room);
+  const handle = mw.peer_new(...numbers, lazy === true ? 1 : 0, Math.random(), lengths[0], lengths[1], lengths[2]);
+  if (handle === 0) throw refusedError(refusal());
+  return handle;
+}

@@ -1,0 +1,537 @@
+/**
+ * One muxws peer: `PeerCore`, the driver's side of a public `MuxwsPeer`. It owns the module's peer
+ * handle, its sockets and its streams' JavaScript side, and runs the pump that reads what the
+ * module says (one record at a time) and does it: dial, send, close, settle a stream. The peer
+ * API (`open`, `request`, `close`, the listeners) is here; the ViewSet calls' transport over it is
+ * `muxws-calls.ts`.
+ */
+import { PeerState } from './abi/calls.js';
+import { ErrorClass, handleMuxwsRecord, Layout, MuxwsRecordKind, type MuxwsRecordHandler } from './abi/muxws.js';
+import {
+  closedForGood,
+  describe,
+  get,
+  makeError,
+  muxwsBody,
+  mw,
+  now,
+  peerState,
+  put,
+  putShort,
+  record,
+  refusal,
+  refusedError,
+  registerPeer,
+  source,
+  sources,
+  textOf,
+  unregisterPeer,
+  wakeup,
+  warn,
+  type Refusal,
+} from './muxws-module.js';
+import { deferred, StreamCore, type CallPending, type Deferred, type Pending, type RequestPending } from './muxws-stream.js';
+import { PlatformSocket } from './muxws-socket.js';
+import { addListener, notify, type Listener } from './muxws-listeners.js';
+import { makePeer, whole, type Options } from './muxws-options.js';
+import { callTransport, finishCall, type CallPeer } from './muxws-calls.js';
+
+/** How long a flush may write before it lets other work in (bytes). */
+const FLUSH_BYTES = 256 * 1024;
+
+/** One muxws peer: the module's peer `handle`, its sockets, and its streams' JavaScript side. */
+export class PeerCore implements CallPeer {
+  /** The public `MuxwsPeer` (what `onReconnect` listeners receive). */
+  #facade: object = this;
+  readonly #handle: number;
+  readonly #url: string;
+  readonly #cap: number;
+  #peerId = 0;
+  readonly #sockets = new Map<number, PlatformSocket>();
+  readonly #pending = new Map<number, Pending>();
+  readonly #onClose = new Set<Listener>();
+  readonly #onReconnect = new Set<Listener>();
+  /** The push handlers: while there is one, the module accepts the streams the server opens. */
+  readonly #onStream = new Set<Listener>();
+  /** Makes the public `MuxwsStream` of a pushed stream. */
+  #wrapStream: (core: StreamCore) => object = (core) => core;
+  readonly #interceptors = new Set<Listener>();
+  #connecting: Deferred<object> | null = deferred<object>();
+  #closing: (() => void)[] = [];
+  #forGood = false;
+  #freed = false;
+  #pumping = false;
+  #flushQueued = false;
+  /** The platform timer of this peer's next timeout in the module. */
+  readonly #wakeup = wakeup(() => this.#input(() => mw.timer(this.#handle, now())));
+
+  /** @internal Made by `connect()`. */
+  constructor(url: string, options: Options) {
+    this.#url = url;
+    this.#handle = makePeer(options, this.#onClose, this.#onReconnect, this.#onStream, this.#interceptors);
+    this.#cap = mw.frame_cap(this.#handle);
+    // Before the first socket opens: a push that follows the connect at once is not refused.
+    this.#acceptPushes();
+  }
+
+  /**
+   * @internal Registers the peer with the runtime, `facade` (the public `MuxwsPeer`) and this core
+   * being what a proxy's `peer` option may be, and starts dialling; `wrapStream` makes the public
+   * stream of a push.
+   */
+  start(facade: object, wrapStream: (core: StreamCore) => object): void {
+    this.#facade = facade;
+    this.#wrapStream = wrapStream;
+    this.#peerId = registerPeer((peerId) => callTransport(peerId, this), facade, this).peerId;
+    // Until the first connection the peer is not available: calls wait for it.
+    peerState(this.#peerId, PeerState.Unavailable);
+    livePeers.add(this);
+    this.#pump();
+  }
+
+  /** Resolves once the first connection is established; rejects when it failed for good. */
+  get connected(): Promise<object> {
+    return this.#connecting?.promise ?? (this.#forGood ? Promise.reject(closedForGood()) : Promise.resolve(this.#facade));
+  }
+
+  /** True while a connection is established. */
+  get isOpen(): boolean {
+    return mw.is_open(this.#handle) !== 0;
+  }
+
+  /** True once the peer will never dial again. */
+  get isClosed(): boolean {
+    return this.#forGood || mw.is_closed(this.#handle) !== 0;
+  }
+
+  /** How many streams are waited on, calls waiting for a free stream included (for leak checks). */
+  get streamCount(): number {
+    return mw.stream_count(this.#handle);
+  }
+
+  // --------------------------------------------------------------------------------- streams
+
+  /** @internal Runs the open interceptors on `headers` (in place); one returning a promise is refused. */
+  intercept(headers: Record<string, unknown>, payload: unknown): void {
+    for (const interceptor of [...this.#interceptors]) {
+      const returned = interceptor(headers, payload) as { then?: unknown } | null | undefined;
+      if (returned !== null && typeof returned === 'object' && typeof returned.then === 'function') {
+        throw new TypeError('an open interceptor must be synchronous; it returned a promise');
+      }
+    }
+  }
+
+  /**
+   * @internal Opens a stream in the module: its tag, or what was refused (headers over the frame
+   * cap are refused before the module is asked). A call's attempt (`call`) is kept by its tag
+   * until it ends; a direct stream's record is the caller's to keep.
+   */
+  openStream(headers: string | null, payload: string, end: boolean, call: CallPending | null): number | Refusal {
+    let length = -1;
+    if (headers !== null) {
+      const written = put([headers], Math.min(headers.length * 3, this.#cap) + 1);
+      if (!written.whole) return { cls: ErrorClass.ProtocolError, message: 'the stream headers are longer than the frame cap; headers are never fragmented' };
+      length = written.lengths[0];
+    }
+    const tag = mw.open(this.#handle, length, source(payload), payload.length, end ? 1 : 0, call ? 1 : 0, now());
+    const refused = tag === 0 ? refusal() : null;
+    this.#pump();
+    if (refused) return refused;
+    if (call) this.#pending.set(tag, call);
+    return tag;
+  }
+
+  /** @internal Resets the stream of `tag` with TIMEOUT. */
+  expireStream(tag: number): void {
+    mw.expire(this.#handle, tag);
+    this.#pump();
+  }
+
+  /** @internal `stream.cancel()`: resets the stream of `tag` with CANCELLED and `reason`. */
+  cancelStream(tag: number, reason?: string): void {
+    mw.cancel(this.#handle, tag, reason === undefined ? -1 : putShort(String(reason)));
+    this.#pump();
+  }
+
+  /** The tag of a direct open or request, and the headers it went out with (after the open interceptors). */
+  #direct(payload: unknown, options: unknown, end: boolean): { tag: number; headers: Record<string, unknown> } {
+    if (this.isClosed) throw closedForGood();
+    if (options !== undefined && (options === null || typeof options !== 'object')) throw new TypeError('options must be an object');
+    const given = get(options, 'headers');
+    if (given != null && typeof given !== 'object') throw new TypeError('options.headers must be an object');
+    const headers: Record<string, unknown> = { ...(given as object | undefined) };
+    this.intercept(headers, payload);
+    const text = given != null || Object.keys(headers).length > 0 ? JSON.stringify(headers) : null;
+    const body = muxwsBody(payload, 'the payload') ?? 'null';
+    const tag = this.openStream(text, body, end, null);
+    if (typeof tag !== 'number') throw refusedError(tag, { code: 9 });
+    return { tag, headers };
+  }
+
+  /** `open(payload, {headers, end = true})`: a stream at once; throws `ConnectionLost`, `ConnectionGoingAway`, `ConnectionClosed`. */
+  open(payload: unknown, options: unknown): StreamCore {
+    const { tag, headers } = this.#direct(payload, options, get(options, 'end') !== false);
+    const stream = new StreamCore(this, tag, mw.stream_id(this.#handle, tag), headers);
+    this.#pending.set(tag, { kind: 'stream', stream, id: stream.id, headers: null, parts: [], payload: null, paid: 0 });
+    return stream;
+  }
+
+  /** A unary request: the reply's payload, or `{headers, payload}` when `withHeaders`. */
+  request(payload: unknown, options: unknown, withHeaders: boolean): Promise<unknown> {
+    try {
+      const timeoutMs = whole(options, 'timeoutMs', 0);
+      const { tag } = this.#direct(payload, options, true);
+      const done = deferred<unknown>(false);
+      const pending: RequestPending = { kind: 'request', done, withHeaders, timer: null, id: mw.stream_id(this.#handle, tag), headers: null, parts: [], payload: null, paid: 0 };
+      this.#pending.set(tag, pending);
+      if (timeoutMs > 0) pending.timer = setTimeout(() => this.expireStream(tag), timeoutMs);
+      return done.promise;
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** @internal `stream.send()`. */
+  sendOn(stream: StreamCore, tag: number, payload: unknown, end: boolean): void {
+    const text = payload === undefined ? null : muxwsBody(payload, 'the payload');
+    const cls = mw.send(this.#handle, tag, text === null ? 0 : source(text), text?.length ?? 0, end ? 1 : 0);
+    const refused = cls === 0 ? null : refusal();
+    this.#pump();
+    if (refused === null) return;
+    // A stream that failed throws its own error; one that closed normally, StreamClosed.
+    if (cls === ErrorClass.StreamClosed && stream.failure !== undefined) throw stream.failure;
+    throw refusedError(refused);
+  }
+
+  // --------------------------------------------------------------------------------- peer API
+
+  /** `close({code, reason, drainMs})`; resolves once `onClose` reported `willRetry: false`. */
+  close(options: unknown): Promise<void> {
+    if (this.isClosed) return Promise.resolve();
+    const code = get(options, 'code') ?? 0;
+    const reason = get(options, 'reason');
+    if (typeof code !== 'number') return Promise.reject(new TypeError('close(): code must be a number'));
+    let drain: number;
+    try {
+      drain = whole(options, 'drainMs', 10_000);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const done = new Promise<void>((resolve) => this.#closing.push(resolve));
+    const length = reason === undefined ? -1 : putShort(String(reason));
+    mw.close(this.#handle, code, length, drain, now());
+    this.#pump();
+    return done;
+  }
+
+  /** Adds an `onClose` listener; returns its remover. */
+  onClose(listener: (reason: unknown) => unknown): () => void {
+    return addListener(this.#onClose, listener, 'onClose(listener)');
+  }
+
+  /** Adds an `onReconnect(attempt, peer)` listener; returns its remover. */
+  onReconnect(listener: (attempt: number, peer: object) => unknown): () => void {
+    return addListener(this.#onReconnect, listener, 'onReconnect(listener)');
+  }
+
+  /**
+   * Adds a push handler, `handler(payload, stream)`, called for each stream the server opens; the
+   * stream ends when every handler returned or its promise settled. Returns its remover. While no
+   * handler is registered the module refuses pushes (`reset(REFUSED)`).
+   */
+  onStream(handler: (payload: unknown, stream: object) => unknown): () => void {
+    const remove = addListener(this.#onStream, handler, 'onStream(handler)');
+    this.#acceptPushes();
+    return () => {
+      remove();
+      this.#acceptPushes();
+    };
+  }
+
+  /** Tells the module whether a push handler is registered. */
+  #acceptPushes(): void {
+    mw.accept_pushes(this.#handle, this.#onStream.size > 0 ? 1 : 0);
+  }
+
+  /**
+   * Runs the push handlers on a stream the server opened, each in its own `try`: once every one
+   * returned or its promise settled, the implicit end (`finish`); one that throws or rejects ends
+   * the stream with `reset(CANCELLED)`, never the peer.
+   */
+  #pushed(tag: number, payload: unknown, stream: object): void {
+    const handlers = [...this.#onStream];
+    const runs = handlers.map((handler) => {
+      try {
+        return Promise.resolve(handler(payload, stream));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    });
+    Promise.all(runs).then(
+      () => {
+        mw.finish(this.#handle, tag);
+        this.#pump();
+      },
+      (error: unknown) => {
+        warn('a muxws onStream handler threw; its stream is reset, the peer goes on', error);
+        this.cancelStream(tag, 'the push handler failed');
+      },
+    );
+  }
+
+  /** Adds an open interceptor; returns its remover. */
+  interceptOpen(interceptor: (headers: Record<string, unknown>, payload: unknown) => unknown): () => void {
+    return addListener(this.#interceptors, interceptor, 'interceptOpen(interceptor)');
+  }
+
+  /** Skips a pending reconnect backoff and dials now. */
+  reconnectNow(): void {
+    mw.reconnect_now(this.#handle, now());
+    this.#pump();
+  }
+
+  // --------------------------------------------------------------------------------- the pump
+
+  /**
+   * Reads what the module has to say now — events only; frames wait for the flush of this turn —
+   * unless a pump is under way (a listener calling back), whose loop picks it up.
+   */
+  #pump(): void {
+    if (this.#pumping) return;
+    this.#pumping = true;
+    try {
+      this.#drain(false);
+    } finally {
+      this.#pumping = false;
+    }
+    if (!this.#flushQueued && !this.#freed) {
+      this.#flushQueued = true;
+      queueMicrotask(() => this.#flush());
+    }
+    this.#rearm();
+  }
+
+  /** Once per turn: the frames to send (at most `FLUSH_BYTES`, then again in a later task). */
+  #flush(): void {
+    this.#flushQueued = false;
+    if (this.#pumping || this.#freed) return;
+    this.#pumping = true;
+    let more = false;
+    try {
+      more = this.#drain(true);
+    } finally {
+      this.#pumping = false;
+    }
+    if (more) {
+      this.#flushQueued = true;
+      setTimeout(() => this.#flush(), 0);
+    } else if (this.#forGood && mw.is_closed(this.#handle) !== 0) {
+      this.#free();
+    }
+    this.#rearm();
+  }
+
+  /** Polls records until none is left; true when frames remain because the budget ran out. */
+  #drain(sends: boolean): boolean {
+    let budget = FLUSH_BYTES;
+    for (;;) {
+      const kind = mw.poll(this.#handle, now(), sends && budget > 0 ? 1 : 0);
+      if (kind === 0) return sends && budget <= 0;
+      if (kind === MuxwsRecordKind.Send) budget -= record()[Layout.TextLength];
+      try {
+        handleMuxwsRecord(record(), 0, this.#records, textOf);
+      } catch (error) {
+        warn('a muxws step failed; the other streams and calls go on', error);
+      }
+    }
+  }
+
+  /** What the peer does with each record of the module. */
+  readonly #records: MuxwsRecordHandler = {
+    dial: (socket, protocols) => this.#dial(socket, protocols.split(',')),
+    send: (socket, _bytes, text) => this.#sockets.get(socket)?.send(text),
+    close: (socket, code, reason) => this.#sockets.get(socket)?.close(code, reason),
+    established: () => {
+      peerState(this.#peerId, PeerState.Available);
+      this.#connecting?.resolve(this.#facade);
+      this.#connecting = null;
+    },
+    connectFailed: (cls, code, message, reason, payload) => {
+      // A failed hello is its stream error, unwrapped (WSM-RCN-026): class, code, reason, payload.
+      this.#forGood = true;
+      const error = makeError(cls, message, { code, reason: reason || undefined, payload: payload ? JSON.parse(payload) : undefined });
+      this.#connecting?.reject(error);
+      this.#connecting = null;
+      peerState(this.#peerId, PeerState.ClosedForGood);
+    },
+    reconnected: (count) => {
+      peerState(this.#peerId, PeerState.Available);
+      notify(this.#onReconnect, 'onReconnect', count, this.#facade);
+    },
+    closed: (code, wasClean, willRetry, reason) => {
+      if (!willRetry) this.#forGood = true;
+      notify(this.#onClose, 'onClose', { code, reason, wasClean, willRetry });
+      if (!willRetry) {
+        this.#connecting?.reject(closedForGood());
+        this.#connecting = null;
+        for (const resolve of this.#closing.splice(0)) resolve();
+      }
+      peerState(this.#peerId, willRetry ? PeerState.Unavailable : PeerState.ClosedForGood);
+    },
+    goAway: () => peerState(this.#peerId, PeerState.Unavailable),
+    release: (source) => sources.delete(source),
+    replyHeaders: (tag, headers) => {
+      const pending = this.#pending.get(tag);
+      if (!pending) return;
+      pending.headers = JSON.parse(headers) as Record<string, unknown>;
+      if (pending.kind === 'stream') pending.stream.headersArrived(pending.headers);
+    },
+    payload: (tag, json) => {
+      const pending = this.#pending.get(tag);
+      if (pending) this.#payload(pending, JSON.parse(json));
+    },
+    fragment: (tag, more, text) => {
+      const pending = this.#pending.get(tag);
+      if (!pending) return;
+      pending.parts.push(text);
+      if (more) return;
+      const joined = pending.parts.join('');
+      pending.parts = [];
+      let value: unknown;
+      try {
+        value = JSON.parse(joined);
+      } catch {
+        // The platform cannot parse it: the module resets the stream (PROTOCOL_ERROR).
+        return mw.checked(this.#handle, tag, 0);
+      }
+      this.#payload(pending, value);
+      mw.checked(this.#handle, tag, 1);
+    },
+    end: () => {},
+    push: (tag, id, _end, headers, payload) => {
+      const opened = JSON.parse(headers) as Record<string, unknown>;
+      const core = new StreamCore(this, tag, id, opened);
+      const pending: Pending = { kind: 'stream', stream: core, id, headers: opened, parts: [], payload: null, paid: 0 };
+      this.#pending.set(tag, pending);
+      core.headersArrived(opened);
+      // An open without a payload is `undefined` to the handler; `null` is a payload.
+      const value: unknown = payload ? JSON.parse(payload) : undefined;
+      if (payload) this.#payload(pending, value);
+      this.#pushed(tag, value, this.#wrapStream(core));
+    },
+    streamClosed: (tag) => this.#finish(tag, null, 0, true),
+    streamFailed: (tag, cls, code, message, reason, payload) => {
+      const pending = this.#pending.get(tag);
+      if (!pending) return;
+      const error = makeError(cls, message, {
+        code,
+        reason: reason || undefined,
+        streamId: pending.id || undefined,
+        payload: payload ? JSON.parse(payload) : null,
+      });
+      this.#finish(tag, error, cls, true);
+    },
+    openFailed: (tag, cls, message) => this.#finish(tag, makeError(cls, message, { code: 9 }), cls, false),
+  };
+
+  #payload(pending: Pending, value: unknown): void {
+    if (!pending.paid++) pending.payload = value;
+    if (pending.kind === 'stream') pending.stream.payloadArrived(value);
+  }
+
+  /**
+   * The stream of `tag` is over (nothing for a tag the peer does not keep): normally (`error`
+   * null) or with `error` of class `cls`, after it `opened` or not.
+   */
+  #finish(tag: number, error: Error | null, cls: number, opened: boolean): void {
+    const pending = this.#pending.get(tag);
+    if (!pending) return;
+    this.#pending.delete(tag);
+    if (pending.kind === 'stream') return pending.stream.over(error);
+    if (pending.kind === 'call') return finishCall(pending, error, cls, opened, this);
+    const { done, withHeaders, timer } = pending;
+    if (timer !== null) clearTimeout(timer);
+    if (error) return done.reject(error);
+    // Exactly one payload (WSM-API-006); the stream has closed, so there is nothing left to reset.
+    if (pending.paid !== 1) return done.reject(makeError(ErrorClass.ProtocolError, `the reply held ${pending.paid || 'no'} payloads, not one (WSM-API-006)`));
+    done.resolve(withHeaders ? { headers: pending.headers ?? {}, payload: pending.payload } : pending.payload);
+  }
+
+  // --------------------------------------------------------------------------------- sockets
+
+  /** Feeds one socket event to the module, then reads what it says. */
+  #input(feed: () => void): void {
+    try {
+      feed();
+    } catch (error) {
+      warn('a muxws socket event could not be handled', error);
+    }
+    this.#pump();
+  }
+
+  #dial(socket: number, protocols: string[]): void {
+    const handle = this.#handle;
+    let ws: PlatformSocket;
+    try {
+      ws = new PlatformSocket(this.#url, protocols, {
+        opened: (protocol) => this.#input(() => mw.socket_opened(handle, socket, putShort(String(protocol)), now())),
+        message: (data) =>
+          this.#input(() => {
+            if (typeof data !== 'string') return mw.socket_binary(handle, socket, now());
+            const { lengths, whole } = put([data], this.#cap + 1);
+            mw.socket_message(handle, socket, lengths[0], whole ? 1 : 0, now());
+          }),
+        ended: (code, reason, clean) => {
+          this.#sockets.delete(socket);
+          this.#input(() => mw.socket_closed(handle, socket, code, putShort(reason), clean ? 1 : 0, now()));
+        },
+      });
+    } catch (error) {
+      // The platform refused to make it: a socket that never opened, with what the platform said.
+      return this.#input(() => mw.socket_closed(handle, socket, 1006, putShort(describe(error)), 0, now()));
+    }
+    this.#sockets.set(socket, ws);
+  }
+
+  // --------------------------------------------------------------------------------- timer and end
+
+  /** Sets the platform timer to the module's next timeout of this peer. */
+  #rearm(): void {
+    this.#wakeup.set(this.#freed ? -1 : mw.next_timeout(this.#handle));
+  }
+
+  /** Closed for good and nothing left to send: the module forgets the peer. */
+  #free(): void {
+    this.#freed = true;
+    mw.peer_free(this.#handle);
+    // What the peer still held (an unsent upload of a retired socket) is released now.
+    while (mw.poll(this.#handle, now(), 0) === MuxwsRecordKind.Release) sources.delete(record()[1]);
+    for (const ws of this.#sockets.values()) ws.detach();
+    this.#sockets.clear();
+    this.#wakeup.clear();
+    livePeers.delete(this);
+    unregisterPeer();
+  }
+}
+
+/** The peers not yet freed, for the platform's `online` event. */
+const livePeers = new Set<PeerCore>();
+
+/**
+ * Where the platform says it is back online (browsers and workers: the `online` event), every peer
+ * waiting out a reconnect delay dials at once, whether or not a call waits for it; a connected or
+ * closed peer is left as it is. Elsewhere (Node) nothing changes.
+ */
+export function followOnline(): void {
+  const scope = globalThis as { addEventListener?: (type: string, listener: () => void) => void };
+  if (typeof scope.addEventListener !== 'function') return;
+  scope.addEventListener('online', () => {
+    for (const peer of livePeers) {
+      try {
+        peer.reconnectNow();
+      } catch (error) {
+        warn('a muxws peer could not redial on the online event', error);
+      }
+    }
+  });
+}
