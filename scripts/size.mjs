@@ -19,9 +19,12 @@ const pkgDir = resolve(process.argv[2] ?? 'pkg');
 /** The budgets of issue 11 (gzip -9 bytes). */
 export const BUDGET = { full: 40 * 1024, rest: 18 * 1024 };
 /** What the build enforces: the REST budget, and for the whole package a ceiling (its goal is not met). */
-// The ceiling went from 53 to 54 KiB when the muxws module gained server push (its protocol
-// layer's `incoming` feature: 0.6 KB gzip of the module, which only apps that connect muxws load).
-export const ENFORCED = { full: 54 * 1024, rest: BUDGET.rest };
+// The ceiling, just above where the package stands, went from 53 to 58 KiB with live data (issue
+// 23: the follower's engine, 2.9 KB, which only apps that follow something load; server push in the
+// muxws module, 0.6 KB, and its handler in the driver, 0.3 KB) and with the muxws options' defaults
+// and ranges moved into the module from the driver (issue 22: 0.7 KB more of wasm than the
+// driver's checks took). BENCHMARKS.md has the figures.
+export const ENFORCED = { full: 58 * 1024, rest: BUDGET.rest };
 
 const APPS = {
   full: `import * as pkg from '@dynamicforms/fastapi-viewsets';

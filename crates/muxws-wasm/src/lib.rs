@@ -3,6 +3,9 @@
 //! `connectMuxws()` loads it, by dynamic import, so an app that uses REST alone never ships it.
 //!
 //! - [`module`] — the state and every entry point, as plain Rust (natively tested);
+//! - [`config`] — a new peer's options: the defaults applied, the ranges checked, refusals named
+//!   as `connectMuxws` names the options;
+//! - [`out`] — the output record, and the records of socket actions and stream events;
 //! - [`source`] — outbound payloads that stay driver-side strings, read a window at a time;
 //! - [`abi`] — the numbers the module and its driver agree on, declared once (the driver reads them through `pkg-template/src/abi/muxws.ts`, rendered from them);
 //! - `exports` — the exports and the one import (wasm32 only; plain `extern "C"`, no
@@ -21,7 +24,9 @@
 
 extern crate alloc;
 
+pub mod config;
 pub mod module;
+pub mod out;
 pub mod abi;
 pub mod source;
 
