@@ -2,8 +2,9 @@
 // new Stryker run: the sandbox Stryker kept (cleanTempDir: false) holds the instrumented, built
 // package, where any mutant is switched on by __STRYKER_ACTIVE_MUTANT__. Tests are only ever added,
 // so a mutant the last run killed stays killed; the survivors are the ones to run again.
-//   node tests/mutation/recheck.mjs [--all] [--sandbox DIR] [id ...]
-// Without ids: every Survived/NoCoverage mutant of reports/mutation.json. By default only the new
+//   node tests/mutation/recheck.mjs [--all] [--sandbox DIR] [--report FILE] [id ...]
+// Without ids: every Survived/NoCoverage mutant of the report (default reports/mutation.json, the
+// last run's; it must be the report of the run that made the sandbox). By default only the new
 // files tests/unit/mutation-*.test.mjs run (fast); --all runs the whole suite (unit-bail.mjs).
 // Prints each mutant's status and the score the report's file(s) would have now.
 import { spawn } from 'node:child_process';
@@ -15,9 +16,10 @@ const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
 const args = process.argv.slice(2);
 const all = args.includes('--all');
-const at = args.indexOf('--sandbox');
-let sandbox = at >= 0 ? args[at + 1] : null;
-const ids = args.filter((arg, i) => !arg.startsWith('--') && (at < 0 || i !== at + 1));
+const valueOf = (flag) => (args.includes(flag) ? args[args.indexOf(flag) + 1] : null);
+let sandbox = valueOf('--sandbox');
+const reportFile = valueOf('--report') ?? join(here, 'reports', 'mutation.json');
+const ids = args.filter((arg, i) => !arg.startsWith('--') && !['--sandbox', '--report'].includes(args[i - 1]));
 if (!sandbox) {
   const tmp = join(here, '.stryker-tmp');
   const dirs = existsSync(tmp) ? readdirSync(tmp).filter((name) => name.startsWith('sandbox-')).map((name) => join(tmp, name)) : [];
@@ -32,7 +34,7 @@ if (!existsSync(join(sandbox, 'node_modules'))) symlinkSync(realpathSync(join(ro
 // The unit suite as it is now (new tests included) into the sandbox.
 cpSync(join(root, 'tests', 'unit'), join(sandbox, 'tests', 'unit'), { recursive: true });
 
-const report = JSON.parse(readFileSync(join(here, 'reports', 'mutation.json'), 'utf8'));
+const report = JSON.parse(readFileSync(reportFile, 'utf8'));
 const byId = new Map();
 for (const [file, { mutants }] of Object.entries(report.files)) for (const m of mutants) byId.set(m.id, { ...m, file });
 const todo = ids.length ? ids : [...byId.values()].filter((m) => m.status === 'Survived' || m.status === 'NoCoverage').map((m) => m.id);
@@ -51,6 +53,11 @@ function runOne(id) {
   });
 }
 
+// The tests must pass on the instrumented package with no mutant switched on, or every "kill" is void.
+if ((await runOne('')) !== 'Survived') {
+  console.error('recheck: the tests fail with no mutant active; fix them first');
+  process.exit(1);
+}
 const concurrency = Number(process.env.CONCURRENCY ?? 2);
 const results = new Map();
 let next = 0;

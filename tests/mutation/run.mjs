@@ -1,19 +1,22 @@
 // Mutation testing of the facade's unit suite:
-//   node tests/mutation/run.mjs [file ...]      (from anywhere; default: the core files below)
+//   node tests/mutation/run.mjs [--baseline] [file ...]   (from anywhere; default: the core files below)
+// --baseline leaves out the tests written for the survivors (tests/unit/mutation-*.test.mjs).
 // Each file is a name under pkg-template/src ("runtime" or "runtime.ts"). Runs StrykerJS from the
 // repository's root with stryker.config.mjs, then prints per file: mutants, killed, survived,
 // timed out, no coverage, errors, the score, and the survivors (file:line, mutator, replacement).
 // CONCURRENCY (default 2) sets Stryker's sandboxes. The package must have been built
 // (`bash scripts/build.sh`): the sandbox recompiles only the TypeScript facade.
 import { spawnSync } from 'node:child_process';
-import { readFileSync, realpathSync } from 'node:fs';
+import { copyFileSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
 const CORE = ['runtime', 'rest', 'compose', 'timer', 'clock', 'headers', 'body'];
-const names = process.argv.slice(2).length ? process.argv.slice(2) : CORE;
+const baseline = process.argv.includes('--baseline');
+const args = process.argv.slice(2).filter((arg) => arg !== '--baseline');
+const names = args.length ? args : CORE;
 const files = names.map((name) => `pkg-template/src/${name.replace(/\.ts$/, '')}.ts`);
 
 const started = Date.now();
@@ -21,12 +24,16 @@ const stryker = join(here, 'node_modules', '@stryker-mutator', 'core', 'bin', 's
 const run = spawnSync(process.execPath, [stryker, 'run', relative(root, join(here, 'stryker.config.mjs'))], {
   cwd: root,
   stdio: 'inherit',
-  env: { ...process.env, MUTATE: files.join(','), SANDBOX_NODE_MODULES: realpathSync(join(root, 'node_modules')) },
+  env: { ...process.env, MUTATE: files.join(','), BASELINE: baseline ? '1' : '', SANDBOX_NODE_MODULES: realpathSync(join(root, 'node_modules')) },
 });
 const seconds = (Date.now() - started) / 1000;
 if (run.status !== 0) process.exit(run.status ?? 1);
 
-const report = JSON.parse(readFileSync(join(here, 'reports', 'mutation.json'), 'utf8'));
+// Kept per run as reports/<files>[.baseline].json (recheck.mjs --report reads one).
+const kept = join(here, 'reports', `${names.map((name) => name.replace(/\.ts$/, '')).join('+')}${baseline ? '.baseline' : ''}.json`);
+copyFileSync(join(here, 'reports', 'mutation.json'), kept);
+console.log(`report: ${relative(root, kept)}`);
+const report = JSON.parse(readFileSync(kept, 'utf8'));
 const rows = [];
 let survivors = [];
 const total = { file: 'all', mutants: 0, Killed: 0, Survived: 0, Timeout: 0, NoCoverage: 0, errors: 0 };

@@ -9,6 +9,9 @@
 // The file list comes from run.mjs (MUTATE, comma-separated paths under pkg-template/src).
 const files = (process.env.MUTATE ?? 'pkg-template/src/runtime.ts').split(',').filter(Boolean);
 const concurrency = Number(process.env.CONCURRENCY ?? 2);
+// BASELINE=1 (run.mjs --baseline): the suite without the tests written for its survivors
+// (tests/unit/mutation-*.test.mjs), to measure what the rest of the suite kills.
+const baseline = Boolean(process.env.BASELINE);
 
 export default {
   // The facade's sources are compiled and bundled in the sandbox, once, after instrumentation.
@@ -33,6 +36,7 @@ export default {
     '/tests/mutation/*',
     '!/tests/mutation/build-sandbox.mjs',
     '!/tests/mutation/unit-bail.mjs',
+    ...(baseline ? ['/tests/unit/mutation-*.test.mjs'] : []),
   ],
   disableTypeChecks: 'pkg-template/src/**/*.ts',
   // The machine is shared: two sandboxes at most.
