@@ -144,3 +144,25 @@ test('a call with persist is stored as it is issued and removed once it settles;
   assert.ok(activity.events.every((event) => typeof event.type === 'string' && typeof event.key === 'string'), 'only call events');
   activity.stop();
 });
+
+test('a URLSearchParams body is stored as its text with the content type fetch gives it, unless the caller set one', async () => {
+  server.script = () => HANG;
+  const items = restItems(pkg);
+  const plain = items.echo(new URLSearchParams({ a: '1', b: 'two' }), { persist: true });
+  const typed = items.echo(new URLSearchParams({ c: '3' }), { persist: true, headers: { 'Content-Type': 'text/x-mine' } });
+  await flush();
+  const row = (call) => idb.rows().find((r) => r.key === call.key);
+  assert.equal(row(plain).body, 'a=1&b=two');
+  assert.deepEqual(
+    row(plain).headers.filter(([name]) => name.toLowerCase() === 'content-type'),
+    [['content-type', 'application/x-www-form-urlencoded;charset=UTF-8']],
+  );
+  assert.equal(row(typed).body, 'c=3');
+  assert.deepEqual(row(typed).headers.filter(([name]) => name.toLowerCase() === 'content-type').map(([, value]) => value), ['text/x-mine']);
+  assert.equal(row(plain).form, null);
+  for (const request of server.requests) if (!request.answered) request.respond({ status: 200, body: {} });
+  await flush();
+  await plain;
+  await typed;
+  await flush();
+});

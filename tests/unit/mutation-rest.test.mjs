@@ -170,3 +170,33 @@ test('a FormData body: the bytes are read once, with fetch\'s content type unles
   assert.ok(cancelled.error instanceof pkg.CallCancelled);
   assert.equal(server.requests.filter((request) => request.headers['idempotency-key'] === `"${cancelled.error.key}"`).length, 0, 'nothing sent');
 });
+
+test('a header an interceptor sets that is not valid is refused naming the interceptor\'s headers; a caller\'s content type on a JSON body is kept', async () => {
+  const bad = restItems(pkg, { interceptors: [(request) => ({ ...request, headers: { 'bad name': 'x' } })] });
+  await assert.rejects(bad.list(), (error) => error instanceof TypeError && error.message.startsWith('the headers an interceptor set'));
+  server.script = () => ({ status: 200, body: {} });
+  const items = restItems(pkg);
+  const call = items.echo({ a: 1 }, { headers: { 'Content-Type': 'application/vnd.api+json' } });
+  await clock.settle();
+  await call;
+  assert.equal(server.requestsWithKey(call.key)[0].headers['content-type'], 'application/vnd.api+json');
+});
+
+test('with delayMs 0, a gateway status without a usable Retry-After is repeated at once (no 1 ms floor)', async () => {
+  const seenCount = new Map();
+  server.script = (request) => {
+    const key = request.headers['idempotency-key'];
+    const n = (seenCount.get(key) ?? 0) + 1;
+    seenCount.set(key, n);
+    const headers = request.headers['x-which'] === 'date' ? { 'retry-after': 'soon' } : {};
+    return n === 1 ? { status: 503, body: 'busy', headers } : { status: 200, body: {} };
+  };
+  const items = restItems(pkg, { repeat: { delayMs: 0 } });
+  const start = clock.now();
+  const none = items.list({ headers: { 'X-Which': 'none' } });
+  const nonsense = items.list({ headers: { 'X-Which': 'date' } });
+  await clock.advance(1_000);
+  await none;
+  await nonsense;
+  for (const call of [none, nonsense]) assert.deepEqual(server.requestsWithKey(call.key).map((r) => r.at - start), [0, 0]);
+});
