@@ -632,11 +632,14 @@ async def ready() -> dict:
 
 
 @test_router.post("/events/publish")
-async def events_publish(key: str = "7", n: int = 1) -> dict:
-    """Publishes `n` (at most 1000) ImportFinished events to `imports:{key}`; answers their revs."""
+async def events_publish(key: str = "7", n: int = 1, pad: int = 0) -> dict:
+    """Publishes `n` (at most 1000) ImportFinished events to `imports:{key}`; answers their revs.
+    `pad` (at most 1 MiB) lengthens each file name by that many characters: a push over the 64 KiB
+    frame cap arrives in fragments."""
     revs = []
+    padding = "x" * max(0, min(pad, 1 << 20))
     for index in range(max(0, min(n, 1000))):
-        rev, _prev = await imports.publish(ImportFinished(file=f"{key}-{index}.csv", rows=index), key=key)
+        rev, _prev = await imports.publish(ImportFinished(file=f"{key}-{index}{padding}.csv", rows=index), key=key)
         revs.append(rev)
     return {"topic": f"imports:{key}", "revs": revs, "served_by": SERVED_BY}
 

@@ -14,6 +14,7 @@ import { hostileScenarios } from '../e2e/hostile-scenarios.mjs';
 import { muxwsBoundaryScenarios } from '../e2e/muxws-boundary-scenarios.mjs';
 import { muxwsLivenessScenarios } from '../e2e/muxws-liveness-scenarios.mjs';
 import { muxwsScenarios } from '../e2e/muxws-scenarios.mjs';
+import { pushScenarios } from '../e2e/push-scenarios.mjs';
 import { restScenarios } from '../e2e/rest-scenarios.mjs';
 import { openRunner } from './browser.mjs';
 
@@ -26,7 +27,7 @@ before(async () => {
   hostile = await startHostileMuxws();
   const env = { baseUrl: stack.baseUrl, wsUrl: stack.wsUrl, hostileBase: hostile.base };
   // boundary last: its exception-source scenarios are last of all, so a runtime they wedge harms no other set
-  const modules = ['rest', 'muxws', 'hostile', 'activity', 'axios', 'muxws-liveness', 'catalog', 'compat06', 'events', 'muxws-boundary', 'boundary'].map(
+  const modules = ['rest', 'muxws', 'hostile', 'activity', 'axios', 'muxws-liveness', 'catalog', 'compat06', 'events', 'push', 'muxws-boundary', 'boundary'].map(
     (name) => `/tests/e2e/${name}-scenarios.mjs`,
   );
   runner = await openRunner(modules, env);
@@ -51,6 +52,7 @@ const scenarioSets = [
   compat06Scenarios,
   compat06MuxwsScenarios,
   eventsScenarios,
+  pushScenarios,
   muxwsBoundaryScenarios,
   boundaryScenarios,
 ];

@@ -129,14 +129,19 @@ test('muxws proxy and peer options', async () => {
   assert.equal(received, 0, 'no request reached the server');
 });
 
+test('connectMuxws: onStream takes a function or an array of functions, anything else is a TypeError naming it', async (t) => {
+  if (typeof WebSocket === 'undefined') return t.skip('needs --experimental-websocket');
+  await rejectsTypeError(pkg.connectMuxws('ws://127.0.0.1:9/ws', { reconnect: false, onStream: {} }), /onStream must be a function or an array of functions/);
+});
+
 test('connectMuxws with a URL that is not a string is a TypeError', async () => {
   await rejectsTypeError(pkg.connectMuxws(5, { reconnect: false }), /url|URL/);
   await rejectsTypeError(pkg.connectMuxws({ href: 'ws://127.0.0.1:9/ws' }, { reconnect: false }), /url|URL/);
 });
 
-test("connectMuxws refuses an option it does not have, such as the muxws package's onStream or upgrade headers, with a TypeError naming it", async (t) => {
+test("connectMuxws refuses an option it does not have, such as the muxws package's upgrade headers, with a TypeError naming it", async (t) => {
   if (typeof WebSocket === 'undefined') return t.skip('needs --experimental-websocket');
-  for (const name of ['onStream', 'headers', 'maxConcurrentStreams', 'codec']) {
+  for (const name of ['headers', 'maxConcurrentStreams', 'codec']) {
     await rejectsTypeError(pkg.connectMuxws('ws://127.0.0.1:9/ws', { reconnect: false, [name]: {} }), new RegExp(`connectMuxws has no option "${name}"`));
   }
 });
