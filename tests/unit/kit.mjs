@@ -4,6 +4,8 @@
 import assert from 'node:assert/strict';
 import { installClock } from './fake-clock.mjs';
 import { HANG, installFetch } from './fake-fetch.mjs';
+import { installMuxwsServer } from './fake-websocket.mjs';
+import { after } from 'node:test';
 
 export const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -17,6 +19,24 @@ export async function restSetup(script = () => HANG) {
   const clock = installClock();
   const server = installFetch(script);
   const pkg = await importPackage();
+  return { clock, server, pkg };
+}
+
+/**
+ * Installs the fake clock and the scripted muxws server (fake-websocket.mjs), then imports the
+ * package; the file's after() checks for leaks and that every peer closed for good, then removes
+ * the fakes.
+ */
+export async function muxwsSetup() {
+  const clock = installClock();
+  const server = installMuxwsServer();
+  const pkg = await importPackage();
+  after(async () => {
+    await assertNoLeaks(pkg, clock);
+    assert.equal(pkg.internalStats().peers, 0, 'every peer closed for good');
+    server.uninstall();
+    clock.uninstall();
+  });
   return { clock, server, pkg };
 }
 

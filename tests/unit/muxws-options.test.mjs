@@ -5,21 +5,10 @@
 // refused by the module (class Config) and thrown as a TypeError naming the option as
 // connectMuxws names it. A refused peer dials nothing and leaves nothing behind.
 import assert from 'node:assert/strict';
-import { after, test } from 'node:test';
-import { installClock } from './fake-clock.mjs';
-import { installMuxwsServer } from './fake-websocket.mjs';
-import { assertNoLeaks, importPackage } from './kit.mjs';
+import { test } from 'node:test';
+import { muxwsSetup } from './kit.mjs';
 
-const clock = installClock();
-const server = installMuxwsServer();
-const pkg = await importPackage();
-
-after(async () => {
-  await assertNoLeaks(pkg, clock);
-  assert.equal(pkg.internalStats().peers, 0, 'every peer closed for good');
-  server.uninstall();
-  clock.uninstall();
-});
+const { clock, server, pkg } = await muxwsSetup();
 
 const URL = 'ws://mux.test/ws';
 

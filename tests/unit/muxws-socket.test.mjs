@@ -3,21 +3,10 @@
 // send; the close event the platform sends after the driver's close() is not a second loss), and
 // the peer redials, the call going out again on the new socket with the same key.
 import assert from 'node:assert/strict';
-import { after, test } from 'node:test';
-import { installClock } from './fake-clock.mjs';
-import { installMuxwsServer } from './fake-websocket.mjs';
-import { assertNoLeaks, importPackage } from './kit.mjs';
+import { test } from 'node:test';
+import { muxwsSetup } from './kit.mjs';
 
-const clock = installClock();
-const server = installMuxwsServer();
-const pkg = await importPackage();
-
-after(async () => {
-  await assertNoLeaks(pkg, clock);
-  assert.equal(pkg.internalStats().peers, 0, 'every peer closed for good');
-  server.uninstall();
-  clock.uninstall();
-});
+const { clock, server, pkg } = await muxwsSetup();
 
 test('a socket whose send() throws is lost once: one onClose 1006, a redial, the call repeated with its key', async () => {
   server.accept = () => true;

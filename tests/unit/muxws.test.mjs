@@ -7,21 +7,11 @@
 // reset(TIMEOUT)); StreamRefused and a goaway after the delay; another reset settles; close() ends
 // a wait for a reconnect with ConnectionClosed; cancellation resets the stream; connect failures.
 import assert from 'node:assert/strict';
-import { after, test } from 'node:test';
-import { installClock } from './fake-clock.mjs';
-import { installMuxwsServer, SUBPROTOCOL } from './fake-websocket.mjs';
-import { assertNoLeaks, importPackage, observe, recordActivity, UUID_V4 } from './kit.mjs';
+import { test } from 'node:test';
+import { SUBPROTOCOL } from './fake-websocket.mjs';
+import { muxwsSetup, observe, recordActivity, UUID_V4 } from './kit.mjs';
 
-const clock = installClock();
-const server = installMuxwsServer();
-const pkg = await importPackage();
-
-after(async () => {
-  await assertNoLeaks(pkg, clock);
-  assert.equal(pkg.internalStats().peers, 0, 'every peer closed for good');
-  server.uninstall();
-  clock.uninstall();
-});
+const { clock, server, pkg } = await muxwsSetup();
 
 const OK = (payload) => () => ({ status: 200, payload });
 
