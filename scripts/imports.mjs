@@ -33,7 +33,7 @@ const LAYERS = [
   // composing calls, and the public muxws API
   ['compose', 'muxws'],
   // options (types), mixins, the built-in actions, persistence, the schema check, live data
-  ['options', 'mixins', 'actions', 'persist', 'schema', 'events', 'follow-persist', 'follow-channel', 'apply-changes', 'follow-kit', 'follow-engine', 'follow'],
+  ['options', 'mixins', 'actions', 'persist', 'schema', 'events', 'follow-wire', 'follow-persist', 'follow-channel', 'follow-push', 'apply-changes', 'follow-kit', 'follow-engine', 'follow'],
   // the proxies' base class and factories; 0.6's shapes
   ['viewset'],
   ['proxies'],

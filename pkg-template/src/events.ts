@@ -6,14 +6,16 @@
 import type { HttpError } from './errors.js';
 import type { KeyType } from './mixins.js';
 import type { MuxwsPeerSource } from './options.js';
+import type { PushPeer } from './runtime.js';
 
 /** A topic: a ViewSet's routed base path (`/items`) or a source's (`imports`, `imports:7`). */
 export type Topic = string;
 
 /**
- * What a follower does: `'poll'` (it polls; 0.7 always polls), `'push'` (reserved for the server
- * push over a muxws peer), `'paused'` (the platform is offline), `'refused'` (the server refused
- * the topic: `onRefused` was called, nothing more is asked), `'closed'` (`close()`).
+ * What a follower does: `'push'` (over a muxws peer: its socket is subscribed, pushes flow, a
+ * check poll every `checkIntervalMs`), `'poll'` (it polls: over REST, or over a peer between
+ * sockets until subscribed again), `'paused'` (the platform is offline), `'refused'` (the server
+ * refused the topic: `onRefused` was called, nothing more is asked), `'closed'` (`close()`).
  */
 export type FollowerMode = 'push' | 'poll' | 'paused' | 'refused' | 'closed';
 
@@ -33,7 +35,7 @@ export interface EventMessage<P = unknown> {
   payload: P;
   /** The scope key of a scoped ViewSet topic (`@event_scope`), as the server resolved it for this caller. */
   scope?: string;
-  /** How it came: by a poll (0.7), or pushed over a muxws peer. */
+  /** How it came: pushed over a muxws peer, or by a poll (over REST, or a peer's catch-up and check polls). */
   via: 'push' | 'poll';
 }
 
@@ -59,13 +61,23 @@ export interface FollowCallbacks {
   persist?: boolean;
   /** The interval of the polls (ms, default 2000; never shorter than the server's `poll_after_ms`). */
   pollIntervalMs?: number;
+  /**
+   * Over a muxws peer, while pushes flow: the interval of the check polls that find what no push
+   * shows (a push lost with its socket's last event, a subscription the server dropped); ms,
+   * default 30000.
+   */
+  checkIntervalMs?: number;
   /** The path the events viewset is registered under (default `/events`). */
   eventsPath?: string;
 }
 
 /** The options of `follow()`. */
 export interface FollowOptions<P = unknown> extends FollowCallbacks {
-  /** Follow over this muxws peer (polling through its streams), instead of REST. */
+  /**
+   * Follow over this muxws peer (a `MuxwsPeer` or a function returning one): its socket is
+   * subscribed and the server pushes each event; after a reconnect it is subscribed again and a
+   * poll catches up. Once the peer is closed for good, polls go over REST at its origin.
+   */
   peer?: MuxwsPeerSource;
   /** Follow over REST at this origin (default: the page's origin; required in Node without `peer`). */
   baseUrl?: string;
@@ -83,7 +95,7 @@ export interface Follower {
   /** The scope key of a scoped ViewSet topic, once known. */
   readonly scope?: string;
   readonly mode: FollowerMode;
-  /** Resolves once the follower holds a cursor (its first poll answered); rejects when refused or closed first. */
+  /** Resolves once the follower holds a cursor (subscribed, or its first poll answered); rejects when refused or closed first. */
   readonly ready: Promise<void>;
   /** Polls now; resolves once that answer was delivered. */
   catchUp(): Promise<void>;
@@ -104,19 +116,19 @@ export interface WatchOptions<PK extends KeyType = KeyType> extends FollowCallba
 }
 
 /**
- * How a follower reaches the server: implemented over REST and over a muxws peer by polling
- * (`poll`); a push channel adds `subscribe`, `unsubscribe` and `onPush`. Every request is a call
- * of its own with a new key, in the background, never persisted.
+ * How a follower reaches the server: polls over REST or a muxws peer; over a peer also subscribes
+ * its socket (`subscribe`, `unsubscribe`, `pushPeer`). Every request is a call of its own with a
+ * new key, in the background, never persisted.
  */
 export interface EventChannel {
   /** `POST {eventsPath}/poll` with these cursors (and scopes); resolves with the answer as received (unchecked). */
   poll(cursors: Record<Topic, number | null>, scopes: Record<Topic, string>): Promise<unknown>;
-  /** Subscribes this channel's socket to `topic`; resolves with the answer as received. */
+  /** `POST {eventsPath}/subscribe`: subscribes the peer's current socket to `topic`; resolves with the answer as received. */
   subscribe?(topic: Topic): Promise<unknown>;
-  /** Unsubscribes this channel's socket from `topic`. */
+  /** `POST {eventsPath}/unsubscribe`: the peer's current socket no longer gets `topic`'s pushes. */
   unsubscribe?(topic: Topic): Promise<unknown>;
-  /** Registers the handler of pushed events (headers and payload as received); returns its remover. */
-  onPush?(handler: (headers: Record<string, unknown>, payload: unknown) => void): () => void;
+  /** The muxws peer whose socket is subscribed and whose server-opened streams bring the pushes. */
+  pushPeer?(): Promise<PushPeer>;
   /** The IndexedDB key prefix of this channel's persisted cursors (its origin and events path). */
   readonly persistKey: string;
 }

@@ -5,10 +5,11 @@
  */
 import { issueCall } from './compose.js';
 import { HttpError } from './errors.js';
+import { restTransport } from './rest.js';
 import { warn } from './runtime.js';
 
 /** What the engine chunk is given of the package (it imports only types, so the bundle has no shared chunk). */
-export const followKit = [HttpError, warn, issueCall] as const;
+export const followKit = [HttpError, warn, issueCall, restTransport] as const;
 
 /** The type of {@link followKit}. */
 export type FollowKit = typeof followKit;
@@ -19,6 +20,7 @@ export interface CheckedFollow {
   from: number | null;
   persist: boolean;
   pollIntervalMs: number;
+  checkIntervalMs: number;
   onEvent?: (event: never) => unknown;
   onResync?: (info: never) => unknown;
   onRefused?: (error: HttpError) => unknown;

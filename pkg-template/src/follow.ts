@@ -28,22 +28,24 @@ function loadEngine(): Promise<typeof import('./follow-engine.js')> {
 function checked(options: unknown, from: unknown, onEvent: unknown): CheckedFollow {
   const eventsPath = get(options, 'eventsPath') ?? '/events';
   const pollIntervalMs = get(options, 'pollIntervalMs') ?? 2000;
+  const checkIntervalMs = get(options, 'checkIntervalMs') ?? 30_000;
   const persist = get(options, 'persist') ?? false;
   const onResync = get(options, 'onResync');
   const onRefused = get(options, 'onRefused');
   const wrong =
     typeof eventsPath !== 'string' || eventsPath[0] !== '/' ? "eventsPath (a path such as '/events')"
     : !(Number.isSafeInteger(pollIntervalMs) && (pollIntervalMs as number) > 0) ? 'pollIntervalMs (whole milliseconds, 1 or more)'
+    : !(Number.isSafeInteger(checkIntervalMs) && (checkIntervalMs as number) > 0) ? 'checkIntervalMs (whole milliseconds, 1 or more)'
     : from !== 'now' && !(Number.isSafeInteger(from) && (from as number) >= 0) ? "from ('now' or a rev)"
     : typeof persist !== 'boolean' ? 'persist (a boolean)'
     : [onEvent, onResync, onRefused].some((f) => f !== undefined && typeof f !== 'function') ? 'onEvent, onResync, onRefused (functions)'
     : '';
   if (wrong) throw new TypeError(`the option ${wrong} is wrong`);
-  return { eventsPath, from: from === 'now' ? null : from, persist, pollIntervalMs, onEvent, onResync, onRefused } as CheckedFollow;
+  return { eventsPath, from: from === 'now' ? null : from, persist, pollIntervalMs, checkIntervalMs, onEvent, onResync, onRefused } as CheckedFollow;
 }
 
 /**
- * The handle of a follower of `topic`, returned at once; the engine runs it once loaded, polling
+ * The handle of a follower of `topic`, returned at once; the engine runs it once loaded, following
  * through `core` (its transport, headers and interceptors; `owner` names the channel).
  */
 function startFollower(owner: object, core: ProxyCore, topic: Topic, options: CheckedFollow, persistKey: string): Follower {
@@ -64,8 +66,9 @@ const origins = new Map<string, object>();
 
 /**
  * Follows `topic` (a ViewSet's routed base path such as `/items`, or a source's such as
- * `imports:7`) over REST (`baseUrl`, default the page's origin) or a muxws peer (`peer`), by
- * polling; returns its `Follower` at once. A TypeError for options that are wrong.
+ * `imports:7`) over REST (`baseUrl`, default the page's origin: by polling) or a muxws peer
+ * (`peer`: by push, with check polls); returns its `Follower` at once. A TypeError for options
+ * that are wrong.
  */
 export function follow<P = unknown>(topic: Topic, options: FollowOptions<P> = {}): Follower {
   if (typeof topic !== 'string' || !topic) throw new TypeError("topic must be a string such as '/items' or 'imports:7'");

@@ -3,7 +3,7 @@
  * (`prepareCall`), the stream of one attempt (`openAttempt`), and what its end means to the runtime
  * (`finishCall`: the answer with its `:status`, or the End code of its error).
  */
-import type { AttemptHandle, CallParts, CallRecord, Transport } from './runtime.js';
+import type { AttemptHandle, CallParts, CallRecord, PushPeer, Transport } from './runtime.js';
 import type { CallPending } from './muxws-stream.js';
 import { EndCode } from './abi/calls.js';
 import { ErrorClass } from './abi/muxws.js';
@@ -22,9 +22,7 @@ import {
 } from './muxws-module.js';
 
 /** What the call transport asks of its peer (`PeerCore`). */
-export interface CallPeer {
-  /** True once the peer will never dial again. */
-  readonly isClosed: boolean;
+export interface CallPeer extends PushPeer {
   /** Runs the open interceptors on `headers` (in place). */
   intercept(headers: Record<string, unknown>, payload: unknown): void;
   /** Opens a stream in the module: its tag, or what was refused; a call's attempt (`call`) is kept by its tag until it ends. */
@@ -67,6 +65,7 @@ export function callTransport(peerId: number, peer: CallPeer): Transport {
     openAttempt: (call, attempt, carried) => openAttempt(peer, call, attempt, carried as string | null),
     reconnectNow: () => peer.reconnectNow(),
     timeoutError: (message, props) => makeError(ErrorClass.StreamTimeout, message, props),
+    pushPeer: () => Promise.resolve(peer),
   };
 }
 

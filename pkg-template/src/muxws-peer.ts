@@ -94,6 +94,11 @@ export class PeerCore implements CallPeer {
     return this.#connecting?.promise ?? (this.#forGood ? Promise.reject(closedForGood()) : Promise.resolve(this.#facade));
   }
 
+  /** The URL this peer dials. */
+  get url(): string {
+    return this.#url;
+  }
+
   /** True while a connection is established. */
   get isOpen(): boolean {
     return mw.is_open(this.#handle) !== 0;

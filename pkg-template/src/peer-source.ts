@@ -97,6 +97,9 @@ function lazyTransport(source: () => unknown): Transport {
     reconnectNow() {
       real?.reconnectNow?.();
     },
+    pushPeer() {
+      return connect().then((transport) => transport.pushPeer!());
+    },
     timeoutError(message, props) {
       // before the peer is known, the runtime's AttemptTimeoutError
       return real?.timeoutError?.(message, props);

@@ -100,6 +100,29 @@ export interface Transport {
    * task that sends the first attempt (which waits for the same bytes).
    */
   stored?(call: CallRecord): { now: StoredSend; later: Promise<StoredSend> | null };
+  /**
+   * A muxws peer's push side, for a follower that subscribes (resolves once a lazy peer is
+   * known); REST has none.
+   */
+  pushPeer?(): Promise<PushPeer>;
+}
+
+/** What a follower asks of a muxws peer to follow topics by push (`PeerCore`). */
+export interface PushPeer {
+  /** True while a connection is established. */
+  readonly isOpen: boolean;
+  /** True once the peer will never dial again. */
+  readonly isClosed: boolean;
+  /** Resolves once the first connection is established (a lazy peer's later); rejects when it failed for good. */
+  readonly connected: Promise<unknown>;
+  /** The URL the peer dials (ws:// or wss://). */
+  readonly url: string;
+  /** Adds a push handler, `handler(payload, stream)` (a `MuxwsStream`: its `headers`); returns its remover. */
+  onStream(handler: (payload: unknown, stream: object) => unknown): () => void;
+  /** Adds a listener of each re-established connection; returns its remover. */
+  onReconnect(listener: () => unknown): () => void;
+  /** Adds a listener of each socket loss; returns its remover. */
+  onClose(listener: () => unknown): () => void;
 }
 
 /** An attempt under way, as its transport returns it. */

@@ -8,7 +8,7 @@ import { recordActivity, sleep } from './control.mjs';
 const POLL_MS = 250;
 
 /** A second client: plain fetch, no SDK. */
-async function other(baseUrl, method, path, body, headers = {}) {
+export async function other(baseUrl, method, path, body, headers = {}) {
   const response = await fetch(`${baseUrl}${path}`, {
     method,
     headers: { 'content-type': 'application/json', ...headers },
@@ -25,7 +25,7 @@ function items(pkg, baseUrl, options = {}) {
 }
 
 /** Resolves once `check()` holds, polling every 20 ms; throws after `ms`. */
-async function until(check, ms, what) {
+export async function until(check, ms, what) {
   const deadline = Date.now() + ms;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
@@ -34,15 +34,15 @@ async function until(check, ms, what) {
 }
 
 /** A topic of the source `imports` no other scenario uses. */
-const freshKey = () => `t${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+export const freshKey = () => `t${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 
 /** Publishes `n` events to `imports:{key}` on the server; answers their revs. */
-async function publish(baseUrl, key, n) {
+export async function publish(baseUrl, key, n) {
   return (await other(baseUrl, 'POST', `/__test/events/publish?key=${key}&n=${n}`)).revs;
 }
 
 /** Checks that `events` is an unbroken chain from `from`: each prev the rev before, revs increasing. */
-function chain(events, from, what) {
+export function chain(events, from, what) {
   let at = from;
   for (const event of events) {
     equal(event.prev, at, `${what}: prev of rev ${event.rev}`);
@@ -318,29 +318,33 @@ export const eventsScenarios = {
     }
   },
 
-  async 'events: follow() over a muxws peer polls through its streams'({ pkg, baseUrl, wsUrl, ctl }) {
+  async 'events: follow() over a muxws peer subscribes its socket and gets the events by push'({ pkg, baseUrl, wsUrl, ctl }) {
     const peer = await pkg.connectMuxws(wsUrl, { reconnect: { initialDelayMs: 50, jitter: 0 } });
     const key = freshKey();
     const got = [];
     const follower = pkg.follow(`imports:${key}`, { peer, pollIntervalMs: 100, onEvent: (event) => got.push(event) });
     try {
       await follower.ready;
+      equal(follower.mode, 'push', 'mode');
       const revs = await publish(baseUrl, key, 3);
       await until(() => got.length >= 3, 3000, 'three events over muxws');
       same(got.map((event) => event.rev), revs, 'in order, once');
-      equal(got[0].via, 'poll', 'via poll (push is not built yet)');
+      ok(got.every((event) => event.via === 'push'), 'via push');
       const Api = pkg.muxwsViewSet()('id', [pkg.ViewSetMixin]);
       const wsItems = new Api({ basePath: '/items', peer, schemaCheck: false });
       const changes = [];
-      const watcher = wsItems.watch({ pollIntervalMs: 100, onChange: (change) => changes.push(change) });
+      const watcher = wsItems.watch({ onChange: (change) => changes.push(change) });
       await watcher.ready;
+      equal(watcher.mode, 'push', "the proxy's watcher pushes too");
       const created = await other(baseUrl, 'POST', '/items', { name: 'over muxws' });
       await until(() => changes.length >= 1, 3000, 'the create over muxws');
       same(changes[0], { op: 'created', changes: [{ pk: created.id }] }, 'the change');
       await watcher.close();
-      const polls = (await ctl.log()).filter((entry) => entry.path === '/events/poll' && entry.transport === 'muxws');
-      ok(polls.length >= 2, `polls went over muxws (${polls.length})`);
-      equal(new Set(polls.map((entry) => entry.idempotency_key)).size, polls.length, 'each with its own key');
+      const calls = (await ctl.log()).filter((entry) => entry.path?.startsWith('/events/') && entry.transport === 'muxws');
+      const subscribes = calls.filter((entry) => entry.path === '/events/subscribe');
+      ok(subscribes.length >= 2, `subscribes went over muxws (${subscribes.length})`);
+      ok(calls.some((entry) => entry.path === '/events/unsubscribe'), "the watcher's close() unsubscribed");
+      equal(new Set(calls.map((entry) => entry.idempotency_key)).size, calls.length, 'each call with its own key');
     } finally {
       await follower.close();
       await peer.close();

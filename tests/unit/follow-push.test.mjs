@@ -1,0 +1,163 @@
+// follow() over a muxws peer by push, against the scripted muxws server (fake WebSocket, fake clock,
+// no backend): the subscribe and its key, pushes delivered once and in order, a push's stream ended
+// at once however slow onEvent is, a gap caught up by a poll from the cursor, a socket loss and
+// the new subscribe (a new key) with its catch-up poll, a refused subscribe, close() unsubscribing.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { flush } from './fake-clock.mjs';
+import { muxwsSetup } from './kit.mjs';
+
+const { clock, server, pkg } = await muxwsSetup();
+const TOPIC = 'imports:7';
+
+/** The server's log of TOPIC: events { rev, prev, event, version, payload }, the rev now. */
+const log = { events: [], rev: 100 };
+/** Subscribes refused with this status (null: answered). */
+let refuseWith = null;
+server.answer = (open) => {
+  const path = open.headers[':path'];
+  if (path === '/events/subscribe') {
+    if (refuseWith) return { status: refuseWith, payload: { detail: 'no', detail_code: 'fastapi-viewsets.event_topic_refused', detail_params: {}, field_errors: {} } };
+    return { status: 200, payload: { rev: log.rev } };
+  }
+  if (path === '/events/unsubscribe') return { status: 204, payload: null };
+  if (path === '/events/poll') {
+    const cursor = open.payload.cursors[TOPIC];
+    const at = log.events.findIndex((event) => event.prev === cursor);
+    const events = cursor === null || cursor === log.rev ? [] : at < 0 ? null : log.events.slice(at);
+    return { status: 200, payload: { topics: { [TOPIC]: { rev: log.rev, events } }, poll_after_ms: 0 } };
+  }
+  return { status: 404, payload: null };
+};
+
+/** Appends an event to the log and pushes it on `socket` (unless `push` is false). */
+let streamId = 0;
+function publish(socket, { push = true, payload } = {}) {
+  const event = { rev: log.rev + 1, prev: log.rev, event: 'import_finished', version: 1, payload: payload ?? { n: log.events.length } };
+  log.events.push(event);
+  log.rev = event.rev;
+  streamId += 2;
+  if (push) {
+    socket.push({
+      type: 'open',
+      stream: streamId,
+      end: true,
+      headers: { ':event': event.event, ':version': 1, ':topic': TOPIC, ':rev': event.rev, ':prev': event.prev },
+      payload: event.payload,
+    });
+  }
+  return event;
+}
+
+const paths = (path) => server.opens.filter((open) => open.frame.headers[':path'] === path);
+
+test('a followed topic is subscribed, its pushes delivered once, in order, each stream ended at once however slow onEvent is', async () => {
+  const peer = await pkg.connectMuxws('ws://events.test/ws', { reconnect: { initialDelayMs: 100, jitter: 0 } });
+  const socket = server.live()[0];
+  const got = [];
+  const release = [];
+  const follower = pkg.follow(TOPIC, { peer, onEvent: (event) => new Promise((resolve) => release.push(() => resolve(got.push(event)))) });
+  await clock.advance(1);
+  await follower.ready;
+  assert.equal(follower.mode, 'push');
+  assert.equal(follower.cursor, 100, 'the subscribe answer is the cursor');
+  assert.equal(paths('/events/subscribe').length, 1, 'one subscribe');
+  assert.equal(paths('/events/poll').length, 0, 'no poll: the subscribe answered the cursor');
+  const subscribe = paths('/events/subscribe')[0].frame;
+  assert.deepEqual(subscribe.payload, { topic: TOPIC });
+  assert.match(subscribe.headers['idempotency-key'], /^"[0-9a-f-]{36}"$/, 'the subscribe has its own key');
+
+  const sent = [];
+  // each push a message of its own, as a socket delivers them (a task each)
+  for (let i = 0; i < 150; i++) {
+    sent.push(publish(socket));
+    await flush(1);
+  }
+  await clock.advance(1);
+  // every pushed stream ended (the implicit end) before any onEvent returned; nothing refused
+  const ended = socket.sent.filter((frame) => frame.type === 'data' && frame.end && frame.stream % 2 === 0);
+  assert.equal(ended.length, 150, 'each push stream ended at once');
+  assert.equal(socket.sent.filter((frame) => frame.type === 'reset').length, 0, 'no push refused');
+  while (release.length) {
+    release.shift()();
+    await clock.advance(1);
+  }
+  assert.deepEqual(got.map((event) => event.rev), sent.map((event) => event.rev), 'every push once, in order');
+  assert.ok(got.every((event, i) => event.via === 'push' && event.prev === (i ? got[i - 1].rev : 100)), 'via push, prev the rev before');
+  // a push at or below the cursor, and one again, are dropped
+  socket.push({ type: 'open', stream: (streamId += 2), end: true, headers: { ':event': 'x', ':version': 1, ':topic': TOPIC, ':rev': sent[3].rev, ':prev': sent[2].rev } });
+  await clock.advance(1);
+  assert.equal(got.length, 150, 'an old push is not delivered again');
+  await follower.close();
+  assert.equal(paths('/events/unsubscribe').length, 1, 'close() unsubscribes');
+  await peer.close({ drainMs: 0 });
+});
+
+test('a push whose prev is not the cursor: a poll from the cursor catches up, the queued pushes follow in order', async () => {
+  const peer = await pkg.connectMuxws('ws://events.test/ws', { reconnect: { initialDelayMs: 100, jitter: 0 } });
+  const socket = server.live()[0];
+  const got = [];
+  const follower = pkg.follow(TOPIC, { peer, onEvent: (event) => got.push(event) });
+  await clock.advance(1);
+  await follower.ready;
+  const polls = paths('/events/poll').length;
+  const lost = publish(socket, { push: false });
+  const next = publish(socket);
+  await clock.advance(1);
+  assert.equal(paths('/events/poll').length, polls + 1, 'one catch-up poll');
+  assert.equal(paths('/events/poll').at(-1).frame.payload.cursors[TOPIC], lost.prev, 'from the cursor held');
+  assert.deepEqual(got.map((event) => [event.rev, event.via]), [[lost.rev, 'poll'], [next.rev, 'poll']], 'the lost one and the next, once each');
+  const after = publish(socket);
+  await clock.advance(1);
+  assert.deepEqual(got.at(-1).via, 'push', 'then by push again');
+  assert.equal(got.at(-1).rev, after.rev);
+  assert.equal(paths('/events/poll').length, polls + 1, 'no other poll');
+  await follower.close();
+  await peer.close({ drainMs: 0 });
+});
+
+test('a socket lost: poll mode; the new socket is subscribed again with a new key, and a poll catches up what it missed', async () => {
+  const peer = await pkg.connectMuxws('ws://events.test/ws', { reconnect: { initialDelayMs: 100, jitter: 0 } });
+  const first = server.live()[0];
+  const got = [];
+  const follower = pkg.follow(TOPIC, { peer, onEvent: (event) => got.push(event) });
+  await clock.advance(1);
+  await follower.ready;
+  const subscribes = paths('/events/subscribe').length;
+  first.drop();
+  await clock.advance(1);
+  assert.equal(follower.mode, 'poll', 'between sockets');
+  const missed = [publish(first, { push: false }), publish(first, { push: false })];
+  await clock.advance(200);
+  assert.equal(server.live().length, 1, 'redialled');
+  assert.notEqual(server.live()[0], first);
+  const again = paths('/events/subscribe').slice(subscribes);
+  assert.equal(again.length, 1, 'subscribed again');
+  assert.equal(again[0].socket, server.live()[0], 'on the new socket');
+  assert.notEqual(again[0].frame.headers['idempotency-key'], paths('/events/subscribe')[subscribes - 1].frame.headers['idempotency-key'], 'with a new key');
+  assert.deepEqual(got.map((event) => event.rev), missed.map((event) => event.rev), 'the missed events, by the catch-up poll');
+  assert.equal(follower.mode, 'push', 'pushes flow again');
+  await follower.close();
+  await peer.close({ drainMs: 0 });
+});
+
+test('a subscribe refused with 403: onRefused, mode refused, ready rejects; a 503 is asked again later', async () => {
+  const peer = await pkg.connectMuxws('ws://events.test/ws', { reconnect: { initialDelayMs: 100, jitter: 0 } });
+  refuseWith = 503;
+  const refusals = [];
+  const follower = pkg.follow(TOPIC, { peer, onRefused: (error) => refusals.push(error) });
+  const subscribes = paths('/events/subscribe').length;
+  await clock.advance(1);
+  assert.equal(follower.mode, 'poll', 'not pushing while the subscribe is refused for now');
+  refuseWith = 403;
+  await clock.advance(1000);
+  assert.equal(paths('/events/subscribe').length, subscribes + 2, 'asked again after a second');
+  assert.equal(refusals.length, 1);
+  assert.equal(refusals[0].status, 403);
+  assert.equal(refusals[0].detailCode, 'fastapi-viewsets.event_topic_refused');
+  assert.equal(follower.mode, 'refused');
+  await assert.rejects(follower.ready);
+  refuseWith = null;
+  await peer.close({ drainMs: 0 });
+});
