@@ -260,28 +260,34 @@ export class PeerCore implements CallPeer {
 
   /**
    * Runs the push handlers on a stream the server opened, each in its own `try`: once every one
-   * returned or its promise settled, the implicit end (`finish`); one that throws or rejects ends
-   * the stream with `reset(CANCELLED)`, never the peer.
+   * returned or its promise settled, the implicit end (`finish`), at once when none returned a
+   * promise (so a burst of pushes to quick handlers never fills the stream limit, even when the
+   * platform delivers several messages in one task); one that throws or rejects ends the stream
+   * with `reset(CANCELLED)`, never the peer.
    */
   #pushed(tag: number, payload: unknown, stream: object): void {
-    const handlers = [...this.#onStream];
-    const runs = handlers.map((handler) => {
+    const runs: Promise<unknown>[] = [];
+    let threw = false;
+    let error: unknown;
+    for (const handler of [...this.#onStream]) {
       try {
-        return Promise.resolve(handler(payload, stream));
-      } catch (error) {
-        return Promise.reject(error);
+        const result = handler(payload, stream) as { then?: unknown } | null | undefined;
+        if (result !== null && (typeof result === 'object' || typeof result === 'function') && typeof result.then === 'function') runs.push(Promise.resolve(result));
+      } catch (caught) {
+        [threw, error] = [true, caught];
       }
-    });
-    Promise.all(runs).then(
-      () => {
-        mw.finish(this.#handle, tag);
-        this.#pump();
-      },
-      (error: unknown) => {
-        warn('a muxws onStream handler threw; its stream is reset, the peer goes on', error);
-        this.cancelStream(tag, 'the push handler failed');
-      },
-    );
+    }
+    const finish = () => {
+      mw.finish(this.#handle, tag);
+      this.#pump();
+    };
+    const fail = (caught: unknown) => {
+      warn('a muxws onStream handler threw; its stream is reset, the peer goes on', caught);
+      this.cancelStream(tag, 'the push handler failed');
+    };
+    if (threw) fail(error);
+    else if (runs.length) Promise.all(runs).then(finish, fail);
+    else finish();
   }
 
   /** Adds an open interceptor; returns its remover. */
