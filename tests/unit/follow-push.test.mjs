@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
+import { installFetch } from './fake-fetch.mjs';
 import { muxwsSetup } from './kit.mjs';
 
 const { clock, server, pkg } = await muxwsSetup();
@@ -157,4 +158,30 @@ test('a subscribe refused with 403: onRefused, mode refused, ready rejects; a 50
   await assert.rejects(follower.ready);
   refuseWith = null;
   await peer.close({ drainMs: 0 });
+});
+
+test('a peer closed for good: the follower polls over REST at its origin, the events go on', async () => {
+  const fetched = installFetch((request) => {
+    const cursor = JSON.parse(request.text).cursors[TOPIC];
+    const at = log.events.findIndex((event) => event.prev === cursor);
+    return { status: 200, body: { topics: { [TOPIC]: { rev: log.rev, events: cursor === log.rev ? [] : log.events.slice(at) } }, poll_after_ms: 0 } };
+  });
+  try {
+    const peer = await pkg.connectMuxws('wss://events.test:8443/ws', { reconnect: { initialDelayMs: 100, jitter: 0 } });
+    const got = [];
+    const follower = pkg.follow(TOPIC, { peer, pollIntervalMs: 500, onEvent: (event) => got.push(event) });
+    await clock.advance(1);
+    await follower.ready;
+    await peer.close({ drainMs: 0 });
+    await clock.advance(1);
+    assert.equal(follower.mode, 'poll', 'no more pushes');
+    const later = publish(server.sockets.at(-1), { push: false });
+    await clock.advance(600);
+    assert.ok(fetched.requests.length >= 1, 'polled over REST');
+    assert.equal(fetched.requests[0].url, 'https://events.test:8443/events/poll', "at the peer's origin");
+    assert.deepEqual(got.map((event) => [event.rev, event.via]), [[later.rev, 'poll']], 'the event after the close, by poll');
+    await follower.close();
+  } finally {
+    fetched.uninstall();
+  }
 });
