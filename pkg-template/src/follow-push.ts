@@ -107,7 +107,9 @@ export class PushSession {
     if (!set?.delete(target) || set.size) return;
     this.targets.delete(target.topic);
     this.retries.delete(target.topic);
-    if (this.held.delete(target.topic) && unsubscribe && this.peer?.isOpen) {
+    // the server holds one subscription per socket and topic: another channel on the same peer may still need it
+    const shared = [...sessions.values()].some((other) => other !== this && other.peer === this.peer && other.targets.has(target.topic));
+    if (this.held.delete(target.topic) && unsubscribe && this.peer?.isOpen && !shared) {
       this.channel.unsubscribe!(target.topic).catch(() => {});
     }
     if (!this.targets.size) this.end();

@@ -185,3 +185,25 @@ test('a peer closed for good: the follower polls over REST at its origin, the ev
     fetched.uninstall();
   }
 });
+
+test('two channels on one peer follow the same topic: the first to close leaves the socket subscribed for the other', async () => {
+  const peer = await pkg.connectMuxws('ws://events.test/ws', { reconnect: { initialDelayMs: 100, jitter: 0 } });
+  const socket = server.live()[0];
+  const a = [];
+  const b = [];
+  const first = pkg.follow(TOPIC, { peer, onEvent: (event) => a.push(event) });
+  // a lazy peer option: a channel of its own on the same peer
+  const second = pkg.follow(TOPIC, { peer: () => peer, onEvent: (event) => b.push(event) });
+  await clock.advance(1);
+  await Promise.all([first.ready, second.ready]);
+  const unsubscribes = paths('/events/unsubscribe').length;
+  await first.close();
+  assert.equal(paths('/events/unsubscribe').length, unsubscribes, 'no unsubscribe while another follows the topic on that socket');
+  const event = publish(socket);
+  await clock.advance(1);
+  assert.deepEqual(b.map((got) => [got.rev, got.via]), [[event.rev, 'push']], 'the other still gets pushes');
+  assert.equal(a.length, 0);
+  await second.close();
+  assert.equal(paths('/events/unsubscribe').length, unsubscribes + 1, 'the last one unsubscribes');
+  await peer.close({ drainMs: 0 });
+});
