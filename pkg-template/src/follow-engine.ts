@@ -266,13 +266,16 @@ class TopicFollower implements PushTarget {
       while (this.active && this.pushes.length) {
         const cursor = this.handle.cursor;
         const next = this.pushes[0];
-        if (cursor !== null && next.rev <= cursor) {
+        // no cursor yet: the subscribe's answer (or the first poll's) gives it
+        if (cursor === null) break;
+        // at or below the cursor, or of another scope (the socket's subscription is another channel's now)
+        if (next.rev <= cursor || next.scope !== this.handle.scope) {
           this.pushes.shift();
           continue;
         }
-        if (cursor === null || next.prev !== cursor) break;
+        if (next.prev !== cursor) break;
         this.pushes.shift();
-        await this.emit(next.event, next.version, next.rev, cursor, next.payload, next.scope ?? this.handle.scope, 'push');
+        await this.emit(next.event, next.version, next.rev, cursor, next.payload, next.scope, 'push');
       }
     } finally {
       this.busy = false;

@@ -55,8 +55,8 @@ export function sessionOf(kit: FollowKit, channel: EventChannel): PushSession {
 /** The subscriptions of one channel's peer socket. */
 export class PushSession {
   private readonly targets = new Map<Topic, Set<PushTarget>>();
-  /** The topics the current socket holds (their subscribe answered on it). */
-  private readonly held = new Set<Topic>();
+  /** The topics the current socket holds for this channel (their subscribe answered on it), with the scope answered. */
+  private readonly held = new Map<Topic, string | undefined>();
   /** Consecutive retries of a topic's subscribe, for its backoff. */
   private readonly retries = new Map<Topic, number>();
   private peer: PushPeer | undefined;
@@ -142,9 +142,17 @@ export class PushSession {
         if (socket !== this.socket || this.ended) return;
         const rev = isObject(answer) ? own(answer, 'rev') : undefined;
         if (!isRev(rev)) return this.later(topic, socket);
+        const scope = scopeOf(own(answer as Record<string, unknown>, 'scope'));
         this.retries.delete(topic);
-        this.held.add(topic);
-        for (const target of only ?? this.targets.get(topic) ?? []) target.subscribed(rev, scopeOf(own(answer as Record<string, unknown>, 'scope')));
+        this.held.set(topic, scope);
+        // one subscription per socket and topic: another channel's of another scope was replaced, its followers poll
+        for (const other of sessions.values()) {
+          if (other !== this && other.peer === this.peer && other.held.has(topic) && other.held.get(topic) !== scope) {
+            other.held.delete(topic);
+            for (const target of other.targets.get(topic) ?? []) target.unsubscribed();
+          }
+        }
+        for (const target of only ?? this.targets.get(topic) ?? []) target.subscribed(rev, scope);
       },
       (error: unknown) => {
         if (socket !== this.socket || this.ended) return;

@@ -207,3 +207,33 @@ test('two channels on one peer follow the same topic: the first to close leaves 
   assert.equal(paths('/events/unsubscribe').length, unsubscribes + 1, 'the last one unsubscribes');
   await peer.close({ drainMs: 0 });
 });
+
+test('two scopes of one topic on one peer: the socket holds one subscription, the other scope polls and never gets a foreign push', async () => {
+  const peer = await pkg.connectMuxws('ws://events.test/ws', { reconnect: { initialDelayMs: 100, jitter: 0 } });
+  const socket = server.live()[0];
+  const answer = server.answer;
+  // the scope is the caller's x-org header, as the test backend's /scoped resolves it
+  server.answer = (open) =>
+    open.headers[':path'] === '/events/subscribe' ? { status: 200, payload: { rev: log.rev, scope: open.headers['x-org'] } } : answer(open);
+  const Api = pkg.muxwsViewSet()('id', [pkg.ViewSetMixin]);
+  const org7 = new Api({ basePath: '/scoped', peer, schemaCheck: false, headers: { 'X-Org': '7' } });
+  const org8 = new Api({ basePath: '/scoped', peer, schemaCheck: false, headers: { 'X-Org': '8' } });
+  const seen7 = [];
+  const seen8 = [];
+  const f7 = org7.watch({ pollIntervalMs: 60_000, onChange: (change, event) => seen7.push(event) });
+  await clock.advance(1);
+  const f8 = org8.watch({ pollIntervalMs: 60_000, onChange: (change, event) => seen8.push(event) });
+  await clock.advance(1);
+  await Promise.all([f7.ready, f8.ready]);
+  assert.equal(f8.mode, 'push', 'the last subscribe holds the socket');
+  assert.equal(f7.mode, 'poll', 'the replaced scope polls');
+  socket.push({ type: 'open', stream: (streamId += 2), end: true, headers: { ':event': 'records_changed', ':version': 1, ':topic': '/scoped', ':rev': log.rev + 1, ':prev': log.rev, ':scope': '8' }, payload: { op: 'created', changes: [{ pk: 1 }] } });
+  await clock.advance(1);
+  assert.deepEqual(seen8.map((event) => [event.scope, event.via]), [['8', 'push']], "org 8's own event");
+  assert.equal(seen7.length, 0, "org 7 never gets org 8's push");
+  assert.equal(f7.scope, '7');
+  server.answer = answer;
+  await f7.close();
+  await f8.close();
+  await peer.close({ drainMs: 0 });
+});
