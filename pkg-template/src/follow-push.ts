@@ -107,12 +107,14 @@ export class PushSession {
     if (!set?.delete(target) || set.size) return;
     this.targets.delete(target.topic);
     this.retries.delete(target.topic);
-    // the server holds one subscription per socket and topic: another channel on the same peer may still need it
-    const shared = [...sessions.values()].some((other) => other !== this && other.peer === this.peer && other.targets.has(target.topic));
-    if (this.held.delete(target.topic) && unsubscribe && this.peer?.isOpen && !shared) {
-      this.channel.unsubscribe!(target.topic).catch(() => {});
-    }
+    if (this.held.delete(target.topic) && unsubscribe) this.unsubscribe(target.topic);
     if (!this.targets.size) this.end();
+  }
+
+  /** Unsubscribes the socket from `topic`, unless another channel on the same peer still follows it (the server holds one subscription per socket and topic). */
+  private unsubscribe(topic: Topic): void {
+    const shared = [...sessions.values()].some((other) => other !== this && other.peer === this.peer && other.targets.has(topic));
+    if (this.peer?.isOpen && !shared) this.channel.unsubscribe!(topic).catch(() => {});
   }
 
   /** No follower is left (or the peer failed): the listeners go, pushes are refused again unless the app takes them. */
@@ -139,7 +141,9 @@ export class PushSession {
   private subscribe(topic: Topic, socket: number, only?: PushTarget[]): void {
     this.channel.subscribe!(topic).then(
       (answer) => {
-        if (socket !== this.socket || this.ended) return;
+        if (socket !== this.socket) return;
+        // every follower of the topic closed while it was asked: the socket holds it for no one
+        if (!this.targets.has(topic)) return this.unsubscribe(topic);
         const rev = isObject(answer) ? own(answer, 'rev') : undefined;
         if (!isRev(rev)) return this.later(topic, socket);
         const scope = scopeOf(own(answer as Record<string, unknown>, 'scope'));

@@ -237,3 +237,21 @@ test('two scopes of one topic on one peer: the socket holds one subscription, th
   await f8.close();
   await peer.close({ drainMs: 0 });
 });
+
+test('closed while its subscribe is under way: once answered, the socket is unsubscribed', async () => {
+  const peer = await pkg.connectMuxws('ws://events.test/ws', { reconnect: { initialDelayMs: 100, jitter: 0 } });
+  const socket = server.live()[0];
+  const answer = server.answer;
+  server.answer = (open) => (open.headers[':path'] === '/events/subscribe' ? 'drop' : answer(open));
+  const follower = pkg.follow(TOPIC, { peer });
+  await clock.advance(1);
+  const subscribe = paths('/events/subscribe').at(-1).frame;
+  const unsubscribes = paths('/events/unsubscribe').length;
+  await follower.close();
+  assert.equal(paths('/events/unsubscribe').length, unsubscribes, 'nothing to unsubscribe yet');
+  server.answer = answer;
+  server.reply(socket, subscribe.stream, { status: 200, payload: { rev: log.rev } });
+  await clock.advance(1);
+  assert.equal(paths('/events/unsubscribe').length, unsubscribes + 1, 'the late answer is followed by an unsubscribe');
+  await peer.close({ drainMs: 0 });
+});
