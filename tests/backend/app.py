@@ -734,6 +734,16 @@ async def ws_peers() -> dict:
     return {"peers": len(_peers), "served_by": SERVED_BY}
 
 
+@test_router.get("/events/subscriptions")
+async def events_subscriptions() -> dict:
+    """The client topics each muxws socket of this process holds now (fastapi-viewsets'
+    `delivery.topics_of`): `{"sockets": [[topic, ...], ...]}`, one sorted list per accepted socket,
+    in no particular order - what the follower's subscribes and unsubscribes left on the server."""
+    from fastapi_viewsets.events.delivery import topics_of
+
+    return {"sockets": [sorted(topics_of(peer)) for peer in list(_peers)], "served_by": SERVED_BY}
+
+
 app.include_router(test_router)
 
 

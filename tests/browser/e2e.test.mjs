@@ -10,6 +10,7 @@ import { boundaryScenarios } from '../e2e/boundary-scenarios.mjs';
 import { catalogMuxwsScenarios, catalogRestScenarios } from '../e2e/catalog-scenarios.mjs';
 import { compat06MuxwsScenarios, compat06Scenarios } from '../e2e/compat06-scenarios.mjs';
 import { eventsScenarios } from '../e2e/events-scenarios.mjs';
+import { followPushScenarios } from '../e2e/follow-push-scenarios.mjs';
 import { hostileScenarios } from '../e2e/hostile-scenarios.mjs';
 import { muxwsBoundaryScenarios } from '../e2e/muxws-boundary-scenarios.mjs';
 import { muxwsLivenessScenarios } from '../e2e/muxws-liveness-scenarios.mjs';
@@ -27,7 +28,7 @@ before(async () => {
   hostile = await startHostileMuxws();
   const env = { baseUrl: stack.baseUrl, wsUrl: stack.wsUrl, hostileBase: hostile.base };
   // boundary last: its exception-source scenarios are last of all, so a runtime they wedge harms no other set
-  const modules = ['rest', 'muxws', 'hostile', 'activity', 'axios', 'muxws-liveness', 'catalog', 'compat06', 'events', 'push', 'muxws-boundary', 'boundary'].map(
+  const modules = ['rest', 'muxws', 'hostile', 'activity', 'axios', 'muxws-liveness', 'catalog', 'compat06', 'events', 'push', 'follow-push', 'muxws-boundary', 'boundary'].map(
     (name) => `/tests/e2e/${name}-scenarios.mjs`,
   );
   runner = await openRunner(modules, env);
@@ -53,6 +54,7 @@ const scenarioSets = [
   compat06MuxwsScenarios,
   eventsScenarios,
   pushScenarios,
+  followPushScenarios,
   muxwsBoundaryScenarios,
   boundaryScenarios,
 ];
