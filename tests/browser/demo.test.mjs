@@ -1,9 +1,12 @@
 // The demo page (www/) in Chromium against the real stack: the busy indicator (and its offline
 // state), the connectivity notice with its countdown and attempt number, "Try again now", a write
-// that survives a reload, and the server counters that show a repeated call ran once.
+// that survives a reload, and the server counters that show a repeated call ran once. Then the live
+// list in two tabs: a write in one shows in the other (by push over muxws, by polling over REST), and
+// cut sockets and lost answers lose or double no row.
 // Run: node --test tests/browser/demo.test.mjs
 // Needs pkg/ (bash scripts/build.sh), the backend venv and Debian chromium (bash scripts/install.sh).
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -385,5 +388,285 @@ describe('www/serve.mjs', { timeout: 120_000 }, () => {
     assert.equal(stdout, `${line}\n`, 'one line on stdout');
     assert.deepEqual(findLeftovers({ owner: child.pid }), []);
     await assert.rejects(fetch(`${config.baseUrl}/__test/ready`));
+  });
+});
+
+describe('demo live list in two tabs', { timeout: 300_000 }, () => {
+  /** The live list's poll interval over REST (LIVE_POLL_MS in www/src/live.ts). */
+  const POLL_MS = 2_000;
+  /**
+   * What a change may take beyond the poll interval: the next poll goes out an interval after the
+   * previous one's answer, so add that poll's round trip, the retrieve of the changed record and
+   * the drawing (a few hundred ms on a loaded machine).
+   */
+  const SLACK_MS = 1_000;
+  /** Over muxws the server pushes: a change shows within this. */
+  const PUSH_MS = 1_000;
+
+  let demo;
+  let browser;
+  let tabA;
+  let tabB;
+  const pageErrors = [];
+
+  before(async () => {
+    fs.mkdirSync(artifactsDir, { recursive: true });
+    demo = await startDemo({ port: 0 });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    // two tabs of one browser window (one context: the same origin's storage)
+    const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, deviceScaleFactor: 1 });
+    tabA = await context.newPage();
+    tabB = await context.newPage();
+    for (const tab of [tabA, tabB]) {
+      tab.on('pageerror', (error) => pageErrors.push(error));
+      await tab.goto(demo.url);
+      await tab.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
+      await tab.waitForSelector('#live[data-state="live"][data-mode="poll"]', { timeout: 15_000 });
+    }
+  });
+
+  after(async () => {
+    await browser?.close().catch(() => {});
+    await demo?.stop();
+  });
+
+  const byId = (rows) => [...rows].sort((a, b) => a.id - b.id).map(({ id, name, qty }) => ({ id, name, qty }));
+  /** The rows a tab's live list shows, by id (duplicates kept). */
+  const liveRows = (tab) =>
+    tab.$$eval('#live-rows li.live-row', (rows) => rows.map((row) => ({ id: Number(row.dataset.id), name: row.dataset.name, qty: Number(row.dataset.qty) }))).then(byId);
+  /** The backend's rows, read past the fault proxy. */
+  const backendRows = async () => byId(await (await fetch(`${demo.stack.directUrls[0]}/items`, { cache: 'no-store' })).json());
+  /** A write of another client, straight to the backend (past the fault proxy). */
+  const write = async (method, route, body) => {
+    const response = await fetch(`${demo.stack.directUrls[0]}${route}`, {
+      method,
+      headers: { 'content-type': 'application/json', 'idempotency-key': `"${randomUUID()}"` },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    assert.ok(response.ok, `${method} ${route}: ${response.status}`);
+    return response.json();
+  };
+  const mainItem = (tab, name) => tab.locator('#items li.item', { hasText: name });
+  const liveRow = (tab, selector) => tab.locator(`#live-rows li.live-row${selector}`);
+
+  /** Waits for `selector` in `tab`'s live list (`state`: 'visible' or 'detached'); the time it took since `from`. */
+  async function shows(tab, selector, from, state = 'visible') {
+    await liveRow(tab, selector).waitFor({ state, timeout: 10_000 });
+    return Date.now() - from;
+  }
+
+  /** Creates, renames and deletes an item in `writer`'s items panel; how long each took to show in `reader`'s live list. */
+  async function writeAndWatch(writer, reader, name) {
+    await writer.fill('#create-name', name);
+    await writer.fill('#create-qty', '7');
+    await writer.click('#create-submit');
+    await mainItem(writer, name).waitFor(); // the create answered: the change is published
+    const created = await shows(reader, `[data-name="${name}"][data-qty="7"]`, Date.now());
+    const id = await liveRow(reader, `[data-name="${name}"]`).getAttribute('data-id');
+
+    await mainItem(writer, name).getByRole('button', { name: 'Rename' }).click();
+    await writer.fill('#items input.rename', `${name} (renamed)`);
+    await writer.press('#items input.rename', 'Enter');
+    await mainItem(writer, `${name} (renamed)`).waitFor();
+    const updated = await shows(reader, `[data-id="${id}"][data-name="${name} (renamed)"]`, Date.now());
+
+    await mainItem(writer, `${name} (renamed)`).getByRole('button', { name: 'Delete' }).click();
+    await mainItem(writer, `${name} (renamed)`).waitFor({ state: 'detached' });
+    const deleted = await shows(reader, `[data-id="${id}"]`, Date.now(), 'detached');
+    return { id, created, updated, deleted };
+  }
+
+  /** Waits until both tabs' live lists equal the backend's rows; fails on a row shown twice. */
+  async function convergeOnBackend(timeoutMs = 20_000) {
+    const deadline = Date.now() + timeoutMs;
+    let last;
+    for (;;) {
+      const [rowsA, rowsB, backend] = await Promise.all([liveRows(tabA), liveRows(tabB), backendRows()]);
+      for (const rows of [rowsA, rowsB]) {
+        const ids = rows.map((row) => row.id);
+        assert.equal(new Set(ids).size, ids.length, `a row shown twice: ${JSON.stringify(ids)}`);
+      }
+      last = { rowsA, rowsB, backend };
+      if (JSON.stringify(rowsA) === JSON.stringify(backend) && JSON.stringify(rowsB) === JSON.stringify(backend)) return backend;
+      if (Date.now() > deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.deepEqual(last.rowsB, last.backend, 'tab B: the live list is not the backend list');
+    assert.deepEqual(last.rowsA, last.backend, 'tab A: the live list is not the backend list');
+    return last.backend;
+  }
+
+  async function useTransport(transport, mode) {
+    for (const tab of [tabA, tabB]) {
+      await tab.click(`#transport-${transport}`);
+      await tab.waitForSelector(`#transport-${transport}[aria-pressed="true"]`, { timeout: 10_000 });
+      await tab.waitForSelector(`#live[data-transport="${transport}"][data-mode="${mode}"][data-state="live"]`, { timeout: 15_000 });
+    }
+  }
+
+  it('shows the follower over REST polling, with a cursor, and the rows list() answers', async () => {
+    // another client's create, after both tabs read the list: it comes to each as a change
+    await write('POST', '/items', { name: 'Written by another client', qty: 2 });
+    for (const tab of [tabA, tabB]) await liveRow(tab, '[data-name="Written by another client"]').waitFor({ timeout: POLL_MS + 3_000 });
+    for (const tab of [tabA, tabB]) {
+      assert.equal(await tab.getAttribute('#live', 'data-mode'), 'poll');
+      assert.match(await tab.getAttribute('#live', 'data-cursor'), /^\d+$/);
+      assert.equal(await tab.textContent('#live-mode'), 'poll');
+      assert.match(await tab.textContent('#live-hint'), /polls POST \/events\/poll every 2\u00a0s/);
+    }
+    await convergeOnBackend();
+    assert.deepEqual(pageErrors, []);
+  });
+
+  it('over REST a create, rename and delete in one tab shows in the other within the poll interval', async (t) => {
+    const took = await writeAndWatch(tabA, tabB, 'Polled pear');
+    t.diagnostic(`REST: shown after ${took.created} / ${took.updated} / ${took.deleted} ms (create / rename / delete)`);
+    for (const what of ['created', 'updated', 'deleted']) {
+      assert.ok(took[what] <= POLL_MS + SLACK_MS, `${what}: shown after ${took[what]} ms, over the ${POLL_MS} ms poll interval`);
+      await tabB.locator(`#live-events li[data-op="${what}"][data-via="poll"]`).first().waitFor({ timeout: 5_000 });
+    }
+    assert.equal(await tabB.getAttribute('#live', 'data-mode'), 'poll');
+    await convergeOnBackend();
+  });
+
+  it('over muxws the server pushes: a write in one tab shows in the other within 1 s', async (t) => {
+    await useTransport('muxws', 'push');
+    const aToB = await writeAndWatch(tabA, tabB, 'Pushed plum');
+    const bToA = await writeAndWatch(tabB, tabA, 'Pushed quince');
+    t.diagnostic(`muxws: A→B ${aToB.created} / ${aToB.updated} / ${aToB.deleted} ms, B→A ${bToA.created} / ${bToA.updated} / ${bToA.deleted} ms`);
+    for (const [way, took] of [['A→B', aToB], ['B→A', bToA]]) {
+      for (const what of ['created', 'updated', 'deleted']) {
+        assert.ok(took[what] <= PUSH_MS, `${way} ${what}: shown after ${took[what]} ms`);
+      }
+    }
+    for (const [tab, id] of [[tabB, aToB.id], [tabA, bToA.id]]) {
+      for (const op of ['created', 'updated', 'deleted']) {
+        assert.equal(await tab.locator(`#live-events li[data-op="${op}"][data-via="push"]`).count() > 0, true, `${op} came by push`);
+      }
+      assert.equal(await tab.textContent('#live-mode'), 'push');
+      assert.equal(await liveRow(tab, `[data-id="${id}"]`).count(), 0);
+    }
+    await convergeOnBackend();
+    assert.deepEqual(pageErrors, []);
+  });
+
+  it('cutting the WebSocket during writes loses and doubles no row: the live lists equal the backend list', async (t) => {
+    assert.equal(await tabB.getAttribute('#live', 'data-mode'), 'push');
+    // another client writes all along: creates, renames and deletes, one every 60 ms
+    const writes = (async () => {
+      const made = [];
+      for (let i = 0; i < 40; i++) {
+        if (i % 4 === 3 && made.length > 1) await write('PATCH', `/items/${made[made.length - 2]}`, { name: `burst renamed ${i}` });
+        else if (i % 5 === 4 && made.length > 0) await write('DELETE', `/items/${made.shift()}`);
+        else made.push((await write('POST', '/items', { name: `burst ${i}`, qty: i })).id);
+        await new Promise((resolve) => setTimeout(resolve, 60));
+      }
+    })();
+    // tab A writes over its own muxws peer meanwhile: its calls are repeated after the reconnect
+    const uiWrites = (async () => {
+      for (const name of ['Written over the cut 1', 'Written over the cut 2']) {
+        await tabA.fill('#create-name', name);
+        await tabA.click('#create-submit');
+        await mainItem(tabA, name).waitFor({ timeout: 30_000 });
+      }
+    })();
+    // the fault button, three times while the writes go on: every tunnel through the proxy is cut (both tabs')
+    for (const wait of [300, 600, 800]) {
+      await tabB.waitForTimeout(wait);
+      await tabB.waitForSelector('#fault-kill-ws:not([disabled])', { timeout: 10_000 });
+      await tabB.click('#fault-kill-ws');
+    }
+    await Promise.all([writes, uiWrites]);
+    // both tabs were cut and got their sockets back (the notes say so), the followers subscribed again
+    for (const tab of [tabA, tabB]) {
+      await tab.waitForSelector('#live[data-mode="push"]', { timeout: 15_000 });
+      assert.match(await tab.textContent('#transport-note'), /reconnected/);
+    }
+    const rows = await convergeOnBackend();
+    t.diagnostic(`after the cuts: ${rows.length} rows in both tabs, as in the backend`);
+    assert.ok(rows.some((row) => row.name === 'Written over the cut 2'));
+    // still equal a while later (nothing applied twice by a late delivery)
+    await tabB.waitForTimeout(1_500);
+    assert.deepEqual(await liveRows(tabB), await backendRows());
+    assert.deepEqual(await liveRows(tabA), await backendRows());
+    // the panel's own comparison with list() says the same
+    await tabB.click('#live-compare');
+    await tabB.waitForSelector('#live-compare-result[data-result="same"]', { timeout: 10_000 });
+    assert.match(await tabB.textContent('#live-compare-result'), new RegExp(`same ${rows.length} rows as list\\(\\)`));
+    await composeScreenshot('demo-live.png');
+    assert.deepEqual(pageErrors, []);
+  });
+
+  it('over REST, lost answers of the polls and of the items calls lose and double no row', async () => {
+    await useTransport('rest', 'poll');
+    // the next poll's answer is cut off half-way (it is repeated under its key), and the next items call's
+    await tabB.selectOption('#fault-target', 'events');
+    await tabB.click('#fault-lose-answer');
+    await tabB.selectOption('#fault-target', 'items');
+    await tabB.click('#fault-lose-answer');
+    await write('POST', '/items', { name: 'Written while answers are lost', qty: 1 });
+    await tabA.fill('#create-name', 'Created with its answer lost');
+    await tabA.click('#create-submit');
+    await mainItem(tabA, 'Created with its answer lost').waitFor({ timeout: 30_000 });
+    const made = await write('POST', '/items', { name: 'Then renamed', qty: 3 });
+    await write('PATCH', `/items/${made.id}`, { name: 'Renamed while answers are lost' });
+    // both faults fired, on whichever tab's call came first
+    for (let i = 0; i < 100 && (await demo.stack.faults()).faults.length > 0; i++) await tabB.waitForTimeout(100);
+    assert.deepEqual((await demo.stack.faults()).faults, [], 'both lost answers fired');
+    const rows = await convergeOnBackend();
+    assert.ok(rows.some((row) => row.name === 'Renamed while answers are lost'));
+    assert.equal(rows.filter((row) => row.name === 'Created with its answer lost').length, 1, 'the repeated create ran once');
+    // a lost poll answer is repeated in the background under its key: the activity log shows it
+    const retried = await Promise.all(
+      [tabA, tabB].map((tab) => tab.locator('#log tr[data-type="retry"][data-call="POST /events/poll"][data-transport="rest"]').count()),
+    );
+    assert.equal(retried[0] + retried[1], 1, 'one poll was repeated, in one tab');
+    assert.deepEqual(pageErrors, []);
+  });
+
+  it('tabs that missed more changes than the log holds read the list again (onResync)', async () => {
+    const context = tabA.context();
+    await context.setOffline(true);
+    try {
+      for (const tab of [tabA, tabB]) await tab.waitForSelector('#live[data-mode="paused"]', { timeout: 10_000 });
+      // more writes than the backend's event log keeps (32 a topic)
+      for (let i = 0; i < 40; i++) await write('POST', '/items', { name: `missed ${i}`, qty: i });
+    } finally {
+      await context.setOffline(false);
+    }
+    for (const tab of [tabA, tabB]) {
+      await tab.locator('#live-events li[data-kind="read"]', { hasText: 'resync' }).first().waitFor({ timeout: 10_000 });
+      await tab.waitForSelector('#live[data-mode="poll"][data-state="live"]', { timeout: 10_000 });
+    }
+    const rows = await convergeOnBackend();
+    assert.equal(rows.filter((row) => row.name.startsWith('missed ')).length, 40);
+    assert.deepEqual(pageErrors, []);
+  });
+
+  /** Both tabs side by side in one picture (the live list is at the top right of each). */
+  async function composeScreenshot(name) {
+    const shots = [];
+    for (const tab of [tabA, tabB]) {
+      await tab.evaluate(() => window.scrollTo(0, 0));
+      shots.push((await tab.screenshot()).toString('base64'));
+    }
+    const board = await browser.newPage({ viewport: { width: 2820, height: 1030 }, deviceScaleFactor: 1 });
+    try {
+      await board.setContent(
+        `<body style="margin:0;background:#9aa3b2;display:flex;gap:20px">${shots
+          .map((shot, i) => `<figure style="margin:0;width:1400px"><figcaption style="font:600 14px system-ui;padding:6px 10px;color:#fff">Tab ${'AB'[i]}</figcaption><img style="display:block" src="data:image/png;base64,${shot}"></figure>`)
+          .join('')}</body>`,
+      );
+      await board.screenshot({ path: path.join(artifactsDir, name), fullPage: true });
+    } finally {
+      await board.close();
+    }
+  }
+
+  it('stops every process it started', async () => {
+    await browser.close();
+    await demo.stop();
+    assert.deepEqual(findLeftovers({ owner: process.pid }), []);
+    await assert.rejects(fetch(demo.url));
   });
 });

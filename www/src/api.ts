@@ -5,10 +5,13 @@ import {
   restViewSet,
   ViewSetMixin,
   type ConnectOptions,
+  type Follower,
   type MuxwsPeer,
+  type RecordsChanged,
   type RepeatOptions,
   type RequestOptions,
   type ViewSetActionCall,
+  type WatchOptions,
 } from '@dynamicforms/fastapi-viewsets';
 
 /** A record of the backend's `items` viewset. */
@@ -39,6 +42,10 @@ export interface ItemsApi {
   partialUpdate(pk: number, data: Partial<Item>, options?: RequestOptions): ViewSetActionCall<Item>;
   destroy(pk: number, options?: RequestOptions): ViewSetActionCall<Record<string, unknown>>;
   slow(sleep: number, note: string): ViewSetActionCall<SlowResult>;
+  /** Follows `/items` over this proxy's transport (muxws: by push; REST: by polling). */
+  watch(options: WatchOptions<number>): Follower;
+  /** `rows` with a `records_changed` change applied (created/updated records retrieved through this proxy). */
+  applyChanges(rows: readonly Item[], change: RecordsChanged<number>): Promise<Item[]>;
 }
 
 /**

@@ -41,6 +41,7 @@ export interface FaultTarget {
 export const FAULT_TARGETS: Record<string, FaultTarget> = {
   slow: { path: '/items/slow', method: 'POST' },
   items: { path: '/items' },
+  events: { path: '/events/poll', method: 'POST' },
 };
 
 export async function loadConfig(): Promise<DemoConfig> {

@@ -2,7 +2,8 @@
 // answer is lost. The busy indicator, the connectivity notice and the activity log are built on the
 // package's call activity (onCallActivity, pendingCalls, pendingCallCount, retryNow). Its writes are
 // persisted: a reload while one waits for its repeat sends it again (resumeCalls), and the page asks
-// before unloading while one is pending (guardUnload).
+// before unloading while one is pending (guardUnload). The live list (live.ts) follows /items with
+// watch() over the same transport.
 import './style.css';
 
 import {
@@ -31,6 +32,7 @@ import {
 import { Backend, loadConfig, type DemoConfig } from './backend';
 import { byId, clock, duration, h, plural, replaceChildren } from './dom';
 import { clampInt, faultUsable, queueFault, refreshFaults } from './faults';
+import { reloadLive, startLive, stopLive } from './live';
 import { ACTIONS, actionOf, api, backend, errorText, showError, state, type ActionId } from './state';
 
 const ENDED_TEXT: Record<string, string> = {
@@ -58,7 +60,18 @@ const OFFLINE_TEXT = 'offline — will retry when the network is back';
 // ------------------------------------------------------------------ call activity
 const MAX_LOG_ROWS = 150;
 
+/**
+ * A call of the live list's follower (a poll, a subscribe, an unsubscribe: background calls under
+ * /events/) that went through at once: left out, or the log would be all polls. Its repeats and
+ * failures are shown.
+ */
+function quietFollowerCall(event: CallActivityEvent): boolean {
+  if (!event.background || !event.path.startsWith('/events/')) return false;
+  return event.type === 'start' || (event.type === 'settle' && event.ok && event.attempts === 1);
+}
+
 function onActivity(event: CallActivityEvent): void {
+  if (quietFollowerCall(event)) return;
   const action = event.background ? null : actionOf(event.method, event.path);
   const info = state.calls.get(event.key) ?? { action, attempts: 0 };
   if (event.type === 'start') info.attempts = 1;
@@ -541,7 +554,7 @@ function renderTransport(): void {
     state.transport === 'rest'
       ? 'Faults are queued on the proxy in front of the backend and hit the next matching calls.'
       : 'Over muxws every call travels inside one WebSocket tunnel through the proxy: ' +
-        'cut it to see the calls repeated once the peer has reconnected.';
+        'cut it to see the calls repeated once the peer has reconnected, and the live list catch up from its cursor.';
   byId<HTMLInputElement>('fault-503-count').disabled = state.transport !== 'rest';
   renderPolicy();
 }
@@ -575,9 +588,13 @@ async function switchTransport(target: 'rest' | 'muxws'): Promise<void> {
       state.api = restItems(state.config.baseUrl);
       state.peer = null;
       note.hidden = true;
+      // the live list's follower first: closing it unsubscribes over the peer, which drains it
+      await stopLive();
+      void startLive(state.api, 'rest');
       await peer?.close({ drainMs: 2000 });
     }
     state.transport = target;
+    void startLive(api(), target);
   } catch (error) {
     note.hidden = false;
     note.textContent = `muxws failed: ${errorText(error)}`;
@@ -622,7 +639,7 @@ async function resetDemo(): Promise<void> {
     const panel = byId('slow-result');
     panel.dataset.state = 'empty';
     replaceChildren(panel, h('span', { class: 'muted' }, 'No result yet.'));
-    await Promise.all([loadItems(), refreshFaults()]);
+    await Promise.all([loadItems(), refreshFaults(), reloadLive()]);
   } catch (error) {
     showError(errorText(error));
   } finally {
@@ -697,7 +714,7 @@ async function start(): Promise<void> {
   renderCounters();
   await refreshCounters(); // the baseline, before this page's first call
   await resumeStored(); // after the REST proxy for /items is made: it sends the stored writes
-  await Promise.all([loadItems(), refreshFaults()]);
+  await Promise.all([loadItems(), refreshFaults(), startLive(api(), 'rest')]);
   setInterval(renderActivity, 250);
   setInterval(() => {
     void refreshCounters();
