@@ -1,15 +1,17 @@
 // Benchmarks of @dynamicforms/fastapi-viewsets: each number is measured side by side with its baseline
 // in the same run and printed as a ratio. Nothing is asserted; goals are shown next to the results.
 //
-//   node --experimental-websocket bench/run.mjs [--quick] [--no-write]
+//   node --experimental-websocket bench/run.mjs [--quick] [--no-write] [--only live]
 //
 //   --quick      small counts (a smoke run of the script itself; numbers not meaningful)
 //   --no-write   print only; by default the table is also written to BENCHMARKS.md
+//   --only live  the live-data section alone (bench/live.mjs), printed only: BENCHMARKS.md is left as it is
 //
 // What it measures (the package as built in pkg/; rebuild with `bash scripts/build.sh`):
 //   size         what an app ships, gzip -9 as a bundler emits it (scripts/size.mjs: the whole
-//                package, and an app that uses REST only), and the wasm modules' code by crate
-//                (from cargo's output, which still has function names)
+//                package, an app that uses REST only, and that app following its list with
+//                watch()), and the wasm modules' code by crate (from cargo's output, which still
+//                has function names)
 //   memory       the wasm modules' memory after 10 MB bodies each way (REST and muxws), Chromium
 //   decoding     muxws-proto's decoding of 1 KiB vs 1 MiB messages per JSON shape (cargo, release)
 //   dead socket  how long a muxws peer takes to find a silent socket dead (fault proxy: silence)
@@ -24,6 +26,10 @@
 //   peers        raw fetch, axios, ky and the SDK side by side (bench/peers.mjs): latency of a GET
 //                and of a POST with a JSON body, in a page on the backend's own origin and in a page
 //                on another origin (CORS), and the CORS preflights each sends (the backend's log)
+//   live         live data (bench/live.mjs): publish → onEvent of events pushed over a muxws peer vs
+//                REST polling at its default interval, Chromium and Node; and what one followed topic
+//                costs while nothing happens: requests per minute over REST, frames per minute over
+//                muxws, counted on the wire over a window (60 s; 5 s with --quick) per minute
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -37,13 +43,16 @@ import { chromium } from 'playwright-core';
 
 import { CHROMIUM_ARGS } from '../tests/browser/browser.mjs';
 import { startStack } from '../tests/harness/stack.mjs';
+import { measureLive, renderLive } from './live.mjs';
 import { PEER_KINDS, PEER_MODULES, bundleKy, importPeerInPage, measurePeers, serveBench } from './peers.mjs';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const QUICK = args.includes('--quick');
-const WRITE = !args.includes('--no-write');
-const COMMAND = `node --experimental-websocket bench/run.mjs${QUICK ? ' --quick' : ''}`;
+const ONLY = args.includes('--only') ? args[args.indexOf('--only') + 1] : null;
+if (ONLY !== null && ONLY !== 'live') throw new Error(`--only takes live, not ${ONLY}`);
+const WRITE = !args.includes('--no-write') && !ONLY;
+const COMMAND = `node --experimental-websocket bench/run.mjs${QUICK ? ' --quick' : ''}${ONLY ? ` --only ${ONLY}` : ''}`;
 
 const N_SEQ = QUICK ? 100 : 2000; // sequential calls of each kind
 const N_CONC = QUICK ? 100 : 1000; // concurrent calls in one burst
@@ -95,9 +104,10 @@ function packageSize() {
   const out = spawnSync(process.execPath, [path.join(repoRoot, 'scripts', 'size.mjs'), path.join(repoRoot, 'pkg')], { encoding: 'utf8' }).stdout ?? '';
   const line = (what) => out.split('\n').find((l) => l.includes(what)) ?? '';
   const total = (l) => Number(l.match(/= (\d+) B/)?.[1]);
-  const full = line('whole package');
-  const rest = line('REST-only app');
-  if (!total(full) || !total(rest)) throw new Error(`unexpected output of scripts/size.mjs: ${out}`);
+  const full = line('(whole package,');
+  const rest = line('(REST-only app,');
+  const watch = line('(REST-only app with watch(),');
+  if (!total(full) || !total(rest) || !total(watch)) throw new Error(`unexpected output of scripts/size.mjs: ${out}`);
   // the calls module ships inside index.js; the build keeps its .wasm in target/wasm/
   const raw = {
     'calls_bg.wasm (inside index.js)': fs.statSync(CALLS_WASM).size,
@@ -105,7 +115,7 @@ function packageSize() {
       fs.readdirSync(path.join(repoRoot, 'pkg', 'wasm')).filter((f) => f.endsWith('.wasm')).map((f) => [f, fs.statSync(path.join(repoRoot, 'pkg', 'wasm', f)).size]),
     ),
   };
-  return { full: total(full), rest: total(rest), fullLine: full.trim(), restLine: rest.trim(), raw };
+  return { full: total(full), rest: total(rest), watch: total(watch), fullLine: full.trim(), restLine: rest.trim(), watchLine: watch.trim(), raw };
 }
 
 /** Reads an unsigned LEB128 at `at`; returns [value, next]. */
@@ -464,8 +474,39 @@ function environment(browserVersion) {
   };
 }
 
+/** `--only live`: the live-data section alone, printed (BENCHMARKS.md is left as it is). */
+async function mainLive() {
+  const started = Date.now();
+  const build = buildId();
+  let stack;
+  let site;
+  let browser;
+  const results = {};
+  try {
+    stack = await startStack({});
+    site = await serveBench({ kyCode: '' });
+    browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    results.env = environment(browser.version());
+    results.live = await measureLive({ browser, runnerUrl: `${site.url}/tests/browser/runner.html`, stack, quick: QUICK, log });
+  } finally {
+    await browser?.close().catch(() => {});
+    await site?.close().catch(() => {});
+    await stack?.stop();
+  }
+  results.seconds = (Date.now() - started) / 1000;
+  if (buildId() !== build) throw new Error(`pkg/ was rebuilt during the run (${build} → ${buildId()}): run again`);
+  const lines = [
+    `Produced by \`${COMMAND}\` on ${results.env.date}${QUICK ? ' (quick mode: small counts, numbers not meaningful)' : ''}; the live-data section alone, which took ${results.seconds.toFixed(0)} s.`,
+    `Package built from ${results.env.commit} (${results.env.build}); ${results.env.cpu}; Node ${results.env.node}; Chromium ${results.env.chromium} (headless, playwright-core).`,
+    '',
+    ...renderLive(results.live, { table, spread, ms, ratio }),
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
 async function main() {
   if (typeof WebSocket === 'undefined') throw new Error('run with node --experimental-websocket bench/run.mjs');
+  if (ONLY === 'live') return mainLive();
   const started = Date.now();
   const build = buildId();
   log(`${build}; size`);
@@ -559,6 +600,9 @@ async function main() {
 
     log('Node: a silent muxws socket found dead');
     results.deadSocket = await deadSocketInNode({ wsUrl: stack.wsUrl, silence: stack.silenceWs, unsilence: stack.clearFaults, rounds: QUICK ? 1 : 5 });
+
+    await stack.clearFaults();
+    results.live = await measureLive({ browser, runnerUrl: runner, stack, quick: QUICK, log });
   } finally {
     await browser?.close().catch(() => {});
     await site?.close().catch(() => {});
@@ -579,6 +623,9 @@ async function main() {
 }
 
 // ------------------------------------------------------------------ the report
+const table = (head, body) => [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...body.map((row) => `| ${row.join(' | ')} |`)].join('\n');
+const spread = (label, x) => [label, ms(quantile(x, 0.1)), ms(median(x)), ms(quantile(x, 0.9)), ms(quantile(x, 0.99)), String(x.length)];
+
 const PEER_LABELS = {
   raw: 'raw fetch',
   rawKey: 'raw fetch + Idempotency-Key',
@@ -651,6 +698,7 @@ function render(r) {
   const rows = [
     ['Size: the whole package as a bundler ships it (minified JS + wasm, gzip -9)', kib(r.size.full), `goal ${kib(GOALS.sizeFull)}`, ratio(r.size.full, GOALS.sizeFull), goal(r.size.full <= GOALS.sizeFull, '≤ 1.00×')],
     ['Size: an app that uses only REST, what it loads at start', kib(r.size.rest), `goal ${kib(GOALS.sizeRest)}`, ratio(r.size.rest, GOALS.sizeRest), goal(r.size.rest <= GOALS.sizeRest, '≤ 1.00×')],
+    ['Size: the same app following its list with `watch()`: what it loads at start and the follower\'s engine its watch() imports', kib(r.size.watch), `the REST-only app ${kib(r.size.rest)}`, ratio(r.size.watch, r.size.rest), '—'],
     ['Memory: growth of the calls module after a 10 MB REST upload and a 10 MB download, Chromium', `${grownMiB(mem.restBefore, mem.restAfter).toFixed(2)} MiB`, `${(mem.restBefore / 2 ** 20).toFixed(2)} MiB before`, '—', goal(grownMiB(mem.restBefore, mem.restAfter) < GOALS.restMemoryMiB, `< ${GOALS.restMemoryMiB} MiB`)],
     ['Memory: growth of the muxws module after 10 MB each way over muxws, Chromium', `${grownMiB(mem.muxBefore, mem.muxAfter).toFixed(2)} MiB`, `${(mem.muxBefore / 2 ** 20).toFixed(2)} MiB before`, '—', goal(grownMiB(mem.muxBefore, mem.muxAfter) < GOALS.muxwsMemoryMiB, `< ${GOALS.muxwsMemoryMiB} MiB`)],
     [`A silent muxws socket found dead while calls go out (median of ${r.deadSocket.length}), Node 20`, dead.length ? `${ms(median(dead))} ms` : 'not found', 'pingIntervalMs + pingTimeoutMs = 2000 ms', dead.length ? ratio(median(dead), 2000) : '—', goal(dead.length === r.deadSocket.length && median(dead) <= 2000 + 500, '≤ interval + timeout (+ 0.5 s)')],
@@ -671,8 +719,6 @@ function render(r) {
     [`Instantiate: import → first call issued, Chromium`, `${ms(median(ci.map((x) => x.firstCall)))} ms`, `${ms(median(ci.map((x) => x.baseline)))} ms`, ratio(median(ci.map((x) => x.firstCall)), median(ci.map((x) => x.baseline))), '—'],
     [`Instantiate: import → ready vs importing a small module without imports, median of ${FRESH} fresh processes, Node 20`, `${ms(median(ni.map((x) => x.ready)))} ms`, `${ms(median(ni.map((x) => x.baseline)))} ms`, ratio(median(ni.map((x) => x.ready)), median(ni.map((x) => x.baseline))), '—'],
   ];
-  const table = (head, body) => [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...body.map((row) => `| ${row.join(' | ')} |`)].join('\n');
-  const spread = (label, x) => [label, ms(quantile(x, 0.1)), ms(median(x)), ms(quantile(x, 0.9)), ms(quantile(x, 0.99)), String(x.length)];
   const lines = [
     '# Benchmarks',
     '',
@@ -711,12 +757,14 @@ function render(r) {
     `The ${r.pending.listed} pending calls were REST calls to a local server that accepts connections and never answers; afterwards one AbortController cancelled them (${r.pending.cancelled} settled with CallCancelled, ${r.pending.after} left pending).`,
     '',
     ...renderPeers(r, { table, spread }),
+    ...renderLive(r.live, { table, spread, ms, ratio }),
     '## Size',
     '',
     `\`node scripts/size.mjs pkg\` (Vite production builds of two small apps; each file gzip -9):`,
     '',
     `- ${r.size.fullLine}`,
     `- ${r.size.restLine}`,
+    `- ${r.size.watchLine}`,
     '',
     `The wasm files before gzip: ${Object.entries(r.size.raw).map(([file, bytes]) => `${file} ${bytes} B`).join(', ')}.`,
     '',
