@@ -27,6 +27,8 @@ import { fork } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
+import { median, quantile } from './stats.mjs';
+
 const here = fileURLToPath(import.meta.url);
 const repoRoot = path.resolve(path.dirname(here), '..');
 
@@ -38,16 +40,6 @@ export function liveCounts(quick) {
   return quick ? { events: 5, warmup: 1, idleMs: 5_000, settleMs: 500 } : { events: 50, warmup: 2, idleMs: 60_000, settleMs: 2_000 };
 }
 
-// ------------------------------------------------------------------ statistics (as run.mjs)
-const sorted = (xs) => [...xs].sort((a, b) => a - b);
-function quantile(xs, q) {
-  const s = sorted(xs);
-  if (!s.length) return NaN;
-  const at = (s.length - 1) * q;
-  const lo = Math.floor(at);
-  return s[lo] + (s[Math.min(lo + 1, s.length - 1)] - s[lo]) * (at - lo);
-}
-const median = (xs) => quantile(xs, 0.5);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // ------------------------------------------------------------------ in a page or in Node (serialised: self-contained)

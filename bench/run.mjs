@@ -44,6 +44,7 @@ import { chromium } from 'playwright-core';
 import { CHROMIUM_ARGS } from '../tests/browser/browser.mjs';
 import { startStack } from '../tests/harness/stack.mjs';
 import { measureLive, renderLive } from './live.mjs';
+import { median, ms, quantile, ratio } from './stats.mjs';
 import { PEER_KINDS, PEER_MODULES, bundleKy, importPeerInPage, measurePeers, serveBench } from './peers.mjs';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -81,18 +82,7 @@ const GOALS = {
   muxwsMemoryMiB: 2, // issue 11: growth of the muxws module's memory after 10 MB each way
 };
 
-// ------------------------------------------------------------------ statistics
-const sorted = (xs) => [...xs].sort((a, b) => a - b);
-function quantile(xs, q) {
-  const s = sorted(xs);
-  if (!s.length) return NaN;
-  const at = (s.length - 1) * q;
-  const lo = Math.floor(at);
-  return s[lo] + (s[Math.min(lo + 1, s.length - 1)] - s[lo]) * (at - lo);
-}
-const median = (xs) => quantile(xs, 0.5);
-const ms = (x) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x >= 1 ? x.toFixed(2) : x.toFixed(3));
-const ratio = (a, b) => `${(a / b).toFixed(2)}×`;
+// ------------------------------------------------------------------ progress
 const log = (line) => process.stderr.write(`[bench] ${line}\n`);
 
 // ------------------------------------------------------------------ size
