@@ -151,6 +151,7 @@ export { key, keys, bareKey, Overridden, maybeKey, fromClass, loose, byParams, b
 
 // ------------------------------------------------------------------ live data (follow, watch, applyChanges)
 import {
+  connectMuxws as dial,
   follow,
   muxwsViewSet,
   type EventMessage,
@@ -197,6 +198,11 @@ const watcher: Follower = liveBooks.watch({
   persist: true,
 });
 void watcher;
+// over a muxws peer: pushes, with check polls at checkIntervalMs
+const overPeer: Follower = follow('/books', { peer: () => dial('/ws'), checkIntervalMs: 60_000, onEvent: (event) => void event.via });
+void overPeer;
+// @ts-expect-error: checkIntervalMs is a number of milliseconds
+follow('/books', { checkIntervalMs: '60s' });
 // @ts-expect-error: the pk of BookApi is a number
 liveBooks.watch({ onChange: (change) => change.changes.map((item): string => item.pk) });
 // @ts-expect-error: onChange is required
