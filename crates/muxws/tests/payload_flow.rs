@@ -343,6 +343,34 @@ fn max_payload_bytes_is_a_byte_count_on_the_crossing_fragment() {
     ));
 }
 
+/// Exactly `max_payload_bytes` bytes handed out is within the limit: only a fragment that
+/// crosses it resets the stream (kills `>` → `>=` in `Connection::feed`; see `MUTANTS.md`).
+#[test]
+fn fragments_adding_up_to_exactly_max_payload_bytes_are_handed_out() {
+    let mut options = quiet_options();
+    options.connection.max_payload_bytes = 8;
+    let mut h = delivering(options);
+    let stream = h.open(json!(null), true);
+    h.take_wire();
+    // 3 + 3 + 2 = 8 bytes: `[1,23,4]`.
+    reply_fragments(&mut h, 1, &["[1,", "23,", "4]"], true);
+    assert_eq!(
+        fragments_of(&h, stream),
+        [
+            ("[1,".to_owned(), true),
+            ("23,".to_owned(), true),
+            ("4]".to_owned(), false)
+        ]
+    );
+    h.peer.payload_checked(stream, true);
+    h.flush();
+    assert!(h.take_sent().is_empty(), "no reset");
+    assert!(matches!(
+        h.stream_events(stream)[..],
+        [.., StreamEvent::End { .. }, StreamEvent::Closed]
+    ));
+}
+
 #[test]
 fn input_without_a_verdict_counts_as_parsed_and_whole_payloads_still_arrive_whole() {
     let mut h = delivering(quiet_options());
