@@ -476,6 +476,30 @@ export const followPushScenarios = {
     }
   },
 
+  async "live push: a peer closed for good: the follower polls over REST at the peer's origin, every event once, in order"({ pkg, baseUrl, wsUrl, ctl }) {
+    const { peer } = await connect(pkg, wsUrl);
+    const key = freshKey();
+    const got = [];
+    const follower = pkg.follow(`imports:${key}`, { peer, pollIntervalMs: 100, onEvent: (event) => got.push(event) });
+    try {
+      await follower.ready;
+      await until(() => follower.mode === 'push', 2000, "mode 'push'");
+      const before = await publish(baseUrl, key, 1);
+      await until(() => got.length >= 1, PUSH_MS, 'the push before the close');
+      await peer.close();
+      equal(peer.isClosed, true, 'the peer is closed for good');
+      await until(() => follower.mode === 'poll', 2000, "mode 'poll'");
+      const after = await publish(baseUrl, key, 2);
+      await until(() => got.length >= 3, 3000, 'the events after the close');
+      same(got.map((event) => event.rev), [...before, ...after], 'every event once, in order');
+      same(got.map((event) => event.via), ['push', 'poll', 'poll'], 'pushed, then polled');
+      const polls = (await ctl.log()).filter((entry) => entry.path === '/events/poll' && entry.transport === 'rest');
+      ok(polls.length >= 1, `polls over REST after the close (${polls.length})`);
+    } finally {
+      await closeAll([follower], []);
+    }
+  },
+
   async 'live push: close() unsubscribes (the last follower of the topic on the peer): nothing is delivered after it'({ pkg, baseUrl, wsUrl, ctl }) {
     const { peer } = await connect(pkg, wsUrl);
     const activity = recordActivity(pkg);
