@@ -128,12 +128,16 @@ class TopicFollower implements PushTarget {
     } finally {
       this.busy = false;
       this.settleWaiters();
-      if (this.later.length) {
-        this.waiters.push(...this.later.splice(0));
-        this.poller.soon();
-      }
+      this.pollForLater();
       this.after();
     }
+  }
+
+  /** `catchUp()` calls made while this topic was delivering wait for the answer of a poll sent now. */
+  private pollForLater(): void {
+    if (!this.later.length) return;
+    this.waiters.push(...this.later.splice(0));
+    this.poller.soon();
   }
 
   /** What waited for a delivery to end: the ready promise, a subscribe's answer, the pushes. */
@@ -215,15 +219,12 @@ class TopicFollower implements PushTarget {
     this.pushing = true;
     this.setMode(offline());
     const cursor = this.handle.cursor;
-    if (cursor === null) {
-      // following from now: the subscribe's rev is the cursor
-      this.moveTo(rev, scope);
-      this.held = true;
-      this.readyFns[0]();
-    } else if (rev !== cursor || scope !== this.handle.scope) {
-      // events came (or the scope changed) since the cursor: a poll from it catches up
-      this.poller.soon();
-    } else {
+    // events came (or the scope changed) since the cursor: a poll from it catches up
+    const behind = cursor !== null && (rev !== cursor || scope !== this.handle.scope);
+    // following from now: the subscribe's rev is the cursor
+    if (cursor === null) this.moveTo(rev, scope);
+    if (behind) this.poller.soon();
+    else {
       this.held = true;
       this.readyFns[0]();
     }
@@ -280,11 +281,7 @@ class TopicFollower implements PushTarget {
     } finally {
       this.busy = false;
     }
-    if (this.later.length) {
-      // catchUp() calls made meanwhile: the next poll's answer
-      this.waiters.push(...this.later.splice(0));
-      this.poller.soon();
-    }
+    this.pollForLater();
     const next = this.pushes[0];
     if (next && this.handle.cursor !== null && next.rev > this.askedFor) {
       this.askedFor = next.rev;

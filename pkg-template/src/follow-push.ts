@@ -113,8 +113,13 @@ export class PushSession {
 
   /** Unsubscribes the socket from `topic`, unless another channel on the same peer still follows it (the server holds one subscription per socket and topic). */
   private unsubscribe(topic: Topic): void {
-    const shared = [...sessions.values()].some((other) => other !== this && other.peer === this.peer && other.targets.has(topic));
+    const shared = this.neighbours().some((other) => other.targets.has(topic));
     if (this.peer?.isOpen && !shared) this.channel.unsubscribe!(topic).catch(() => {});
+  }
+
+  /** The sessions of other channels on the same peer: they share its socket's subscriptions. */
+  private neighbours(): PushSession[] {
+    return [...sessions.values()].filter((other) => other !== this && other.peer === this.peer);
   }
 
   /** No follower is left (or the peer failed): the listeners go, pushes are refused again unless the app takes them. */
@@ -150,8 +155,8 @@ export class PushSession {
         this.retries.delete(topic);
         this.held.set(topic, scope);
         // one subscription per socket and topic: another channel's of another scope was replaced, its followers poll
-        for (const other of sessions.values()) {
-          if (other !== this && other.peer === this.peer && other.held.has(topic) && other.held.get(topic) !== scope) {
+        for (const other of this.neighbours()) {
+          if (other.held.has(topic) && other.held.get(topic) !== scope) {
             other.held.delete(topic);
             for (const target of other.targets.get(topic) ?? []) target.unsubscribed();
           }
