@@ -1,6 +1,7 @@
 // Bundles the facade, as tsc compiled it, into the package's modules: index.js (everything an app
 // imports; the calls module's bytes included, see scripts/inline-wasm.mjs), one chunk per dynamic
-// import (the muxws driver) and the follower's engine (follow-engine.js), with rolldown (the bundler inside Vite). One module instead of a dozen:
+// import (the muxws driver), the follower's engine (follow-engine.js) and the axios transport's
+// sending half (axios-send.js), with rolldown (the bundler inside Vite). One module instead of a dozen:
 // a browser importing the package directly fetches one file instead of a waterfall of imports; a
 // bundler sees the same exports. `new URL('./wasm/muxws_bg.wasm', import.meta.url)` is left as it
 // is, so an app's bundler still emits the muxws module as an asset.
@@ -15,6 +16,9 @@ const [from, to] = process.argv.slice(2);
 const bundle = await rolldown({ input: { index: `${from}/index.js` }, platform: 'neutral', logLevel: 'warn' });
 await bundle.write({ dir: to, format: 'esm', entryFileNames: '[name].js', chunkFileNames: '[name].js' });
 await bundle.close();
-const engine = await rolldown({ input: { 'follow-engine': `${from}/follow-engine.js` }, platform: 'neutral', logLevel: 'warn' });
-await engine.write({ dir: to, format: 'esm', entryFileNames: '[name].js', minify: true });
-await engine.close();
+// axios-send.js likewise: axios.ts imports it by its URL once a proxy with axiosInstance is made.
+for (const name of ['follow-engine', 'axios-send']) {
+  const chunk = await rolldown({ input: { [name]: `${from}/${name}.js` }, platform: 'neutral', logLevel: 'warn' });
+  await chunk.write({ dir: to, format: 'esm', entryFileNames: '[name].js', minify: true });
+  await chunk.close();
+}

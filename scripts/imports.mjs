@@ -23,7 +23,7 @@ const LAYERS = [
   // the call runtime: the one owner of every call's record
   ['runtime'],
   // transports and what reads the runtime: REST, axios, muxws (the driver and its kit), activity
-  ['rest', 'axios', 'peer-source', 'muxws-kit', 'activity', 'unload', 'translate'],
+  ['rest', 'axios-send', 'axios', 'peer-source', 'muxws-kit', 'activity', 'unload', 'translate'],
   // the muxws driver (a chunk of its own, loaded by connectMuxws()): the module, then the peer's parts
   ['muxws-module'],
   ['muxws-listeners', 'muxws-socket', 'muxws-stream', 'muxws-options'],

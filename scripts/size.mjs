@@ -27,9 +27,11 @@ export const BUDGET = { full: 40 * 1024, rest: 18 * 1024 };
 // muxws module, 0.6 KB, and its handler in the driver, 0.3 KB) and with the muxws options' defaults
 // and ranges moved into the module from the driver (issue 22: 0.7 KB more of wasm than the
 // driver's checks took); then to 60 KiB with following by push over a muxws peer (the engine's
-// push session and queue, 1.5 KB, loaded by the first follow() or watch() only). BENCHMARKS.md has
-// the figures.
-export const ENFORCED = { full: 60 * 1024, rest: BUDGET.rest };
+// push session and queue, 1.5 KB, loaded by the first follow() or watch() only); then to 61 KiB
+// with the axios transport's sending half in a module of its own (axios-send.js, loaded by the
+// first axios proxy: an app without axiosInstance ships 0.4 KB less, the package's files hold
+// 0.5 KB more, a module gzipped alone). BENCHMARKS.md has the figures.
+export const ENFORCED = { full: 61 * 1024, rest: BUDGET.rest };
 
 const APPS = {
   full: `import * as pkg from '@dynamicforms/fastapi-viewsets';
@@ -77,7 +79,7 @@ async function measure(name) {
     if (!chunk || atStart.has(chunk.file)) return;
     atStart.add(chunk.file);
     // the wasm they fetch; for "watch" also the follower's engine, a JS asset its watch() imports at once
-    for (const asset of chunk.assets ?? []) if (asset.endsWith('.wasm') || (name === 'watch' && asset.endsWith('.js'))) atStart.add(asset);
+    for (const asset of chunk.assets ?? []) if (asset.endsWith('.wasm') || (name === 'watch' && asset.includes('follow-engine'))) atStart.add(asset);
     for (const imported of chunk.imports ?? []) visit(imported);
   };
   visit(Object.keys(manifest).find((key) => manifest[key].isEntry));

@@ -12,33 +12,10 @@ import { engine, putText } from './calls.js';
 import { headerRecord } from './headers.js';
 import { hasDetail, prepareRest, retryAfterMs } from './rest.js';
 import { EndCode, HeaderRule } from './abi/calls.js';
-import { captureHeaders, failAttempt, report, type CallRecord, type Transport } from './runtime.js';
+import type { AxiosKit, AxiosLike, AxiosSend } from './axios-send.js';
+import { captureHeaders, failAttempt, report, type Transport } from './runtime.js';
 
-/** What this transport needs of an axios instance (`axios.create()` or the default export). */
-export interface AxiosLike {
-  request(config: Record<string, unknown>): Promise<{ status: number; data: unknown; headers?: unknown }>;
-  defaults?: { transformRequest?: unknown };
-}
-
-/** What one call sends on every attempt. */
-export interface AxiosSend {
-  url: string;
-  headers: Record<string, string>;
-  /**
-   * The content type of the body (the caller's, else JSON's), set on every attempt: it is among the
-   * headers axios sets again rather than carries, and axios cannot tell JSON text from other text.
-   */
-  contentType: string | null;
-  /**
-   * What `config.data` is on every attempt: a JSON value as the caller gave it (the instance's
-   * interceptors and transforms get it as in 0.6, and axios serialises it), any other body as
-   * `fetch` would send it.
-   */
-  data: unknown;
-  pending: Promise<{ init: ArrayBuffer; contentType: string }> | null;
-  /** The first attempt's data after every transform: the bytes each repeat sends again. */
-  sent?: unknown;
-}
+export type { AxiosLike } from './axios-send.js';
 
 /** Header names axios sets again on every request, by the calls module's rule (cached per name). */
 const setAgain = new Map<string, boolean>();
@@ -53,119 +30,37 @@ function isSetAgain(name: string): boolean {
   return known;
 }
 
-/** The `set`/`toJSON` of an AxiosHeaders (or a plain object, by assignment). */
-type HeaderBag = { set?(name: string, value: string): unknown; toJSON?(): Record<string, unknown> } & Record<string, unknown>;
+/** What the sending half (axios-send.ts) is given of the package. */
+const axiosKit: AxiosKit = [captureHeaders, failAttempt, report, hasDetail, retryAfterMs, isSetAgain];
 
-function setHeader(headers: HeaderBag, name: string, value: string): void {
-  if (typeof headers.set === 'function') headers.set(name, value);
-  else headers[name] = value;
-}
-
-function isCancel(error: unknown): boolean {
-  const e = error as { __CANCEL__?: unknown; code?: unknown } | null;
-  return e !== null && typeof e === 'object' && (e.__CANCEL__ === true || e.code === 'ERR_CANCELED');
-}
-
-/** `headers` with `contentType` as its Content-Type (under the name it has there, in any letter case). */
-function withContentType(headers: Record<string, string>, contentType: string | null): Record<string, string> {
-  const out = { ...headers };
-  if (contentType) out[Object.keys(out).find((name) => name.toLowerCase() === 'content-type') ?? 'Content-Type'] = contentType;
-  return out;
-}
-
-/** Sends attempt `attempt` of `call` through `instance`; `controller` abandons it. */
-function sendThroughAxios(
-  instance: AxiosLike,
-  timeoutMs: number,
-  transforms: unknown[],
-  call: CallRecord,
-  attempt: number,
-  carried: unknown,
-  controller: AbortController,
-): void {
-  if (controller.signal.aborted) return;
-  const send = call.send as AxiosSend;
-  const first = carried === null;
-  const headers = (carried as Record<string, string> | null) ?? send.headers;
-  // Runs after the instance's request interceptors: the first attempt's headers are captured
-  // here, and a repeat's carried headers (and the call's key) are set over whatever they did.
-  const finalHeaders = function (this: unknown, data: unknown, bag: HeaderBag): unknown {
-    if (first) {
-      const all = typeof bag.toJSON === 'function' ? bag.toJSON() : bag;
-      const kept: Record<string, string> = {};
-      for (const [name, value] of Object.entries(all)) {
-        if (value !== undefined && value !== null && value !== false && !isSetAgain(name)) kept[name] = String(value);
-      }
-      captureHeaders(call.id, attempt, kept);
-      if (!('sent' in send)) send.sent = data;
-    } else {
-      for (const [name, value] of Object.entries(headers)) setHeader(bag, name, value);
+/** The sending half, loading or loaded; undefined again after a load that failed. */
+let sender: Promise<typeof import('./axios-send.js')> | undefined;
+/** How many loads of the sending half failed. */
+let failedLoads = 0;
+/**
+ * Loads the sending half, a module of its own imported by its URL (scripts/bundle.mjs makes it an
+ * entry, as the follower's engine): an app's bundler emits it as an asset. A load that failed is
+ * tried again by the next attempt, under a URL of its own (a browser keeps a failed module import
+ * and answers the same URL with the same failure).
+ */
+function loadSender(): Promise<typeof import('./axios-send.js')> {
+  const url = new URL('./axios-send.js', import.meta.url).href + (failedLoads ? `?${failedLoads}` : '');
+  const loading = (sender ??= import(/* @vite-ignore */ /* webpackIgnore: true */ url));
+  loading.catch(() => {
+    if (sender === loading) {
+      sender = undefined;
+      failedLoads++;
     }
-    setHeader(bag, 'Idempotency-Key', call.keyField);
-    // A repeat sends the first attempt's bytes, whatever the interceptors made of the data this time.
-    return first ? data : send.sent;
-  };
-  const go = (data: unknown, contentType: string | null): void => {
-    const config: Record<string, unknown> = {
-      method: call.method,
-      url: send.url,
-      headers: withContentType(headers, contentType),
-      data,
-      timeout: timeoutMs,
-      signal: controller.signal,
-      transformRequest: [...transforms, finalHeaders],
-    };
-    let pending: Promise<{ status: number; data: unknown; headers?: unknown }>;
-    try {
-      pending = instance.request(config);
-    } catch (error) {
-      return failAttempt(call.id, attempt, error);
-    }
-    Promise.resolve(pending).then(
-      (response) => settleWith(call, attempt, response, null),
-      (error: { response?: { status: number; data: unknown; headers?: unknown }; code?: unknown }) => {
-        if (error?.response) return settleWith(call, attempt, error.response, error);
-        // The seed's REST rows: an axios error without a response is repeated, a cancellation
-        // excepted (an interceptor's or the instance's; an attempt this package abandoned reports
-        // to no one), which settles the call with it.
-        const timedOut = error?.code === 'ECONNABORTED' || error?.code === 'ETIMEDOUT';
-        const end = isCancel(error) ? EndCode.Other : timedOut ? EndCode.AttemptTimeout : EndCode.NetworkError;
-        failAttempt(call.id, attempt, error, end);
-      },
-    );
-  };
-  if (!send.pending) go(send.data, send.contentType);
-  else {
-    send.pending.then(
-      ({ init, contentType }) => {
-        if (!controller.signal.aborted) go(init, send.contentType ?? contentType);
-      },
-      (error) => failAttempt(call.id, attempt, error),
-    );
-  }
-}
-
-/** Reports an answer: resolved with its data below 400, else rejected with the axios error as 0.6 did. */
-function settleWith(
-  call: CallRecord,
-  attempt: number,
-  response: { status: number; data: unknown; headers?: unknown },
-  error: unknown,
-): void {
-  const status = typeof response.status === 'number' ? response.status : 0;
-  const end = EndCode.HttpAnswer | (hasDetail(response.data) ? EndCode.JsonDetail : 0);
-  const retryAfter = retryAfterMs(String((response.headers as Record<string, unknown> | undefined)?.['retry-after'] ?? ''));
-  if (error === null || status < 400) {
-    const headers = (): Record<string, unknown> => ({ ...(response.headers as Record<string, unknown>) });
-    return report(call.id, attempt, end, status, { kind: 'answer', status, body: response.data, headers }, retryAfter);
-  }
-  failAttempt(call.id, attempt, error, end, status, retryAfter);
+  });
+  return loading;
 }
 
 /** A transport sending through `instance`; `timeoutMs` is each attempt's axios `timeout` (0: none). */
 export function axiosTransport(instance: AxiosLike, timeoutMs: number): Transport {
   const defaults = instance.defaults?.transformRequest;
   const transforms = defaults === undefined ? [] : Array.isArray(defaults) ? defaults : [defaults];
+  // loaded as the proxy is made, so that its first call seldom waits for it
+  loadSender().catch(() => {});
   return {
     peerId: 0,
     name: 'rest',
@@ -177,7 +72,17 @@ export function axiosTransport(instance: AxiosLike, timeoutMs: number): Transpor
     },
     openAttempt(call, attempt, carried) {
       const controller = new AbortController();
-      sendThroughAxios(instance, timeoutMs, transforms, call, attempt, carried, controller);
+      loadSender().then(
+        (module) => {
+          try {
+            module.sendThroughAxios(axiosKit, instance, timeoutMs, transforms, call, attempt, carried, controller);
+          } catch (error) {
+            failAttempt(call.id, attempt, error);
+          }
+        },
+        // not loaded (the network failed it): the attempt ended without an answer, and is repeated
+        (error: unknown) => controller.signal.aborted || failAttempt(call.id, attempt, error, EndCode.NetworkError),
+      );
       // The headers are known once the instance's interceptors ran: captureHeaders() then.
       return { abandon: () => controller.abort() };
     },

@@ -39,7 +39,20 @@ const follower = items.watch({ onChange() {} });
 await follower.ready;
 const cursor = follower.cursor;
 await follower.close();
-window.__result = { key: call.key, seen: answer.idempotency_key, cursor };
+// The axios transport's sending half is such a module too: an object with axios's request() (its
+// transforms run, as axios runs them) stands in for axios, which this app does not install.
+const axiosLike = {
+  async request(config) {
+    let data = config.data;
+    for (const transform of config.transformRequest) data = transform.call(config, data, config.headers);
+    const response = await fetch(config.url, { method: config.method, headers: config.headers, body: typeof data === 'string' ? data : JSON.stringify(data) });
+    return { status: response.status, data: await response.json(), headers: {} };
+  },
+};
+const viaAxios = new ItemApi({ basePath: '/items', baseUrl, schemaCheck: false, axiosInstance: axiosLike });
+const axiosCall = viaAxios.echo({ from: 'axios' });
+const axiosAnswer = await axiosCall;
+window.__result = { key: call.key, seen: answer.idempotency_key, cursor, axiosKey: axiosCall.key, axiosSeen: axiosAnswer.idempotency_key };
 `;
 
 const MUX_JS = `
@@ -109,6 +122,8 @@ test('the installed package works in a Vite dev server with no configuration', a
     assert.match(result.key, /^[0-9a-f-]{36}$/);
     assert.deepEqual(result.seen, [`"${result.key}"`]);
     assert.equal(typeof result.cursor, 'number', 'watch() loaded its engine and the first poll was answered');
+    assert.deepEqual(result.axiosSeen, [`"${result.axiosKey}"`], 'the axios sending half loaded and sent the call');
+    assert.ok(result.requests.some((url) => /axios-send/.test(url)), `the axios sending half was fetched (${result.requests.join(', ')})`);
     const mux = await pageResult(`http://127.0.0.1:${port}/mux.html`);
     assert.match(mux.key, /^[0-9a-f-]{36}$/);
     assert.deepEqual(mux.seen, [`"${mux.key}"`]);
@@ -135,6 +150,7 @@ test('the installed package works in a Vite production build with no configurati
     assert.ok(!wasmFiles.some((f) => f.startsWith('calls_bg')), `the calls module is not a separate asset (${wasmFiles})`);
     const result = await pageResult(`http://127.0.0.1:${server.address().port}/`);
     assert.deepEqual(result.seen, [`"${result.key}"`]);
+    assert.deepEqual(result.axiosSeen, [`"${result.axiosKey}"`], 'the axios sending half, an asset of the build, loaded and sent the call');
     // The muxws module (and its driver) may be emitted for connectMuxws(), but a REST app never loads it.
     assert.ok(!result.requests.some((url) => /muxws/.test(url)), `a REST app fetched no muxws file (${result.requests.join(', ')})`);
     assert.ok(!result.requests.some((url) => /\.wasm$/.test(url)), `a REST app fetched no .wasm (${result.requests.join(', ')})`);
