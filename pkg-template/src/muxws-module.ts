@@ -44,6 +44,7 @@ export interface MuxwsExports {
   send(peer: number, tag: number, source: number, units: number, end: number): number;
   cancel(peer: number, tag: number, reasonLength: number): void;
   expire(peer: number, tag: number): void;
+  set_deadline(peer: number, tag: number, at: number): void;
   checked(peer: number, tag: number, valid: number): void;
   accept_pushes(peer: number, accept: number): void;
   finish(peer: number, tag: number): void;

@@ -187,9 +187,13 @@ export class PeerCore implements CallPeer {
       const timeoutMs = whole(options, 'timeoutMs', 0);
       const { tag } = this.#direct(payload, options, true);
       const done = deferred<unknown>(false);
-      const pending: RequestPending = { kind: 'request', done, withHeaders, timer: null, id: mw.stream_id(this.#handle, tag), headers: null, parts: [], payload: null, paid: 0 };
+      const pending: RequestPending = { kind: 'request', done, withHeaders, id: mw.stream_id(this.#handle, tag), headers: null, parts: [], payload: null, paid: 0 };
       this.#pending.set(tag, pending);
-      if (timeoutMs > 0) pending.timer = setTimeout(() => this.expireStream(tag), timeoutMs);
+      // the deadline is the module's, served by the peer's one timer
+      if (timeoutMs > 0) {
+        mw.set_deadline(this.#handle, tag, now() + timeoutMs);
+        this.#rearm();
+      }
       return done.promise;
     } catch (error) {
       return Promise.reject(error);
@@ -460,8 +464,7 @@ export class PeerCore implements CallPeer {
     this.#pending.delete(tag);
     if (pending.kind === 'stream') return pending.stream.over(error);
     if (pending.kind === 'call') return finishCall(pending, error, cls, opened, this);
-    const { done, withHeaders, timer } = pending;
-    if (timer !== null) clearTimeout(timer);
+    const { done, withHeaders } = pending;
     if (error) return done.reject(error);
     // Exactly one payload (WSM-API-006); the stream has closed, so there is nothing left to reset.
     if (pending.paid !== 1) return done.reject(makeError(ErrorClass.ProtocolError, `the reply held ${pending.paid || 'no'} payloads, not one (WSM-API-006)`));

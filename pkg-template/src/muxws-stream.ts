@@ -52,7 +52,6 @@ export interface RequestPending extends Inbound {
   kind: 'request';
   done: Deferred<unknown>;
   withHeaders: boolean;
-  timer: ReturnType<typeof setTimeout> | null;
 }
 
 /** An `open()` stream, or a pushed one. */

@@ -49,7 +49,7 @@ async function close(peer) {
 }
 
 /** The `open` frames whose idempotency-key is `key`'s, with their sockets. */
-const opensOf = (key) => server.opens.filter(({ frame }) => frame.headers['idempotency-key'] === `"${key}"`);
+const opensOf = (key) => server.opens.filter(({ frame }) => frame.headers?.['idempotency-key'] === `"${key}"`);
 
 test('connectMuxws dials the URL offering muxws.v1.json (then the extra subprotocols) and resolves once the socket is open', async () => {
   resetServer();
@@ -207,6 +207,30 @@ test('a stream that times out (timeoutMs) is reset with TIMEOUT and repeated at 
     assert.equal(activity.of(call.key).at(-1).at - start, 2000, 'answered at once after the timeout');
   } finally {
     activity.stop();
+    await close(peer);
+  }
+});
+
+test("peer.request() with timeoutMs: the module's deadline, on the peer's one timer: reset with TIMEOUT, StreamTimeout; one answered in time leaves no timer", async () => {
+  const { peer, socket } = await connect();
+  try {
+    server.answer = (frame) => (frame.payload?.slow ? 'drop' : { status: 200, payload: { fast: true } });
+    const timersBefore = clock.dueTimes();
+    const start = clock.now();
+    const slow = observe(peer.request({ slow: true }, { timeoutMs: 1500 }));
+    const fast = observe(peer.request({ slow: false }, { timeoutMs: 60_000 }));
+    await clock.advance(1499);
+    assert.deepEqual(fast.value, { fast: true });
+    assert.equal(slow.settled, false);
+    // the slow request's deadline is the peer's timer (the answered one's went with its stream)
+    assert.deepEqual(clock.dueTimes().filter((at) => !timersBefore.includes(at)), [start + 1500]);
+    await clock.advance(1);
+    assert.ok(slow.error instanceof pkg.StreamTimeout, String(slow.error));
+    const stream = server.opens.find(({ frame }) => frame.payload?.slow).frame.stream;
+    const reset = socket.sent.find((frame) => frame.type === 'reset' && frame.stream === stream);
+    assert.equal(reset?.code, 6, 'TIMEOUT');
+    assert.deepEqual(clock.dueTimes().filter((at) => !timersBefore.includes(at)), [], 'no timer is left');
+  } finally {
     await close(peer);
   }
 });

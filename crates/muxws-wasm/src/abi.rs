@@ -13,7 +13,8 @@ use wasm_abi::records;
 /// The version of the exports and records the driver must speak; a driver of another version
 /// refuses the module (a stale cached `.wasm`).
 /// 2: `peer_new` takes NaN for an option not given and checks the ranges itself; `frame_cap`.
-pub const BOUNDARY_VERSION: u32 = 2;
+/// 3: `set_deadline`: a `request()`'s deadline is the module's, served by the peer's timer.
+pub const BOUNDARY_VERSION: u32 = 3;
 
 /// How many `f64` fields an output record has: kind, five fields, text pointer, text length.
 pub const OUT_FIELDS: usize = 8;

@@ -232,6 +232,12 @@ pub extern "C" fn expire(peer: u32, tag: u32) {
     with(|m| m.expire(peer, tag))
 }
 
+/// [`Module::set_deadline`].
+#[no_mangle]
+pub extern "C" fn set_deadline(peer: u32, tag: u32, at: f64) {
+    with(|m| m.set_deadline(peer, tag, at))
+}
+
 /// [`Module::checked`].
 #[no_mangle]
 pub extern "C" fn checked(peer: u32, tag: u32, valid: u32) {

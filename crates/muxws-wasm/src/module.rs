@@ -32,6 +32,9 @@ struct Live {
     tag: u32,
     /// The attempt of a ViewSet call (counts towards `callConcurrency`).
     call: bool,
+    /// When the stream times out (`request()`'s `timeoutMs`, on the driver's clock); `u64::MAX`:
+    /// never. Kept here, so the peer's one timer serves it.
+    deadline: u64,
 }
 
 /// A ViewSet call's stream the module holds: waiting for a free one (its final headers and
@@ -139,7 +142,7 @@ fn stream_of(slot: &Slot, tag: u32) -> Option<StreamRef> {
 }
 
 fn add_live(slot: &mut Slot, stream: StreamRef, tag: u32, call: bool) {
-    slot.live.push(Live { stream, tag, call });
+    slot.live.push(Live { stream, tag, call, deadline: u64::MAX });
     slot.calls += usize::from(call);
 }
 
@@ -392,18 +395,44 @@ impl<R: TextReader + Clone + 'static> Module<R> {
         }
     }
 
-    /// The peer's timer fired.
+    /// The peer's timer fired: the peer's own timers, then every stream whose deadline is due
+    /// times out (`reset(TIMEOUT)`, the stream fails with `StreamTimeout`).
     pub fn timer(&mut self, peer: u32, now: f64) {
         if let Some(slot) = slot_of(&mut self.slots, peer) {
-            slot.peer.handle_timeout(ms(now));
+            let now = ms(now);
+            slot.peer.handle_timeout(now);
+            for live in &mut slot.live {
+                if live.deadline <= now {
+                    live.deadline = u64::MAX;
+                    slot.peer.timeout(live.stream);
+                }
+            }
         }
     }
 
-    /// When the peer's timer should fire next; -1 for never.
+    /// When the peer's timer should fire next (the peer's own timers and the streams'
+    /// deadlines); -1 for never.
     pub fn next_timeout(&mut self, peer: u32) -> f64 {
-        slot_of(&mut self.slots, peer)
-            .and_then(|slot| slot.peer.poll_timeout())
-            .map_or(-1.0, |at| at as f64)
+        let Some(slot) = slot_of(&mut self.slots, peer) else {
+            return -1.0;
+        };
+        let mut at = slot.peer.poll_timeout().unwrap_or(u64::MAX);
+        for live in &slot.live {
+            at = at.min(live.deadline);
+        }
+        if at == u64::MAX {
+            -1.0
+        } else {
+            at as f64
+        }
+    }
+
+    /// Stream `tag` times out at `at` (the driver's clock) unless it is over by then
+    /// (`request()`'s `timeoutMs`). Unknown tags are ignored.
+    pub fn set_deadline(&mut self, peer: u32, tag: u32, at: f64) {
+        if let Some(live) = slot_of(&mut self.slots, peer).and_then(|slot| slot.live.iter_mut().find(|l| l.tag == tag)) {
+            live.deadline = ms(at);
+        }
     }
 
     // ------------------------------------------------------------------------------ application calls

@@ -365,6 +365,48 @@ fn a_payload_the_driver_could_not_parse_fails_its_stream_with_a_reset() {
     assert_eq!(failed.fields[2], 3.0);
 }
 
+/// A request that is not a ViewSet call (`call` 0), with `set_deadline` at `at`; its tag.
+fn request_until(d: &mut Driver, peer: u32, at: f64) -> u32 {
+    let (source, units) = d.source("1");
+    let tag = d.module.open(peer, -1, source, units, true, false, d.now);
+    assert!(tag > 0, "{}", d.module.out.text);
+    d.module.set_deadline(peer, tag, at);
+    tag
+}
+
+#[test]
+fn a_request_deadline_is_served_by_the_peers_timer_and_times_the_stream_out() {
+    let mut d = Driver::new();
+    let peer = d.connected(quiet());
+    assert_eq!(d.module.next_timeout(peer), -1.0, "a quiet peer has no timer");
+    let start = d.now;
+    let late = request_until(&mut d, peer, start + 5_000.0);
+    let soon = request_until(&mut d, peer, start + 2_000.0);
+    d.poll(peer, true);
+    assert_eq!(d.module.next_timeout(peer), start + 2_000.0, "the earliest deadline");
+    // early: nothing happens
+    d.now = start + 1_999.0;
+    d.module.timer(peer, d.now);
+    assert!(d.poll(peer, true).iter().all(|r| r.kind != kind::STREAM_FAILED));
+    d.now = start + 2_000.0;
+    d.module.timer(peer, d.now);
+    let records = d.poll(peer, true);
+    assert_eq!(sent(&records), [json!({"type": "reset", "stream": 3, "code": 6, "reason": "deadline exceeded"})]);
+    let failed = first_of(&records, kind::STREAM_FAILED);
+    assert_eq!(failed.fields[0], f64::from(soon));
+    assert_eq!(failed.fields[1], f64::from(class::STREAM_TIMEOUT));
+    assert_eq!(d.module.next_timeout(peer), start + 5_000.0, "the other deadline is next");
+    // the other one is answered before its deadline: its deadline goes with it
+    d.receive(peer, json!({"type": "data", "stream": 1, "end": true, "headers": {":status": 200}, "payload": 1}));
+    let records = d.poll(peer, true);
+    assert!(records.iter().any(|r| r.kind == kind::STREAM_CLOSED && r.fields[0] == f64::from(late)), "{records:?}");
+    assert_eq!(d.module.next_timeout(peer), -1.0, "no deadline is left");
+    // unknown peers and tags are ignored
+    d.module.set_deadline(peer, 999, start);
+    d.module.set_deadline(peer + 1, late, start);
+    assert_eq!(d.module.next_timeout(peer), -1.0);
+}
+
 #[test]
 fn a_message_over_the_cap_is_refused_from_its_head() {
     let mut d = Driver::new();

@@ -12,7 +12,7 @@ export const enum Layout {
   /** Where an export that refused what it was given writes the error's `ErrorClass`; the text is the message. */
   FailureClass = 1,
   /** The version of the exports and records (`boundary_version()`). */
-  BoundaryVersion = 2,
+  BoundaryVersion = 3,
 }
 
 /** The error class of a failed stream or connect, by the class of `errors.ts` it makes. */
