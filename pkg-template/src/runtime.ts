@@ -228,15 +228,37 @@ function tellStore(call: CallRecord, what: 'issued' | 'settled'): void {
   }
 }
 
-const calls = new Map<number, CallRecord>();
-/** Calls settled in the current batch: kept in `calls` until it ends, for the events it holds. */
-const settledInBatch: number[] = [];
-/** The activity events of the current batch, told to the listeners once it is done. */
-const events: Record<string, unknown>[] = [];
-const listeners = new Set<(event: Record<string, unknown>) => void>();
-const peers = new WeakMap<object, Transport>();
+/**
+ * What the runtime holds, in one object: the page's, made as the package is imported, or one a
+ * test makes afresh (`freshRuntime()`). The store of persisted calls and the stats providers are
+ * the package's set-up, not the runtime's state, and stay.
+ */
+interface RuntimeState {
+  /** The calls not settled yet, by the engine's id. */
+  readonly calls: Map<number, CallRecord>;
+  /** Calls settled in the current batch: kept in `calls` until it ends, for the events it holds. */
+  readonly settled: number[];
+  /** The activity events of the current batch, told to the listeners once it is done. */
+  readonly events: Record<string, unknown>[];
+  /** The activity listeners. */
+  readonly listeners: Set<(event: Record<string, unknown>) => void>;
+  /** The transports of the registered muxws peers, by the objects a proxy's `peer` option may be. */
+  readonly peers: WeakMap<object, Transport>;
+  /** Registered peers not gone for good (for leak counts). */
+  livePeers: number;
+  /** The pump is performing actions (only the outermost call drains). */
+  pumping: boolean;
+}
+
+/** A runtime state with nothing in it. */
+function emptyState(): RuntimeState {
+  return { calls: new Map(), settled: [], events: [], listeners: new Set(), peers: new WeakMap(), livePeers: 0, pumping: false };
+}
+
+/** The runtime's state (replaced only by `freshRuntime()`). */
+let state = emptyState();
+/** The last peer id given out: never given twice, a runtime made afresh included. */
 let peerCount = 0;
-let livePeers = 0;
 
 /** A promise with `key` defined on it, read-only and enumerable. */
 export function withKey<R>(promise: Promise<R>, key: string): ViewSetCall<R> {
@@ -264,7 +286,7 @@ export function issue<R>(call: CallRecord, signal: AbortSignal | null): ViewSetC
     call.jitterSeed,
   );
   call.id = id;
-  calls.set(id, call);
+  state.calls.set(id, call);
   tellStore(call, 'issued');
   if (signal) watchSignal(call, signal);
   pump();
@@ -290,7 +312,7 @@ function watchSignal(call: CallRecord, signal: AbortSignal): void {
  * a repeated gateway status.
  */
 export function report(id: number, attempt: number, end: number, status: number, outcome: Outcome, retryAfterMs = -1): void {
-  const call = calls.get(id);
+  const call = state.calls.get(id);
   if (call) {
     if (call.inflight?.attempt === attempt) call.inflight = null;
     call.outcome = { attempt, value: outcome };
@@ -305,7 +327,7 @@ export function report(id: number, attempt: number, end: number, status: number,
  * report counts.
  */
 export function captureHeaders(id: number, attempt: number, headers: unknown): void {
-  const call = calls.get(id);
+  const call = state.calls.get(id);
   if (!call || call.carried != null) return;
   call.carried = headers;
   engine.call_headers_captured(id, attempt);
@@ -316,7 +338,7 @@ export function captureHeaders(id: number, attempt: number, headers: unknown): v
  * call, once the peer is known): its attempts send this from now on.
  */
 export function prepared(id: number, send: unknown): void {
-  const call = calls.get(id);
+  const call = state.calls.get(id);
   if (call) call.send = send;
 }
 
@@ -332,26 +354,24 @@ export function peerState(peerId: number, state: PeerState): void {
  */
 export function registerPeer(makeTransport: (peerId: number) => Transport, ...handles: object[]): Transport {
   const transport = makeTransport(++peerCount);
-  for (const handle of handles) peers.set(handle, transport);
-  livePeers++;
+  for (const handle of handles) state.peers.set(handle, transport);
+  state.livePeers++;
   return transport;
 }
 
 /** A registered peer is gone for good (for leak counts). */
 export function unregisterPeer(): void {
-  livePeers = Math.max(0, livePeers - 1);
+  state.livePeers = Math.max(0, state.livePeers - 1);
 }
 
 /** The transport of a registered muxws peer (or of a wrapper of one, such as Vue state), or undefined. */
 export function transportOfPeer(value: unknown): Transport | undefined {
   if (value === null || typeof value !== 'object') return undefined;
   const core = internalsOf<object>(value);
-  return peers.get(value) ?? (core ? peers.get(core) : undefined);
+  return state.peers.get(value) ?? (core ? state.peers.get(core) : undefined);
 }
 
 // ------------------------------------------------------------------------------------- pump
-
-let pumping = false;
 
 /**
  * Performs the engine's actions until it has none. Only the outermost call drains: a call made
@@ -359,16 +379,16 @@ let pumping = false;
  * and the loop below picks up what it queued.
  */
 export function pump(): void {
-  if (pumping) return;
-  pumping = true;
+  if (state.pumping) return;
+  state.pumping = true;
   try {
     for (let count = engine.drain_actions(); count > 0; count = engine.drain_actions()) {
       const batch = actionRecords(engine.action_records(), count);
       for (let at = 0; at < count * Layout.ActionFields; at += Layout.ActionFields) perform(batch, at);
     }
   } finally {
-    pumping = false;
-    for (const id of settledInBatch.splice(0)) calls.delete(id);
+    state.pumping = false;
+    for (const id of state.settled.splice(0)) state.calls.delete(id);
   }
   rearm();
   notify();
@@ -376,8 +396,8 @@ export function pump(): void {
 
 /** Tells the listeners the events of the batches just performed, with the runtime's state consistent. */
 function notify(): void {
-  for (const event of events.splice(0)) {
-    for (const listener of [...listeners]) {
+  for (const event of state.events.splice(0)) {
+    for (const listener of [...state.listeners]) {
       try {
         listener(event);
       } catch (error) {
@@ -414,7 +434,7 @@ const actions: EngineActionHandler = {
     } catch (error) {
       // A settle that fails (making its error from a hostile answer) rejects the call with it,
       // which the engine has already let go of.
-      calls.get(id)?.reject(error);
+      state.calls.get(id)?.reject(error);
     }
   },
   reconnectNow,
@@ -422,7 +442,7 @@ const actions: EngineActionHandler = {
 };
 
 function sendAttempt(id: number, attempt: number, carry: boolean): void {
-  const call = calls.get(id);
+  const call = state.calls.get(id);
   if (!call) return;
   call.attempts = attempt;
   const handle = call.transport.openAttempt(call, attempt, carry ? call.carried : null);
@@ -441,7 +461,7 @@ export function failAttempt(id: number, attempt: number, error: unknown, end: nu
 
 /** Abandons attempt `attempt` of call `id` through its transport's handle, if it is still out. */
 function abandon(id: number, attempt: number, why: number): void {
-  const call = calls.get(id);
+  const call = state.calls.get(id);
   const inflight = call?.inflight;
   if (!call || inflight?.attempt !== attempt) return;
   call.inflight = null;
@@ -449,15 +469,15 @@ function abandon(id: number, attempt: number, why: number): void {
 }
 
 function reconnectNow(peerId: number): void {
-  for (const call of calls.values()) {
+  for (const call of state.calls.values()) {
     if (call.transport.peerId === peerId) return call.transport.reconnectNow?.();
   }
 }
 
 function settle(id: number, attempt: number, end: number, ok: boolean): void {
-  const call = calls.get(id);
+  const call = state.calls.get(id);
   if (!call) return;
-  settledInBatch.push(id);
+  state.settled.push(id);
   tellStore(call, 'settled');
   try {
     call.unwatch?.();
@@ -514,8 +534,8 @@ function withCallProps(error: unknown, props: ErrorProps, call: CallRecord): unk
 
 /** Queues the event of an activity record, told to the listeners once the batch is done. */
 function record(id: number, type: ActivityType, count: number, ended: number, delayMs: number, waitsForReconnect: boolean, ok: boolean, at: number): void {
-  if (listeners.size === 0) return;
-  const call = calls.get(id);
+  if (state.listeners.size === 0) return;
+  const call = state.calls.get(id);
   if (!call) return;
   const event: Record<string, unknown> = {
     type: ACTIVITY_TYPES[type],
@@ -539,7 +559,7 @@ function record(id: number, type: ActivityType, count: number, ended: number, de
   } else if (type === ActivityType.Wait) {
     event.reason = WAIT_REASONS[count];
   }
-  events.push(event);
+  state.events.push(event);
 }
 
 /** Reports a failure nobody awaits on the console; a console that throws changes nothing. */
@@ -554,9 +574,9 @@ export function warn(message: string, detail: unknown): void {
 /** Adds an activity listener; returns the function that removes it. */
 export function addListener(listener: (event: Record<string, unknown>) => void): () => void {
   const entry = (event: Record<string, unknown>): void => listener(event);
-  listeners.add(entry);
+  state.listeners.add(entry);
   return () => {
-    listeners.delete(entry);
+    state.listeners.delete(entry);
   };
 }
 
@@ -594,7 +614,7 @@ export function pendingCalls(): PendingCall[] {
   const out: PendingCall[] = [];
   for (let at = 0; at < list.length; at += Layout.PendingFields) {
     readPending(list, at, (id, issuedAt, unansweredAttempts, nextAttemptAt, flags, reason) => {
-      const call = calls.get(id);
+      const call = state.calls.get(id);
       if (!call) return;
       out.push({
         key: call.key,
@@ -658,6 +678,31 @@ function rearm(): void {
   timer.set(engine.next_timeout());
 }
 
+/**
+ * Makes the runtime afresh, for tests: a new state (no calls, listeners or peers), and the engine
+ * told to cancel every call of before, whose attempts are abandoned (a fetch aborted, a stream
+ * reset). A call of before never settles (its promise stays pending: nothing a test left behind
+ * rejects unhandled), and its late reports name no call of after (the engine's ids go on). A
+ * muxws peer of before is no longer registered: close it first. The package exports it as
+ * `internalFreshRuntime`.
+ */
+export function freshRuntime(): void {
+  const before = state;
+  state = emptyState();
+  for (const [id, call] of before.calls) {
+    engine.call_cancel(id, now());
+    try {
+      call.unwatch?.();
+      call.inflight?.handle.abandon('cancelled');
+    } catch (error) {
+      warn('an attempt could not be abandoned', error);
+    }
+  }
+  // the engine's actions for those calls name no call of the new state: none is performed
+  pump();
+  timer.clear();
+}
+
 /** What other modules add to `stats()` (the muxws module, once loaded: its memory). */
 const moreStats: (() => Record<string, number | boolean>)[] = [];
 
@@ -672,11 +717,11 @@ export function addStats(provider: () => Record<string, number | boolean>): void
  */
 export function stats(): Record<string, number | boolean> {
   const figures: Record<string, number | boolean> = {
-    calls: calls.size,
+    calls: state.calls.size,
     engineCalls: engine.live_calls(),
-    listeners: listeners.size,
+    listeners: state.listeners.size,
     timerArmed: engine.next_timeout() >= 0,
-    peers: livePeers,
+    peers: state.livePeers,
     callsMemoryBytes: memoryBytes(),
   };
   for (const provider of moreStats) Object.assign(figures, provider());
