@@ -712,21 +712,36 @@ describe('persistence: resumeCalls() after a reload', { timeout: 180_000 }, () =
     const bytes = Buffer.alloc(16 * 1024 * 1024);
     for (let i = 0; i < bytes.length; i += 1) bytes[i] = (i * 31 + 7) & 0xff;
     fs.writeFileSync(file, bytes);
+    // The write is committed in the issuing task, which is all a page can do; Chromium copies the
+    // file's 16 MiB into IndexedDB after that, and aborts the write when the page goes first (README,
+    // Persistence). On this 2-core machine that took the record in 4 of 16 runs of this test alone,
+    // old builds and new. Such a run is told apart (nothing stored, nothing resumed) and tried
+    // again, at most 6 times; anything else fails at once.
+    const TRIES = 6;
     const context = await newContext();
     try {
-      const page = await openPage(context);
-      await step(page, 'setup', { options: { persist: true, repeat: { delayMs: 60_000 } } });
-      await step(page, 'addFileInput');
-      await page.setInputFiles('#upload', file);
-      // The answer is lost, should the first attempt go out before the page does (count 2: Chromium resends once).
-      await stack.fault('drop_after', { count: 2, path: '/items/raw', method: 'POST' });
-      const reloaded = page.waitForEvent('load');
-      await step(page, 'formThenReload').catch(() => {}); // the page goes mid-evaluate
-      await reloaded;
-      await stack.clearFaults();
-      await loadSteps(page);
-      const key = await step(page, 'reloadedKey');
-      const shapes = await step(page, 'storedShapes');
+      let page;
+      let key;
+      let shapes = [];
+      for (let run = 1; run <= TRIES && shapes.length === 0; run += 1) {
+        page = await openPage(context);
+        await step(page, 'setup', { options: { persist: true, repeat: { delayMs: 60_000 } } });
+        await step(page, 'addFileInput');
+        await page.setInputFiles('#upload', file);
+        // The answer is lost, should the first attempt go out before the page does (count 2: Chromium resends once).
+        await stack.fault('drop_after', { count: 2, path: '/items/raw', method: 'POST' });
+        const reloaded = page.waitForEvent('load');
+        await step(page, 'formThenReload').catch(() => {}); // the page goes mid-evaluate
+        await reloaded;
+        await stack.clearFaults();
+        await loadSteps(page);
+        key = await step(page, 'reloadedKey');
+        shapes = await step(page, 'storedShapes');
+        if (shapes.length === 0) {
+          console.log(`# (g): run ${run} of ${TRIES}: the browser dropped the record's write as the page went (nothing stored)`);
+          await page.close();
+        }
+      }
       assert.equal(shapes.length, 1, `one stored call (${JSON.stringify(shapes)})`);
       assert.equal(shapes[0].key, key);
       const form = shapes[0].form;
