@@ -44,13 +44,12 @@ let failedLoads = 0;
  * and answers the same URL with the same failure).
  */
 function loadSender(): Promise<typeof import('./axios-send.js')> {
+  if (sender) return sender;
   const url = new URL('./axios-send.js', import.meta.url).href + (failedLoads ? `?${failedLoads}` : '');
-  const loading = (sender ??= import(/* @vite-ignore */ /* webpackIgnore: true */ url));
+  const loading = (sender = import(/* @vite-ignore */ /* webpackIgnore: true */ url));
   loading.catch(() => {
-    if (sender === loading) {
-      sender = undefined;
-      failedLoads++;
-    }
+    sender = undefined;
+    failedLoads++;
   });
   return loading;
 }
