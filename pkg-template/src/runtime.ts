@@ -343,8 +343,8 @@ export function prepared(id: number, send: unknown): void {
 }
 
 /** A muxws peer's news (between sockets or after a goaway, available, closed for good). */
-export function peerState(peerId: number, state: PeerState): void {
-  engine.peer_state(peerId, state, now());
+export function peerState(peerId: number, news: PeerState): void {
+  engine.peer_state(peerId, news, now());
   pump();
 }
 

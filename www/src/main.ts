@@ -583,6 +583,7 @@ async function switchTransport(target: 'rest' | 'muxws'): Promise<void> {
       state.api = muxApi;
       state.peer = peer;
       note.textContent = 'connected';
+      void startLive(muxApi, 'muxws');
     } else {
       const peer = state.peer;
       state.api = restItems(state.config.baseUrl);
@@ -594,7 +595,6 @@ async function switchTransport(target: 'rest' | 'muxws'): Promise<void> {
       await peer?.close({ drainMs: 2000 });
     }
     state.transport = target;
-    void startLive(api(), target);
   } catch (error) {
     note.hidden = false;
     note.textContent = `muxws failed: ${errorText(error)}`;
