@@ -34,6 +34,8 @@ const LAYERS = [
   ['compose', 'muxws'],
   // options (types), mixins, the built-in actions, persistence, the schema check, live data
   ['options', 'mixins', 'actions', 'persist', 'schema', 'events', 'follow-wire', 'follow-persist', 'follow-channel', 'follow-push', 'apply-changes', 'follow-kit', 'follow-engine', 'follow'],
+  // live lists: their types, the chunk (live/live-list.js), its kit, and what every app ships (live/index)
+  ['live/types', 'live/live-list', 'live/kit', 'live/index'],
   // the proxies' base class and factories; 0.6's shapes
   ['viewset'],
   ['proxies'],

@@ -267,6 +267,7 @@ function composeAndIssue<R>(
   reading('options.headers', () => applyHeaders(headers, get(options, 'headers'), 'options.headers'));
   headers.set('idempotency-key', ['Idempotency-Key', key.keyField]);
   const url = joinPath(core.baseUrl, fullPath) + (query ? `?${query}` : '');
+  const body = get(options, 'body');
   const send = core.transport.prepare({
     method: upper,
     path: fullPath,
@@ -274,7 +275,7 @@ function composeAndIssue<R>(
     url,
     headers,
     keyField: key.keyField,
-    body: get(options, 'body'),
+    body,
     interceptors: core.interceptors,
   });
   const background = Boolean(get(options, 'background'));
@@ -310,8 +311,24 @@ function composeAndIssue<R>(
     reject: null as never,
     unwatch: null,
   };
-  return issue<R>(call, signal as AbortSignal | null);
+  const promise = issue<R>(call, signal as AbortSignal | null);
+  issuedCalls.tell?.(call, body, promise);
+  return promise;
 }
+
+/** A call as it was issued: its record, its body as given, its promise. */
+export interface IssuedCall {
+  call: CallRecord;
+  body: unknown;
+  promise: Promise<unknown>;
+}
+
+/**
+ * Who is told of each call as it is issued, in its task: the live lists' own writes (live/, once a
+ * live list exists), and the calls resumed after a reload (persist.ts keeps them in `resumed`
+ * until they settle, so a live list opened later shows them as pending).
+ */
+export const issuedCalls: { tell?: (call: CallRecord, body: unknown, promise: Promise<unknown>) => void; resumed?: Set<IssuedCall> } = {};
 
 /**
  * Issues one call of `core`; never throws: anything wrong with it is a rejected `ViewSetCall`

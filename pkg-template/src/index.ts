@@ -45,6 +45,9 @@ export {
   type ViewSetTypeToken,
 } from './proxies.js';
 
+// Live lists (`proxy.live()`): their types (the logic is a chunk loaded by the first live()).
+export type { LiveList, LiveOptions, LiveParams, LiveStaleReason, LiveStatus, PendingState, PendingWrite } from './live/types.js';
+
 // The built-in actions as mixins.
 export {
   BulkCreateMixin,

@@ -15,7 +15,7 @@
  * the clear. Calls over muxws and
  * through an axios instance are not persisted.
  */
-import { issueCall, joinPath, proxyFor } from './compose.js';
+import { issueCall, issuedCalls, joinPath, proxyFor, type IssuedCall } from './compose.js';
 import { ViewSetError } from './errors.js';
 import { useCallStore, warn, type CallRecord, type StoredSend, type ViewSetCall } from './runtime.js';
 
@@ -204,9 +204,28 @@ function startStoring(): void {
  * server-side rendering) it resolves with no calls and leaves persistence off, so a call with
  * `persist` is sent as any other, unstored, and nothing is logged.
  */
+/**
+ * The calls resumed are kept in `issuedCalls.resumed` until they settle, so a live list opened
+ * after them still shows them as pending (a live list's `tell` calls this one on).
+ */
+function keepResumed(): void {
+  if (issuedCalls.resumed) return;
+  const resumed = (issuedCalls.resumed = new Set<IssuedCall>());
+  const next = issuedCalls.tell;
+  issuedCalls.tell = (call, body, promise) => {
+    next?.(call, body, promise);
+    if (!call.resumed) return;
+    const entry = { call, body, promise };
+    resumed.add(entry);
+    const forget = () => void resumed.delete(entry);
+    promise.then(forget, forget);
+  };
+}
+
 export async function resumeCalls(options: ResumeOptions = {}): Promise<ResumedCall[]> {
   if (typeof indexedDB === 'undefined') return [];
   startStoring();
+  keepResumed();
   const stored = await withCalls<StoredCall[]>('readonly', (calls) => calls.getAll());
   const resumed: ResumedCall[] = [];
   for (const record of stored) {

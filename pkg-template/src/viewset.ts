@@ -10,6 +10,8 @@ import { issueCall, proxyCore, type ProxyCore } from './compose.js';
 import type { Follower, RecordsChanged, WatchOptions } from './events.js';
 import { applyChangesOf, watchProxy } from './follow.js';
 import type { ActionsOf, ActionSurface, KeyType, ViewSetMixinClass } from './mixins.js';
+import { liveOf } from './live/index.js';
+import type { LiveList, LiveOptions, LiveParams } from './live/types.js';
 
 /** The primary key type of proxy `P`, read off its `retrieve` (any key when it has none). */
 export type PkOf<P> = P extends { retrieve(pk: infer K, ...rest: any[]): unknown } ? K & KeyType : KeyType; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -90,6 +92,8 @@ export abstract class ViewSetBase {
     const core = proxyCore(options, statics.peerTransport);
     // Not a private field: a proxy kept in Vue state is called with the state's wrapper as `this`.
     keepInternals(this, core);
+    // Vue's reactive()/ref() leave a proxy as it is (no markRaw needed): it holds no reactive state.
+    Object.defineProperty(this, '__v_skip', { value: true });
     this.basePath = core.basePath;
     this.pkFieldName = (statics.pkField ?? get(options, 'pkFieldName')) as string;
     wrapPublicMethods(new.target.prototype);
@@ -116,6 +120,15 @@ export abstract class ViewSetBase {
    */
   watch(options: WatchOptions<PkOf<this>>): Follower {
     return watchProxy(this, options as WatchOptions);
+  }
+
+  /**
+   * A live list of this ViewSet's records: read once (the topic followed from before the read),
+   * then kept current from each change, and this page's own writes shown at once. `params` (sort,
+   * filters, a page) make it read the list again on every change instead of patching it.
+   */
+  live(params?: LiveParams, options?: LiveOptions): LiveList<RecordOf<this>> {
+    return liveOf(this, params, options);
   }
 
   /**
