@@ -17,8 +17,8 @@ const bundle = await rolldown({ input: { index: `${from}/index.js` }, platform: 
 await bundle.write({ dir: to, format: 'esm', entryFileNames: '[name].js', chunkFileNames: '[name].js' });
 await bundle.close();
 // axios-send.js likewise: axios.ts imports it by its URL once a proxy with axiosInstance is made.
-for (const name of ['follow-engine', 'axios-send']) {
-  const chunk = await rolldown({ input: { [name]: `${from}/${name}.js` }, platform: 'neutral', logLevel: 'warn' });
+for (const [name, file] of [['follow-engine', 'follow/index'], ['axios-send', 'axios-send']]) {
+  const chunk = await rolldown({ input: { [name]: `${from}/${file}.js` }, platform: 'neutral', logLevel: 'warn' });
   await chunk.write({ dir: to, format: 'esm', entryFileNames: '[name].js', minify: true });
   await chunk.close();
 }
