@@ -18,8 +18,8 @@ await bundle.write({ dir: to, format: 'esm', entryFileNames: '[name].js', chunkF
 await bundle.close();
 // axios-send.js likewise: axios.ts imports it by its URL once a proxy with axiosInstance is made.
 // live/live-list.js likewise, in a folder of its own: live/index.ts imports it by its URL on the first live().
-for (const name of ['follow-engine', 'axios-send', 'live/live-list']) {
-  const chunk = await rolldown({ input: { [name]: `${from}/${name}.js` }, platform: 'neutral', logLevel: 'warn' });
+for (const [name, file] of [['follow-engine', 'follow/index'], ['axios-send', 'axios-send'], ['live/live-list', 'live/live-list']]) {
+  const chunk = await rolldown({ input: { [name]: `${from}/${file}.js` }, platform: 'neutral', logLevel: 'warn' });
   await chunk.write({ dir: to, format: 'esm', entryFileNames: '[name].js', minify: true });
   await chunk.close();
 }

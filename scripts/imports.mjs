@@ -19,7 +19,7 @@ const LAYERS = [
   // vocabulary: the rendered boundary tables, the clock, reading caller values, headers, bodies
   ['abi/calls', 'abi/muxws', 'clock', 'caller', 'headers', 'body', 'wasm-loader'],
   // what the runtime stands on: errors, the loaded calls module, the timer
-  ['errors', 'abi/muxws-errors', 'calls', 'timer'],
+  ['errors', 'abi/muxws-errors', 'calls', 'timer', 'online'],
   // the call runtime: the one owner of every call's record
   ['runtime'],
   // transports and what reads the runtime: REST, axios, muxws (the driver and its kit), activity
@@ -33,9 +33,13 @@ const LAYERS = [
   // composing calls, and the public muxws API
   ['compose', 'muxws'],
   // options (types), mixins, the built-in actions, persistence, the schema check, live data
-  ['options', 'mixins', 'actions', 'persist', 'schema', 'events', 'follow-wire', 'follow-persist', 'follow-channel', 'follow-push', 'apply-changes', 'follow-kit', 'follow-engine', 'follow'],
-  // live lists: their types, the chunk (live/live-list.js), its kit, and what every app ships (live/index)
-  ['live/types', 'live/live-list', 'live/kit', 'live/index'],
+  ['options', 'mixins', 'actions', 'persist', 'schema', 'events', 'follow-services'],
+  // the follower's chunk (follow/: loaded by the first follow(), watch() or applyChanges()): the engine, then its driver
+  ['follow/backoff', 'follow/engine', 'follow/wire', 'follow/persist', 'follow/channel', 'follow/apply-changes'],
+  ['follow/index'],
+  ['follow'],
+  // live lists: their types, the chunk (live/live-list.js), its services, and what every app ships (live/index)
+  ['live/types', 'live/live-list', 'live/services', 'live/index'],
   // the proxies' base class and factories; 0.6's shapes
   ['viewset'],
   ['proxies'],

@@ -30,10 +30,11 @@ export const BUDGET = { full: 40 * 1024, rest: 18 * 1024 };
 // push session and queue, 1.5 KB, loaded by the first follow() or watch() only); then to 61 KiB
 // with the axios transport's sending half in a module of its own (axios-send.js, loaded by the
 // first axios proxy: an app without axiosInstance ships 0.4 KB less, the package's files hold
-// 0.5 KB more, a module gzipped alone); then to 65 KiB with live lists (issue 28: live/live-list.js,
+// 0.5 KB more, a module gzipped alone); then to 68 KiB with live lists (issue 28: live/live-list.js,
 // about 3.8 KB, which only an app that calls live() loads; what every app ships for the method is
-// about 0.3 KB). BENCHMARKS.md has the figures.
-export const ENFORCED = { full: 65 * 1024, rest: BUDGET.rest };
+// about 0.3 KB; the follower engine of main, 7.4 KB, was already over 61 KiB). BENCHMARKS.md has the
+// figures.
+export const ENFORCED = { full: 68 * 1024, rest: BUDGET.rest };
 
 const APPS = {
   full: `import * as pkg from '@dynamicforms/fastapi-viewsets';

@@ -6,7 +6,6 @@
 import type { HttpError } from './errors.js';
 import type { KeyType } from './mixins.js';
 import type { MuxwsPeerSource } from './options.js';
-import type { PushPeer } from './runtime.js';
 
 /** A topic: a ViewSet's routed base path (`/items`) or a source's (`imports`, `imports:7`). */
 export type Topic = string;
@@ -95,12 +94,27 @@ export interface Follower {
   /** The scope key of a scoped ViewSet topic, once known. */
   readonly scope?: string;
   readonly mode: FollowerMode;
-  /** Resolves once the follower holds a cursor (subscribed, or its first poll answered); rejects when refused or closed first. */
+  /**
+   * Why the follower cannot reach the server now (its polls or its socket's subscribe fail: a
+   * network error, a 5xx, an answer not understood); undefined once an answer came. The follower
+   * goes on asking, with backoff.
+   */
+  readonly error: Error | undefined;
+  /**
+   * Resolves once the follower holds a cursor (subscribed, or its first poll answered) and has
+   * handed out what that answer brought; rejects when it is refused or closed first, or when its
+   * first poll fails (it goes on asking: `error` and `subscribe()` tell when it gets through).
+   */
   readonly ready: Promise<void>;
-  /** Polls now; resolves once that answer was delivered. */
+  /** Polls now; resolves once that answer was handed out, rejects with the error when that poll failed. */
   catchUp(): Promise<void>;
-  /** Stops following (for good). */
+  /** Stops following (for good): nothing is handed out after it. */
   close(): Promise<void>;
+  /**
+   * Calls `listener` once per batch after the mode, cursor, scope or error changed, with the
+   * state consistent; returns its remover. A listener that throws is reported, nothing else.
+   */
+  subscribe(listener: (follower: Follower) => void): () => void;
 }
 
 /** The payload of a ViewSet's `records_changed` event: which records a write created, updated or deleted. */
@@ -113,22 +127,4 @@ export interface RecordsChanged<PK extends KeyType = KeyType> {
 export interface WatchOptions<PK extends KeyType = KeyType> extends FollowCallbacks {
   /** Each change of the proxy's topic, once, in order; awaited before the next. */
   onChange(change: RecordsChanged<PK>, event: EventMessage<RecordsChanged<PK>>): void | Promise<void>;
-}
-
-/**
- * How a follower reaches the server: polls over REST or a muxws peer; over a peer also subscribes
- * its socket (`subscribe`, `unsubscribe`, `pushPeer`). Every request is a call of its own with a
- * new key, in the background, never persisted.
- */
-export interface EventChannel {
-  /** `POST {eventsPath}/poll` with these cursors (and scopes); resolves with the answer as received (unchecked). */
-  poll(cursors: Record<Topic, number | null>, scopes: Record<Topic, string>): Promise<unknown>;
-  /** `POST {eventsPath}/subscribe`: subscribes the peer's current socket to `topic`; resolves with the answer as received. */
-  subscribe?(topic: Topic): Promise<unknown>;
-  /** `POST {eventsPath}/unsubscribe`: the peer's current socket no longer gets `topic`'s pushes. */
-  unsubscribe?(topic: Topic): Promise<unknown>;
-  /** The muxws peer whose socket is subscribed and whose server-opened streams bring the pushes. */
-  pushPeer?(): Promise<PushPeer>;
-  /** The IndexedDB key prefix of this channel's persisted cursors (its origin and events path). */
-  readonly persistKey: string;
 }

@@ -7,20 +7,20 @@
  */
 import { get, internalsOf } from './caller.js';
 import type { ProxyCore } from './compose.js';
-import { followKit, type CheckedFollow } from './follow-kit.js';
-import type { EventChannel, Follower, FollowOptions, Topic, WatchOptions } from './events.js';
+import { followServices, type CheckedFollow, type FollowerInternals, type FollowerState } from './follow-services.js';
+import type { Follower, FollowOptions, Topic, WatchOptions } from './events.js';
 import { muxwsTransport } from './peer-source.js';
 import { restTransport } from './rest.js';
 import { warn } from './runtime.js';
 
 /** The engine chunk, loaded once. */
-let engine: Promise<typeof import('./follow-engine.js')> | undefined;
+let engine: Promise<typeof import('./follow/index.js')> | undefined;
 /**
  * The engine is a module of its own in the package (scripts/bundle.mjs makes it an entry), imported
  * by its URL: an app's bundler emits it as an asset, as it does the muxws module, instead of
  * wrapping the import in a preload helper that every app would ship (Vite's is 0.8 KB).
  */
-function loadEngine(): Promise<typeof import('./follow-engine.js')> {
+function loadEngine(): Promise<typeof import('./follow/index.js')> {
   return (engine ??= import(/* @vite-ignore */ /* webpackIgnore: true */ new URL('./follow-engine.js', import.meta.url).href));
 }
 
@@ -46,18 +46,47 @@ function checked(options: unknown, from: unknown, onEvent: unknown): CheckedFoll
 
 /**
  * The handle of a follower of `topic`, returned at once; the engine runs it once loaded, following
- * through `core` (its transport, headers and interceptors; `owner` names the channel).
+ * through `core` (its transport, headers and interceptors; `owner` names the channel). The handle
+ * reads its state through getters: only the chunk writes it.
  */
 function startFollower(owner: object, core: ProxyCore, topic: Topic, options: CheckedFollow, persistKey: string): Follower {
-  const running = loadEngine().then((module) => module.start(followKit, handle, owner, core, options, persistKey));
-  const later = (name: 'catchUp' | 'close') => () => running.then((follower) => follower[name]());
-  const handle = { topic, cursor: null, mode: 'poll', ready: running.then((follower) => follower.ready), catchUp: later('catchUp'), close: later('close') } as Follower & { mode: string };
+  const state: FollowerState = { mode: 'poll', cursor: null, scope: undefined, error: undefined };
+  const listeners = new Set<(follower: Follower) => void>();
+  let settle!: FollowerInternals['ready'];
+  const ready = new Promise<void>((resolve, reject) => (settle = [resolve, reject]));
+  // awaited or not: a follower refused or closed before its first answer is no unhandled rejection
+  ready.catch(() => {});
+  const handle: Follower = {
+    topic,
+    get cursor() {
+      return state.cursor;
+    },
+    get scope() {
+      return state.scope;
+    },
+    get mode() {
+      return state.mode;
+    },
+    get error() {
+      return state.error;
+    },
+    ready,
+    catchUp: () => running.then((follower) => follower.catchUp()),
+    close: () => running.then((follower) => follower.close()),
+    subscribe(listener) {
+      if (typeof listener !== 'function') throw new TypeError('subscribe() takes a function');
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
+  };
+  const running = loadEngine().then((module) => module.start(followServices, { handle, state, listeners, ready: settle }, owner, core, options, persistKey));
   running.catch((error: unknown) => {
-    handle.mode = 'closed';
+    // the chunk never got the handle: nothing else writes its state
+    state.mode = 'closed';
+    state.error = error instanceof Error ? error : new Error(String(error));
+    settle[1](error);
     warn('the follower could not start', error);
   });
-  // awaited or not: a follower refused or closed before its first answer is no unhandled rejection
-  handle.ready.catch(() => {});
   return handle;
 }
 
@@ -114,5 +143,5 @@ export function watchProxy(proxy: object, options: WatchOptions): Follower {
 
 /** `proxy.applyChanges(rows, change)`: the rows with the change applied (engine chunk). */
 export function applyChangesOf<T>(proxy: object, rows: readonly T[], change: unknown): Promise<T[]> {
-  return loadEngine().then((module) => module.applyChanges(followKit, proxy, rows, change) as Promise<T[]>);
+  return loadEngine().then((module) => module.applyChanges(followServices, proxy, rows, change) as Promise<T[]>);
 }

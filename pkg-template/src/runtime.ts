@@ -23,6 +23,7 @@ import {
 } from './abi/calls.js';
 import { actionRecords, engine, memoryBytes, records } from './calls.js';
 import { now } from './clock.js';
+import { online } from './online.js';
 import { wakeup } from './timer.js';
 import { apiBody, describe, internalsOf } from './caller.js';
 import type { HeaderList } from './headers.js';
@@ -648,22 +649,15 @@ export function retryNow(): void {
 // ------------------------------------------------------------------------------------- online
 
 /**
- * Where the platform says whether it is online (browsers and workers: `navigator.onLine` and the
- * `online`/`offline` events), the engine is told: while offline, repeats wait without spending
- * attempts; online again, every waiting repeat goes at once. Elsewhere (Node) nothing changes.
+ * The engine follows the package's one online source: while offline, repeats wait without
+ * spending attempts; online again, every waiting repeat goes at once. Where the platform cannot
+ * say (Node) it is always online.
  */
-function followOnline(): void {
-  const scope = globalThis as { navigator?: { onLine?: unknown }; addEventListener?: (type: string, listener: () => void) => void };
-  if (typeof scope.navigator?.onLine !== 'boolean' || typeof scope.addEventListener !== 'function') return;
-  const tell = (online: boolean): void => {
-    engine.set_online(online ? 1 : 0, now());
-    pump();
-  };
-  engine.set_online(scope.navigator.onLine ? 1 : 0, now());
-  scope.addEventListener('online', () => tell(true));
-  scope.addEventListener('offline', () => tell(false));
-}
-followOnline();
+engine.set_online(online.isOnline() ? 1 : 0, now());
+online.subscribe((isOnline) => {
+  engine.set_online(isOnline ? 1 : 0, now());
+  pump();
+});
 
 // ------------------------------------------------------------------------------------- timer
 

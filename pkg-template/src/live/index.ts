@@ -5,7 +5,7 @@
  * is wrong rejects `ready`): an app that never calls `live()` never downloads it.
  */
 import { warn } from '../runtime.js';
-import { liveKit } from './kit.js';
+import { liveServices } from './services.js';
 import type { LiveHandle, LiveList, LiveOptions, LiveParams } from './types.js';
 
 type Engine = typeof import('./live-list.js');
@@ -31,7 +31,7 @@ export function liveOf<T>(proxy: object, params?: LiveParams, options?: LiveOpti
     status: { mode: 'poll', loading: true, stale: true, why: 'loading', error: null },
     pendingOf() {},
   } as unknown as LiveHandle;
-  const running = loadLive().then((engine) => engine.start(liveKit, handle, proxy, params, options));
+  const running = loadLive().then((engine) => engine.start(liveServices, handle, proxy, params, options));
   const later =
     (name: 'refresh' | 'close' | 'dismiss' | 'subscribe') =>
     (...args: unknown[]): never =>

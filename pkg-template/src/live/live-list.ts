@@ -16,12 +16,11 @@
  * that is not what it should be makes the list read again.
  */
 import type { CallRecord } from '../runtime.js';
+import type { Wakeup } from '../timer.js';
 import type { Follower, RecordsChanged } from '../events.js';
-import type { LiveKit } from './kit.js';
+import type { LiveServices } from './services.js';
 import type { LiveHandle, LiveList, LiveOptions, LiveParams, LiveStaleReason, LiveStatus, PendingState, PendingWrite } from './types.js';
 
-/** The follower's API as the follower-engine rewrite gives it (`error`, `subscribe`); optional until then. */
-type FollowerNews = Follower & { readonly error?: Error; subscribe?(listener: (follower: Follower) => void): () => void };
 
 type Op = PendingWrite['op'];
 
@@ -74,7 +73,7 @@ const open = new Set<LiveEngine>();
 /** This chunk's `issuedCalls.tell` is installed (once; what was there before, persist.ts's, is called on). */
 let installed = false;
 
-function installTell(kit: LiveKit): void {
+function installTell(kit: LiveServices): void {
   if (installed) return;
   installed = true;
   const next = kit.issuedCalls.tell;
@@ -92,7 +91,7 @@ function count(options: LiveOptions | undefined, name: keyof LiveOptions, fallba
 }
 
 class LiveEngine {
-  readonly #kit: LiveKit;
+  readonly #kit: LiveServices;
   readonly #handle: LiveHandle;
   readonly #listeners = new Set<{ listener: (list: LiveList<unknown>) => void }>();
   readonly #proxy: Record<string, (...args: unknown[]) => Promise<unknown>>;
@@ -103,7 +102,7 @@ class LiveEngine {
   readonly #pkField: string;
   readonly #batch: number;
   readonly #silentAfterMs: number;
-  readonly #follower: FollowerNews;
+  readonly #follower: Follower;
   readonly #unlisten: (() => void)[] = [];
 
   #tick = 0;
@@ -121,13 +120,15 @@ class LiveEngine {
   #queued: Deferred | null = null;
   #readError: Error | null = null;
   #readFailures = 0;
-  #readTimer: ReturnType<typeof setTimeout> | undefined;
+  readonly #readTimer: Wakeup;
   /** The rows of changes to read (by key: the pk as the event gave it). */
   readonly #toFetch = new Map<string, string | number>();
   #fetching = 0;
   #fetchError: Error | null = null;
   #fetchFailures = 0;
-  #fetchTimer: ReturnType<typeof setTimeout> | undefined;
+  readonly #fetchTimer: Wakeup;
+  /** Reads of changes wait for `#fetchTimer` (after a failure). */
+  #fetchWaits = false;
   /** The ViewSet's list takes `{pk}__in` (its schema says so): changed rows are read by one list call. */
   #pkIn = false;
 
@@ -136,7 +137,7 @@ class LiveEngine {
   #wasPush = false;
   #silent = false;
   #peer: { heardAt?: number; isOpen: boolean } | null = null;
-  #silentTimer: ReturnType<typeof setTimeout> | undefined;
+  readonly #silentTimer: Wakeup;
   #closed = false;
   /** A read is needed once the follower holds a cursor again (it had none when the rows were read). */
   #readOnRecovery = false;
@@ -147,8 +148,14 @@ class LiveEngine {
   #rowsDirty = true;
   #marks = new WeakMap<object, Write>();
 
-  constructor(kit: LiveKit, handle: LiveHandle, proxy: object, params: LiveParams | undefined, options: LiveOptions | undefined) {
+  constructor(kit: LiveServices, handle: LiveHandle, proxy: object, params: LiveParams | undefined, options: LiveOptions | undefined) {
     this.#kit = kit;
+    this.#readTimer = kit.wakeup(() => void this.#read());
+    this.#fetchTimer = kit.wakeup(() => {
+      this.#fetchWaits = false;
+      this.#pumpFetch();
+    });
+    this.#silentTimer = kit.wakeup(() => this.#checkSilence());
     this.#handle = handle;
     this.#proxy = proxy as never;
     this.#core = kit.internalsOf(proxy) as never;
@@ -177,7 +184,7 @@ class LiveEngine {
 
     const pick = (name: keyof LiveOptions) => ((options as Record<string, unknown> | undefined)?.[name] === undefined ? {} : { [name]: (options as Record<string, unknown>)[name] });
     // The follower first: the read goes out once it holds a cursor from before it.
-    this.#follower = (proxy as { watch(options: object): FollowerNews }).watch({
+    this.#follower = (proxy as { watch(options: object): Follower }).watch({
       ...pick('pollIntervalMs'),
       ...pick('checkIntervalMs'),
       ...pick('eventsPath'),
@@ -188,8 +195,7 @@ class LiveEngine {
         this.#changed(false);
       },
     });
-    const unsubscribe = this.#follower.subscribe?.(() => this.#followerNews());
-    if (unsubscribe) this.#unlisten.push(unsubscribe);
+    this.#unlisten.push(this.#follower.subscribe(() => this.#followerNews()));
     this.#follower.ready.then(
       () => this.#read(),
       () => {
@@ -276,7 +282,7 @@ class LiveEngine {
 
   async #runRead(done: Deferred): Promise<void> {
     this.#reading = true;
-    clearTimeout(this.#readTimer);
+    this.#readTimer.clear();
     const asOf = ++this.#tick;
     try {
       const proxy = this.#proxy;
@@ -293,7 +299,7 @@ class LiveEngine {
       done.reject(error);
       // tried again (unless a read is already waiting), the delay doubling up to 30 s
       if (!this.#queued && !this.#closed) {
-        this.#readTimer = setTimeout(() => void this.#read(), Math.min(30_000, 250 * 2 ** this.#readFailures));
+        this.#readTimer.set(this.#kit.now() + Math.min(30_000, 250 * 2 ** this.#readFailures));
       }
     } finally {
       this.#reading = false;
@@ -345,7 +351,7 @@ class LiveEngine {
   /** Reads the rows of changes, a batch at a time: one `{pk}__in` list call, or a few retrieves at once. */
   #pumpFetch(): void {
     const limit = this.#pkIn ? 1 : 4;
-    while (!this.#closed && this.#fetching < limit && this.#toFetch.size && this.#fetchTimer === undefined) {
+    while (!this.#closed && this.#fetching < limit && this.#toFetch.size && !this.#fetchWaits) {
       const batch: [string, string | number][] = [];
       for (const entry of this.#toFetch) {
         batch.push(entry);
@@ -387,11 +393,9 @@ class LiveEngine {
       for (const [k, pk] of batch) if ((this.#seen.get(k) ?? 0) < asOf && !this.#gone.has(k)) this.#toFetch.set(k, pk);
       this.#fetchError = error instanceof Error ? error : new Error(String(error));
       this.#fetchFailures++;
-      if (this.#fetchTimer === undefined && !this.#closed) {
-        this.#fetchTimer = setTimeout(() => {
-          this.#fetchTimer = undefined;
-          this.#pumpFetch();
-        }, Math.min(30_000, 250 * 2 ** this.#fetchFailures));
+      if (!this.#fetchWaits && !this.#closed) {
+        this.#fetchWaits = true;
+        this.#fetchTimer.set(this.#kit.now() + Math.min(30_000, 250 * 2 ** this.#fetchFailures));
       }
     } finally {
       this.#fetching--;
@@ -551,8 +555,7 @@ class LiveEngine {
     }
     // while silent, looked at often (the first word heard ends it); else when it would become so
     const wait = silent || !peer.isOpen || heardAt === 0 ? 250 : Math.max(50, this.#silentAfterMs - quiet);
-    this.#silentTimer = setTimeout(() => this.#checkSilence(), wait);
-    (this.#silentTimer as { unref?: () => void }).unref?.();
+    this.#silentTimer.set(this.#kit.now() + wait);
   }
 
   // ------------------------------------------------------------------------------- publishing
@@ -680,9 +683,9 @@ class LiveEngine {
     if (this.#closed) return;
     this.#closed = true;
     open.delete(this);
-    clearTimeout(this.#readTimer);
-    clearTimeout(this.#fetchTimer);
-    clearTimeout(this.#silentTimer);
+    this.#readTimer.clear();
+    this.#fetchTimer.clear();
+    this.#silentTimer.clear();
     for (const stop of this.#unlisten) stop();
     this.#ready.reject(new Error('the live list was closed'));
     this.#queued?.resolve();
@@ -703,6 +706,6 @@ function tellLists(call: CallRecord, body: unknown, promise: Promise<unknown>): 
 }
 
 /** Takes over the handle `live()` returned: the list reads, follows and shows own writes from here. */
-export function start(kit: LiveKit, handle: LiveHandle, proxy: object, params: LiveParams | undefined, options: LiveOptions | undefined): LiveEngine {
+export function start(kit: LiveServices, handle: LiveHandle, proxy: object, params: LiveParams | undefined, options: LiveOptions | undefined): LiveEngine {
   return new LiveEngine(kit, handle, proxy, params, options);
 }

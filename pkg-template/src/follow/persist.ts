@@ -2,7 +2,7 @@
  * Persisted cursors (`persist: true` on `follow()` or `watch()`): per topic of a channel, the
  * cursor and scope in IndexedDB (database `fastapi-viewsets-cursors`, last writer wins across
  * tabs). Where there is no IndexedDB (Node, server-side rendering) nothing is kept and nothing is
- * read, silently. Used by follow-engine.ts only, so it ships in that chunk.
+ * read, silently. Ships in the follower's chunk.
  */
 
 const DATABASE = 'fastapi-viewsets-cursors';

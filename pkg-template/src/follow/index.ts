@@ -1,0 +1,321 @@
+/**
+ * The follower's chunk (`follow-engine.js`), loaded by the first `follow()`, `watch()` or
+ * `applyChanges()`: the driver of the engine (engine.ts). It performs what the engine asks (polls,
+ * subscribes and unsubscribes as calls of the package, the application's handlers one at a time),
+ * tells the engine what came back with the time of the package's one clock, keeps the engine's one
+ * platform timer, and writes the followers' handles, whose `subscribe()` listeners it tells once
+ * per batch, after the batch, with every handle consistent.
+ *
+ * The chunk imports only types from outside its folder: what it needs of the package comes in the
+ * services follow.ts hands it.
+ */
+import type { ProxyCore } from '../compose.js';
+import type { HttpError } from '../errors.js';
+import type { CheckedFollow, FollowerInternals, FollowServices } from '../follow-services.js';
+import type { PushPeer } from '../runtime.js';
+import type { Wakeup } from '../timer.js';
+import { backoff } from './backoff.js';
+import { channelOf, type Channel } from './channel.js';
+import { FollowEngine, type Action } from './engine.js';
+import { loadCursor, saveCursor } from './persist.js';
+import { isObject, own, readPoll, readPush, readSubscribed } from './wire.js';
+
+export { applyChanges } from './apply-changes.js';
+
+/** One started follower, as the driver knows it. */
+interface Entry {
+  readonly id: number;
+  readonly internals: FollowerInternals;
+  readonly options: CheckedFollow;
+  readonly channel: Channel;
+  /** The muxws peer whose socket it is subscribed on, if any. */
+  readonly peer: PushPeer | undefined;
+}
+
+/** A `catchUp()` waiting for its answer (the engine's opaque token). */
+type Waiter = { resolve(): void; reject(error: unknown): void };
+
+/** A peer whose socket followers are subscribed on: its key in the engine, its listeners' removers, its followers. */
+interface PeerEntry {
+  readonly key: number;
+  removers: (() => void)[];
+  followers: number;
+}
+
+let services: FollowServices;
+let engine: FollowEngine;
+let timer: Wakeup;
+const entries = new Map<number, Entry>();
+const channels = new Map<number, Channel>();
+const polls = new Map<number, AbortController>();
+const peers = new Map<PushPeer, PeerEntry>();
+/** The engine's key of each peer, for as long as the peer lives (its channels keep naming it). */
+const peerKeys = new WeakMap<PushPeer, number>();
+/** The handles the batch under way changed: their listeners are told after it. */
+const changed = new Set<Entry>();
+let pumping = false;
+let ids = 0;
+
+/** The engine and its timer, made once, on the package's clock and online source. */
+function setUp(given: FollowServices): void {
+  if (engine) return;
+  services = given;
+  engine = new FollowEngine((attempt, baseMs, capMs) => backoff(attempt, baseMs, capMs));
+  timer = services.wakeup(() => {
+    engine.timeout(services.now());
+    pump();
+  });
+  engine.setOnline(services.now(), services.online.isOnline());
+  services.online.subscribe((online) => {
+    engine.setOnline(services.now(), online);
+    pump();
+  });
+}
+
+/** Performs the engine's actions until it has none; then sets the timer and tells the listeners of the handles that changed. */
+function pump(): void {
+  if (pumping) return;
+  pumping = true;
+  try {
+    for (let action = engine.pollAction(); action; action = engine.pollAction()) {
+      try {
+        perform(action);
+      } catch (error) {
+        services.warn('the follower could not perform an action', error);
+      }
+    }
+  } finally {
+    pumping = false;
+  }
+  timer.set(engine.nextTimeout());
+  const batch = [...changed];
+  changed.clear();
+  for (const entry of batch) {
+    for (const listener of [...entry.internals.listeners]) {
+      try {
+        listener(entry.internals.handle);
+      } catch (error) {
+        services.warn(`a follower's subscribe() listener of ${entry.internals.handle.topic} threw`, error);
+      }
+    }
+  }
+}
+
+/** Tells the engine something at the clock's time, then performs what it answers. */
+function tell(input: (now: number) => void): void {
+  input(services.now());
+  pump();
+}
+
+/** Whether `error` refuses for good, as the backend classes refusals: an `HttpError` of 400–499 other than 429. */
+function refuses(error: unknown): boolean {
+  const status = (error as { status?: unknown } | null)?.status;
+  return error instanceof services.HttpError && typeof status === 'number' && status >= 400 && status < 500 && status !== 429;
+}
+
+/** The error of a topic a poll's answer refused. */
+function refusalOf(status: number, body: unknown, topic: string): HttpError {
+  const detail = isObject(body) && typeof own(body, 'detail') === 'string' ? (own(body, 'detail') as string) : `HTTP ${status}`;
+  return new services.HttpError(status, body, {}, `following ${topic} was refused (${status}): ${detail}`, { key: '', attempts: 1 });
+}
+
+function perform(action: Action): void {
+  switch (action.type) {
+    case 'poll': {
+      const { poll, cursors: list } = action;
+      const controller = new AbortController();
+      polls.set(poll, controller);
+      // no prototype: a topic named __proto__ is a key like any other
+      const cursors: Record<string, number | null> = Object.create(null);
+      const scopes: Record<string, string> = Object.create(null);
+      for (const [topic, cursor, scope] of list) {
+        cursors[topic] = cursor;
+        if (scope !== undefined) scopes[topic] = scope;
+      }
+      const topics = list.map(([topic]) => topic);
+      channels.get(action.channel)!.poll(cursors, scopes, controller.signal).then(
+        (answer) => {
+          polls.delete(poll);
+          const read = readPoll(answer, topics, refusalOf);
+          tell((now) => (read ? engine.pollAnswered(now, poll, read.topics, read.floorMs) : engine.pollFailed(now, poll, new Error('the poll was not answered as the events viewset answers'), false, false)));
+        },
+        (error: unknown) => {
+          polls.delete(poll);
+          tell((now) => engine.pollFailed(now, poll, error, refuses(error), services.tooLarge(error)));
+        },
+      );
+      return;
+    }
+    case 'abandon':
+      polls.get(action.poll)?.abort(new Error('the poll was not answered in time'));
+      polls.delete(action.poll);
+      return;
+    case 'subscribe': {
+      const { sub } = action;
+      channels.get(action.channel)!.push!.subscribe(action.topic).then(
+        (answer) => {
+          const read = readSubscribed(answer);
+          tell((now) => (read ? engine.subscribeAnswered(now, sub, read.rev, read.scope) : engine.subscribeFailed(now, sub, new Error('the subscribe was not answered with a rev'), false)));
+        },
+        (error: unknown) => tell((now) => engine.subscribeFailed(now, sub, error, refuses(error))),
+      );
+      return;
+    }
+    case 'unsubscribe':
+      channels.get(action.channel)!.push!.unsubscribe(action.topic).catch(() => {});
+      return;
+    case 'event': {
+      const entry = entries.get(action.follower)!;
+      const { item } = action;
+      const message: Record<string, unknown> = { topic: entry.internals.handle.topic, event: item.event, version: item.version, rev: item.rev, prev: action.prev, payload: item.payload, via: item.via };
+      if (item.scope !== undefined) message.scope = item.scope;
+      const onEvent = entry.options.onEvent;
+      return run(entry, 'onEvent', onEvent && (() => onEvent(message as never)));
+    }
+    case 'resync': {
+      const entry = entries.get(action.follower)!;
+      const info: Record<string, unknown> = { topic: entry.internals.handle.topic, rev: action.rev };
+      if (action.scope !== undefined) info.scope = action.scope;
+      const onResync = entry.options.onResync;
+      return run(entry, 'onResync', onResync && (() => onResync(info as never)));
+    }
+    case 'refused': {
+      const entry = entries.get(action.follower)!;
+      const onRefused = entry.options.onRefused;
+      return run(entry, 'onRefused', onRefused && (() => onRefused(action.error as HttpError)));
+    }
+    case 'changed': {
+      const entry = entries.get(action.follower);
+      if (!entry) return;
+      const state = entry.internals.state;
+      const moved = state.cursor !== action.view.cursor || state.scope !== action.view.scope;
+      Object.assign(state, action.view);
+      if (moved && entry.options.persist && state.cursor !== null) saveCursor(entry.channel.persistKey, entry.internals.handle.topic, state.cursor, state.scope);
+      changed.add(entry);
+      return;
+    }
+    case 'ready': {
+      const entry = entries.get(action.follower);
+      if (!entry) return;
+      const [resolve, reject] = entry.internals.ready;
+      if (action.ok) resolve();
+      else reject(action.error ?? new Error(`following ${entry.internals.handle.topic} was closed`));
+      return;
+    }
+    case 'gone': {
+      const entry = entries.get(action.follower);
+      if (entry) leave(entry);
+      return;
+    }
+    case 'caughtUp': {
+      const waiter = action.token as Waiter;
+      if (action.ok) waiter.resolve();
+      else waiter.reject(action.error);
+      return;
+    }
+  }
+}
+
+/**
+ * Runs one handler of the application (none: nothing to run) and tells the engine when it
+ * returned or its promise settled: the next of the follower's turn waits for it. What it throws
+ * is reported, never the follower's end.
+ */
+function run(entry: Entry, what: string, handler: (() => unknown) | undefined): void {
+  const done = (): void => tell((now) => engine.handled(now, entry.id));
+  const failed = (error: unknown): void => {
+    services.warn(`${what} of ${entry.internals.handle.topic} threw`, error);
+    done();
+  };
+  let result: unknown;
+  try {
+    result = handler?.();
+  } catch (error) {
+    return failed(error);
+  }
+  if (result !== null && (typeof result === 'object' || typeof result === 'function') && typeof (result as { then?: unknown }).then === 'function') {
+    Promise.resolve(result).then(done, failed);
+  } else done();
+}
+
+/** The follower `entry` follows no more: its peer's listeners go with the peer's last follower. */
+function leave(entry: Entry): void {
+  if (!entries.delete(entry.id) || !entry.peer) return;
+  const known = peers.get(entry.peer);
+  if (!known || --known.followers > 0) return;
+  for (const remove of known.removers.splice(0)) remove();
+  peers.delete(entry.peer);
+}
+
+/** The state of `peer`'s socket as the engine takes it. */
+function stateOf(peer: PushPeer): 'up' | 'down' | 'closed' {
+  return peer.isOpen ? 'up' : peer.isClosed ? 'closed' : 'down';
+}
+
+/**
+ * Tells the engine of `peer`'s socket, and hands it the peer's pushes, while followers are
+ * subscribed on it (`channel`: the channel of the first of them, which names the peer to the engine).
+ */
+function watchPeer(peer: PushPeer, channel: Channel): PeerEntry {
+  let known = peers.get(peer);
+  if (known) return known;
+  let key = peerKeys.get(peer);
+  if (key === undefined) peerKeys.set(peer, (key = ++ids));
+  known = { key, removers: [], followers: 0 } as PeerEntry;
+  peers.set(peer, known);
+  const state = (): 'up' | 'down' | 'closed' => stateOf(peer);
+  engine.addChannel(channel.id, key);
+  const peerKey = key;
+  engine.peerState(services.now(), peerKey, state());
+  known.removers = [
+    // the push is queued with its followers and the handler returns: the pushed stream ends at once
+    peer.onStream((payload, stream) => {
+      const read = readPush((stream as { headers?: unknown }).headers, payload);
+      if (read) tell((now) => engine.pushed(now, peerKey, read.topic, read.event));
+    }),
+    peer.onReconnect(() => tell((now) => engine.peerState(now, peerKey, state()))),
+    peer.onClose(() => tell((now) => engine.peerState(now, peerKey, state()))),
+  ];
+  // a lazy peer's first connection is no reconnect
+  if (!peer.isOpen && !peer.isClosed) {
+    peer.connected.then(
+      () => peers.has(peer) && tell((now) => engine.peerState(now, peerKey, state())),
+      () => peers.has(peer) && tell((now) => engine.peerState(now, peerKey, 'closed')),
+    );
+  }
+  return known;
+}
+
+/** The handle of a started follower: what follow.ts's `catchUp()` and `close()` call once the chunk is loaded. */
+export interface Started {
+  catchUp(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Starts the follower of `internals`' topic on the channel of `owner` (called by follow.ts once this chunk is loaded). */
+export async function start(given: FollowServices, internals: FollowerInternals, owner: object, core: ProxyCore, options: CheckedFollow, persistKey: string): Promise<Started> {
+  setUp(given);
+  const channel = channelOf(services, owner, core, options.eventsPath, persistKey);
+  const topic = internals.handle.topic;
+  let cursor = options.from;
+  let scope: string | undefined;
+  const stored = options.persist ? await loadCursor(channel.persistKey, topic) : undefined;
+  if (stored) [cursor, scope] = [stored.rev, stored.scope];
+  const peer = channel.push ? await channel.push.peer().catch(() => undefined) : undefined;
+  const known = peer && watchPeer(peer, channel);
+  const id = ++ids;
+  if (known) known.followers++;
+  entries.set(id, { id, internals, options, channel, peer });
+  channels.set(channel.id, channel);
+  tell((now) => {
+    engine.addChannel(channel.id, known?.key ?? 0);
+    engine.follow(now, id, { channel: channel.id, topic, cursor, scope, pollIntervalMs: options.pollIntervalMs, checkIntervalMs: options.checkIntervalMs });
+  });
+  return {
+    catchUp: () => new Promise<void>((resolve, reject) => tell((now) => engine.catchUp(now, id, { resolve, reject } satisfies Waiter))),
+    close: () => {
+      tell((now) => engine.close(now, id));
+      return Promise.resolve();
+    },
+  };
+}

@@ -1,0 +1,50 @@
+/**
+ * The package's one source of "online / offline": where the platform says (browsers and workers:
+ * `navigator.onLine` and the `online` / `offline` events), every subscriber is told each change;
+ * elsewhere (Node) the platform is always online. The call runtime, the muxws peers and the
+ * followers subscribe to it; the platform's events are listened to once.
+ */
+
+/** Told `true` when the platform comes back online, `false` when it goes offline. */
+export type OnlineListener = (online: boolean) => void;
+
+/** What a subscriber of the platform's connectivity uses. */
+export interface OnlineSource {
+  /** Whether the platform says it is online now (true where it cannot say). */
+  isOnline(): boolean;
+  /** Tells `listener` every change from now on; returns its remover. */
+  subscribe(listener: OnlineListener): () => void;
+}
+
+type Platform = { navigator?: { onLine?: unknown }; addEventListener?: (type: string, listener: () => void) => void };
+
+const listeners = new Set<OnlineListener>();
+let listening = false;
+
+function tell(online: boolean): void {
+  for (const listener of [...listeners]) {
+    try {
+      listener(online);
+    } catch {
+      // a subscriber's failure is its own; the others are still told
+    }
+  }
+}
+
+/** The platform's connectivity, shared by every part of the package. */
+export const online: OnlineSource = {
+  isOnline() {
+    return (globalThis as Platform).navigator?.onLine !== false;
+  },
+  subscribe(listener) {
+    const scope = globalThis as Platform;
+    // only where the platform says: a scope with addEventListener but no navigator.onLine is not followed
+    if (!listening && typeof scope.navigator?.onLine === 'boolean' && typeof scope.addEventListener === 'function') {
+      listening = true;
+      scope.addEventListener('online', () => tell(true));
+      scope.addEventListener('offline', () => tell(false));
+    }
+    listeners.add(listener);
+    return () => void listeners.delete(listener);
+  },
+};
