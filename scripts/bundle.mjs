@@ -23,3 +23,9 @@ for (const [name, file] of [['follow-engine', 'follow/index'], ['axios-send', 'a
   await chunk.write({ dir: to, format: 'esm', entryFileNames: '[name].js', minify: true });
   await chunk.close();
 }
+// vue/index.js: the subpath @dynamicforms/fastapi-viewsets/vue, an entry of the package's own that
+// imports `vue` (an optional peer) and the package by its own name (one runtime per page), both
+// left as imports. Not minified: an app's bundler minifies it with the app.
+const vue = await rolldown({ input: { 'vue/index': `${from}/vue/index.js` }, platform: 'neutral', logLevel: 'warn', external: ['vue', '@dynamicforms/fastapi-viewsets'] });
+await vue.write({ dir: to, format: 'esm', entryFileNames: '[name].js' });
+await vue.close();

@@ -45,6 +45,9 @@ const LAYERS = [
   ['proxies'],
   // the package's entry
   ['index'],
+  // the Vue subpath (@dynamicforms/fastapi-viewsets/vue): composables over the entry, which it
+  // imports by the package's name
+  ['vue/index'],
 ];
 
 const failures = [];

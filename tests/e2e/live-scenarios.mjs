@@ -174,6 +174,8 @@ export const liveScenarios = {
     const list = proxy.live(undefined, { pollIntervalMs: POLL_MS });
     try {
       await list.ready;
+      const told = [];
+      const stopTold = list.subscribe((current) => told.push(current.rows.map((row) => row.name)));
       const call = proxy.create({ name: 'mine' });
       const row = list.rows.at(-1);
       equal(row?.name, 'mine', 'shown in the same task');
@@ -181,6 +183,9 @@ export const liveScenarios = {
       equal(pending?.key, call.key, 'marked with the call’s key');
       equal(pending?.state, 'sending', 'state');
       equal(list.pending.length, 1, 'one pending write');
+      await Promise.resolve();
+      same(told, [['mine']], 'the listeners are told in the task of the call, once');
+      stopTold();
       const answer = await call;
       await sleep(0);
       same(pairs(list.rows), [[answer.id, 'mine']], 'the answer replaced it');

@@ -79,7 +79,14 @@ function installTell(kit: LiveServices): void {
   const next = kit.issuedCalls.tell;
   kit.issuedCalls.tell = (call, body, promise) => {
     next?.(call, body, promise);
-    tellLists(call, body, promise);
+    for (const list of open) {
+      try {
+        list.own(call, body, promise);
+      } catch (error) {
+        // a body whose reading throws: not shown; the call goes on
+        kit.warn('a live list could not show a write', error);
+      }
+    }
   };
 }
 
@@ -146,6 +153,8 @@ class LiveEngine {
   // publishing
   #flushQueued = false;
   #rowsDirty = true;
+  /** `rows` or `pending` were made since the listeners were last told. */
+  #untold = false;
   #marks = new WeakMap<object, Write>();
 
   constructor(kit: LiveServices, handle: LiveHandle, proxy: object, params: LiveParams | undefined, options: LiveOptions | undefined) {
@@ -571,13 +580,13 @@ class LiveEngine {
   #flush(): void {
     this.#flushQueued = false;
     const before = this.#handle.status;
-    const rowsBefore = this.#handle.rows;
-    const pendingBefore = this.#handle.pending;
     this.#render();
     const status = this.#status();
     const same = (Object.keys(status) as (keyof LiveStatus)[]).every((name) => status[name] === before[name]);
     if (!same) this.#handle.status = status;
-    if (same && rowsBefore === this.#handle.rows && pendingBefore === this.#handle.pending) return;
+    // rows made since the listeners were last told (own() makes them at once, in the task of the call)
+    if (same && !this.#untold) return;
+    this.#untold = false;
     for (const { listener } of [...this.#listeners]) {
       try {
         listener(this.#handle);
@@ -669,6 +678,7 @@ class LiveEngine {
       pending.push(write.shown);
     }
     this.#marks = marks;
+    this.#untold = true;
     this.#handle.rows = Object.freeze(rows);
     if (pending.length || this.#handle.pending.length) this.#handle.pending = Object.freeze(pending);
   }
@@ -691,17 +701,6 @@ class LiveEngine {
     this.#queued?.resolve();
     this.#changed(false);
     await this.#follower.close();
-  }
-}
-
-/** `issuedCalls.tell` while live lists exist: each open list is told of the call. */
-function tellLists(call: CallRecord, body: unknown, promise: Promise<unknown>): void {
-  for (const list of open) {
-    try {
-      list.own(call, body, promise);
-    } catch {
-      // a body whose reading throws: not shown, the call goes on
-    }
   }
 }
 
