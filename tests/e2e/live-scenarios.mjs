@@ -168,6 +168,45 @@ export const liveScenarios = {
     }
   },
 
+  async 'live: a change of 30 records costs one list call where the ViewSet declares id__in, else retrieves 4 at a time'({ pkg, baseUrl, ctl }) {
+    await ctl.seedCatalog();
+    await ctl.reset();
+    const Books = pkg.restViewSet()('id', [pkg.BulkViewSetMixin]);
+    for (const [path, counter] of [['/catalog/indexed', 'indexed'], ['/catalog/bulk', 'bulk']]) {
+      const books = new Books({ basePath: path, baseUrl, schemaCheck: false });
+      const list = books.live(undefined, { pollIntervalMs: POLL_MS });
+      try {
+        await list.ready;
+        // the schema's answer (read once, in the background) is in
+        await sleep(300);
+        // the calls this package sends for the list (the test's own reads of the server are plain fetch)
+        let inFlight = 0;
+        let most = 0;
+        const used = { list: 0, retrieve: 0 };
+        const stop = pkg.onCallActivity((event) => {
+          if (event.method !== 'GET' || !event.path.startsWith(path) || event.path.endsWith('/schema')) return;
+          const kind = event.path === path ? 'list' : 'retrieve';
+          if (event.type === 'start') {
+            used[kind]++;
+            if (kind === 'retrieve') most = Math.max(most, ++inFlight);
+          }
+          if (event.type === 'settle' && kind === 'retrieve') inFlight--;
+        });
+        await other(baseUrl, 'POST', `${path}/bulk`, Array.from({ length: 30 }, (_, i) => ({ title: `bulk ${i}`, author: 'Bulk' })));
+        await untilSame(list, baseUrl, 5000, `${path}: the 30 new records`, path);
+        stop();
+        if (counter === 'indexed') same([used.list, used.retrieve], [1, 0], `${path}: one id__in list call, no retrieve`);
+        else {
+          same([used.list, used.retrieve], [0, 30], `${path}: a retrieve each`);
+          ok(most <= 4, `${path}: at most 4 retrieves at once (${most})`);
+        }
+      } finally {
+        await list.close();
+      }
+    }
+    await ctl.seedCatalog();
+  },
+
   async 'live: an own create shows in the same task, marked with its key, and is reconciled without a duplicate'({ pkg, baseUrl, ctl }) {
     await freshItems(ctl);
     const proxy = restItems(pkg, baseUrl);

@@ -24,9 +24,12 @@ import type { LiveHandle, LiveList, LiveOptions, LiveParams, LiveStaleReason, Li
 
 type Op = PendingWrite['op'];
 
-/** A value of a row and the tick its request went out at. */
+/**
+ * A value of a row and the tick its request went out at. A row an event created and not yet read
+ * holds its place with no value (asOf -1): rows show in the order the server created them.
+ */
 interface Held {
-  value: Record<string, unknown>;
+  value: Record<string, unknown> | undefined;
   asOf: number;
 }
 
@@ -215,7 +218,27 @@ class LiveEngine {
       },
     ).catch(() => {});
     if (this.#core.transport.name === 'muxws') this.#watchSilence();
+    if (this.#patches) this.#readSchema();
     this.#changed(false);
+  }
+
+  /**
+   * Whether the ViewSet's list takes `{pk}__in` (its schema declares the query parameter): then the
+   * records of a change are read by one list call a batch, else by a few retrieves at once. Asked
+   * once, in the background; until it answers (or if it cannot), retrieves.
+   */
+  #readSchema(): void {
+    const request = (this.#proxy as unknown as { request(method: string, path: string, options: object): Promise<unknown> }).request;
+    if (typeof request !== 'function') return;
+    request.call(this.#proxy, 'GET', '/schema', { background: true, repeat: { withinMs: 0 } }).then(
+      (document) => {
+        const paths = isRecord(document) && isRecord(document.paths) ? document.paths : {};
+        const list = Object.entries(paths).find(([path]) => path.replace(/\/$/, '') === this.#core.basePath.replace(/\/$/, ''))?.[1];
+        const parameters = isRecord(list) && isRecord(list.get) && Array.isArray(list.get.parameters) ? list.get.parameters : [];
+        this.#pkIn = typeof this.#proxy.list === 'function' && parameters.some((parameter) => isRecord(parameter) && parameter.in === 'query' && parameter.name === `${this.#pkField}__in`);
+      },
+      () => {},
+    );
   }
 
   // ------------------------------------------------------------------------------- follower
@@ -251,7 +274,10 @@ class LiveEngine {
         this.#base.delete(k);
       } else {
         this.#gone.delete(k);
-        if (this.#patches) this.#toFetch.set(k, pk);
+        if (this.#patches) {
+          this.#toFetch.set(k, pk);
+          if (op === 'created' && !this.#base.has(k)) this.#base.set(k, { value: undefined, asOf: -1 });
+        }
       }
     }
     if (op !== 'deleted' && !this.#patches) void this.#read();
@@ -340,11 +366,12 @@ class LiveEngine {
         }
       }
       next.set(k, { value: value as Record<string, unknown>, asOf });
-      if (!held) this.#absorb(k, value as Record<string, unknown>, asOf);
+      if (!held?.value) this.#absorb(k, value as Record<string, unknown>, asOf);
     }
     if (this.#patches) {
       // rows read after this read went out (created meanwhile) stay, at the end
-      for (const [k, held] of before) if (!next.has(k) && held.asOf > asOf) next.set(k, held);
+      // (and the places of rows created since, still being read)
+      for (const [k, held] of before) if (!next.has(k) && (held.asOf > asOf || (held.value === undefined && (this.#seen.get(k) ?? 0) > asOf))) next.set(k, held);
       // the changes this read already shows need no read of their own
       for (const k of this.#toFetch.keys()) if ((this.#seen.get(k) ?? 0) < asOf) this.#toFetch.delete(k);
       if (!this.#toFetch.size) this.#fetchError = null;
@@ -425,7 +452,7 @@ class LiveEngine {
       return;
     }
     this.#base.set(k, { value, asOf });
-    if (!held) this.#absorb(k, value, asOf);
+    if (!held?.value) this.#absorb(k, value, asOf);
   }
 
   // ------------------------------------------------------------------------------- own writes
@@ -638,6 +665,7 @@ class LiveEngine {
     const rows: unknown[] = [];
     const shownRow = new Map<Write, unknown>();
     for (const [k, held] of this.#base) {
+      if (held.value === undefined) continue;
       let value: Record<string, unknown> | undefined = this.#holds.get(k)?.value ?? held.value;
       const writes = over.get(k);
       if (writes) {
