@@ -29,6 +29,7 @@ export function liveOf<T>(proxy: object, params?: LiveParams, options?: LiveOpti
     rows: empty,
     pending: empty,
     status: { mode: 'poll', loading: true, stale: true, why: 'loading', error: null },
+    follower: null,
     pendingOf() {},
   } as unknown as LiveHandle;
   const running = loadLive().then((engine) => engine.start(liveServices, handle, proxy, params, options));

@@ -17,7 +17,7 @@
  */
 import type { CallRecord } from '../runtime.js';
 import type { Wakeup } from '../timer.js';
-import type { Follower, RecordsChanged } from '../events.js';
+import type { EventMessage, Follower, RecordsChanged, ResyncInfo } from '../events.js';
 import type { LiveServices } from './services.js';
 import type { LiveHandle, LiveList, LiveOptions, LiveParams, LiveStaleReason, LiveStatus, PendingState, PendingWrite } from './types.js';
 
@@ -200,13 +200,20 @@ class LiveEngine {
       ...pick('pollIntervalMs'),
       ...pick('checkIntervalMs'),
       ...pick('eventsPath'),
-      onChange: (change: RecordsChanged) => this.#change(change),
-      onResync: () => void this.#read(),
+      onChange: (change: RecordsChanged, event: EventMessage<RecordsChanged>) => {
+        this.#change(change);
+        this.#tell(options?.onChange, change, event);
+      },
+      onResync: (info: ResyncInfo) => {
+        void this.#read();
+        this.#tell(options?.onResync, info);
+      },
       onRefused: (error: Error) => {
         this.#refused = error;
         this.#changed(false);
       },
     });
+    handle.follower = this.#follower;
     this.#unlisten.push(this.#follower.subscribe(() => this.#followerNews()));
     this.#follower.ready.then(
       () => this.#read(),
@@ -242,6 +249,16 @@ class LiveEngine {
   }
 
   // ------------------------------------------------------------------------------- follower
+
+  /** Calls an observer the options gave; what it throws is reported. */
+  #tell(observer: ((...args: never[]) => unknown) | undefined, ...args: unknown[]): void {
+    if (typeof observer !== 'function') return;
+    try {
+      (observer as (...args: unknown[]) => unknown)(...args);
+    } catch (error) {
+      this.#kit.warn('a live list observer failed', error);
+    }
+  }
 
   /** The follower's mode, cursor or error changed (its `subscribe`). */
   #followerNews(): void {

@@ -1,7 +1,7 @@
 /**
  * The types of a live list (types only): what `proxy.live()` takes and gives.
  */
-import type { FollowerMode } from '../events.js';
+import type { EventMessage, Follower, FollowerMode, RecordsChanged, ResyncInfo } from '../events.js';
 import type { ListParams } from '../mixins.js';
 
 /**
@@ -73,8 +73,12 @@ export interface LiveOptions {
    * nothing this long (ms; default 20000, a peer's default `pingIntervalMs`: give yours).
    */
   silentAfterMs?: number;
-  /** How many records one read of changed records asks at most (a `pk__in` list, or retrieves at once; default 50 and 4). */
+  /** How many records one `{pk}__in` list call asks at most (default 50). */
   batch?: number;
+  /** Told of each change the list applies (for a log or a highlight): what it throws is reported, nothing else. */
+  onChange?(change: RecordsChanged, event: EventMessage<RecordsChanged>): void;
+  /** Told that the server no longer held what was missed: the list reads again. */
+  onResync?(info: ResyncInfo): void;
 }
 
 /**
@@ -89,6 +93,8 @@ export interface LiveList<T> {
   readonly status: LiveStatus;
   /** The own writes not settled yet, and those that failed or whose outcome is unknown (until `dismiss`), oldest first. */
   readonly pending: readonly PendingWrite<T>[];
+  /** The follower of the list's topic (its mode, cursor, scope), once the list's code is loaded. */
+  readonly follower: Follower | null;
   /** Resolves once the first read landed (the follower holds its cursor from before that read); rejects when closed first. */
   readonly ready: Promise<void>;
   /** The pending write a row of `rows` shows, if any. */
