@@ -254,6 +254,34 @@ test('vue: a cut socket and a resync (more writes than the log holds) — the li
   }
 });
 
+test('vue: a persisted write resumed after a reload shows as pending again, then answered once', async () => {
+  await reset();
+  const page = await tab('?persist&delay=60000');
+  try {
+    // its first attempt is lost before the backend; the repeat waits a minute
+    await stack.fault('drop_before', { count: 2, path: '/items', method: 'POST' });
+    const key = await page.evaluate(() => {
+      const call = window.app.items().create({ name: 'persisted' });
+      call.catch(() => {});
+      return call.key;
+    });
+    await page.waitForSelector(`#pending li[data-key="${key}"][data-state="repeating"]`, { timeout: 5000 });
+    await new Promise((resolve) => setTimeout(resolve, 500)); // stored in IndexedDB in the task of the call; let it commit
+    await stack.clearFaults();
+    // the resumed attempt is held 2 s by the proxy: long enough to see it pending after the reload
+    await stack.fault('delay_before:2', { count: 1, path: '/items', method: 'POST' });
+    await page.reload();
+    await page.waitForSelector(`#pending li[data-key="${key}"][data-resumed="true"]`, { timeout: 10_000 });
+    assert.equal(await page.$eval(`#rows li[data-key="${key}"]`, (li) => li.textContent.trim()), 'persisted', 'the row shown, marked with its call');
+    await page.waitForFunction((k) => !document.querySelector(`#pending li[data-key="${k}"]`), key, { timeout: 10_000 });
+    const rows = await untilSame(page, 'answered');
+    assert.deepEqual(rows.map((row) => row.split(':')[1]), ['persisted'], 'created once');
+  } finally {
+    await stack.clearFaults();
+    await page.close();
+  }
+});
+
 test('vue: a component unmounted leaves the server no subscription of that socket', async () => {
   await reset();
   const page = await tab('?transport=muxws');

@@ -1,5 +1,5 @@
 // The app's proxies: REST or muxws (?transport=muxws), for /items or the catalog's books.
-import { connectMuxws, muxwsViewSet, restViewSet, ViewSetMixin, type MuxwsPeer } from '@dynamicforms/fastapi-viewsets';
+import { connectMuxws, muxwsViewSet, restViewSet, resumeCalls, ViewSetMixin, type MuxwsPeer } from '@dynamicforms/fastapi-viewsets';
 
 export interface Item {
   id: number;
@@ -26,8 +26,12 @@ class RestItems extends restViewSet<Item>()('id', [ViewSetMixin]) {}
 class MuxItems extends muxwsViewSet<Item>()('id', [ViewSetMixin]) {}
 class RestBooks extends restViewSet<Book>()('id', [ViewSetMixin]) {}
 
-const repeat = { delayMs: Number(query.get('delay') ?? 50), withinMs: 10_000 };
+const delayMs = Number(query.get('delay') ?? 50);
+const repeat = { delayMs, withinMs: Math.max(10_000, 2 * delayMs) };
+// ?persist: writes live through a reload (IndexedDB), resumed by resumeCalls() before the app mounts
+const persist = query.has('persist');
 export function makeItems(): RestItems | MuxItems {
-  return peer ? new MuxItems({ basePath: '/items', peer, schemaCheck: false, repeat }) : new RestItems({ basePath: '/items', baseUrl: config.baseUrl, schemaCheck: false, repeat });
+  return peer ? new MuxItems({ basePath: '/items', peer, schemaCheck: false, repeat }) : new RestItems({ basePath: '/items', baseUrl: config.baseUrl, schemaCheck: false, repeat, persist });
 }
+export const resume = (): Promise<unknown> => (persist ? resumeCalls() : Promise.resolve());
 export const books = new RestBooks({ basePath: '/catalog/books', baseUrl: config.baseUrl, schemaCheck: false });
