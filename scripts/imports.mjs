@@ -17,7 +17,7 @@ const root = new URL('..', import.meta.url).pathname;
  */
 const LAYERS = [
   // vocabulary: the rendered boundary tables, the clock, reading caller values, headers, bodies
-  ['abi/calls', 'abi/muxws', 'clock', 'caller', 'headers', 'body', 'wasm-loader'],
+  ['abi/calls', 'abi/muxws', 'clock', 'caller', 'headers', 'body', 'wasm-loader', 'chunk'],
   // what the runtime stands on: errors, the loaded calls module, the timer
   ['errors', 'abi/muxws-errors', 'calls', 'timer'],
   // the call runtime: the one owner of every call's record
@@ -33,7 +33,7 @@ const LAYERS = [
   // composing calls, and the public muxws API
   ['compose', 'muxws'],
   // options (types), mixins, the built-in actions, persistence, the schema check, live data
-  ['options', 'mixins', 'actions', 'persist', 'schema', 'events', 'follow-wire', 'follow-persist', 'follow-channel', 'follow-push', 'apply-changes', 'follow-kit', 'follow-engine', 'follow'],
+  ['options', 'mixins', 'actions', 'persist', 'schema-check', 'schema', 'events', 'follow-wire', 'follow-persist', 'follow-channel', 'follow-push', 'apply-changes', 'follow-kit', 'follow-engine', 'follow'],
   // the proxies' base class and factories; 0.6's shapes
   ['viewset'],
   ['proxies'],

@@ -6,6 +6,7 @@
  * `watch()` or `applyChanges()`: an app that never follows anything never downloads it.
  */
 import { get, internalsOf } from './caller.js';
+import { loadChunk } from './chunk.js';
 import type { ProxyCore } from './compose.js';
 import { followKit, type CheckedFollow } from './follow-kit.js';
 import type { EventChannel, Follower, FollowOptions, Topic, WatchOptions } from './events.js';
@@ -21,7 +22,7 @@ let engine: Promise<typeof import('./follow-engine.js')> | undefined;
  * wrapping the import in a preload helper that every app would ship (Vite's is 0.8 KB).
  */
 function loadEngine(): Promise<typeof import('./follow-engine.js')> {
-  return (engine ??= import(/* @vite-ignore */ /* webpackIgnore: true */ new URL('./follow-engine.js', import.meta.url).href));
+  return (engine ??= loadChunk('follow-engine.js', new URL('./follow-engine.js?no-inline', import.meta.url), 0));
 }
 
 /** The options both `follow()` and `watch()` take, checked: a TypeError naming the first that is wrong. */

@@ -87,6 +87,8 @@ export interface Transport {
   openAttempt(call: Readonly<CallRecord>, attempt: number, carried: unknown): AttemptHandle | null;
   /** `retryNow()` while calls wait for this peer: reconnect now (a muxws peer; REST has nothing to do). */
   reconnectNow?(): void;
+  /** A lazy muxws peer's transport: settles once a call has made the peer known (the schema check waits for it). */
+  known?: Promise<unknown>;
   /**
    * The error a call rejects with when its last attempt's own timeout ended it (muxws:
    * `StreamTimeout`); without it, an `AttemptTimeoutError`. Keeps the muxws error classes out of
