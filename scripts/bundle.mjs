@@ -16,8 +16,9 @@ const [from, to] = process.argv.slice(2);
 const bundle = await rolldown({ input: { index: `${from}/index.js` }, platform: 'neutral', logLevel: 'warn' });
 await bundle.write({ dir: to, format: 'esm', entryFileNames: '[name].js', chunkFileNames: '[name].js' });
 await bundle.close();
-// axios-send.js likewise: axios.ts imports it by its URL once a proxy with axiosInstance is made.
-for (const [name, file] of [['follow-engine', 'follow/index'], ['axios-send', 'axios-send']]) {
+// axios-send.js likewise: axios.ts imports it by its URL once a proxy with axiosInstance is made;
+// schema-check.js too: schema.ts imports it once a proxy's schema check has the backend's schema.
+for (const [name, file] of [['follow-engine', 'follow/index'], ['axios-send', 'axios-send'], ['schema-check', 'schema-check']]) {
   const chunk = await rolldown({ input: { [name]: `${from}/${file}.js` }, platform: 'neutral', logLevel: 'warn' });
   await chunk.write({ dir: to, format: 'esm', entryFileNames: '[name].js', minify: true });
   await chunk.close();

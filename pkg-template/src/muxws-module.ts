@@ -102,7 +102,7 @@ let outPointer = 0;
 /** Takes what the package lends the driver, then compiles and instantiates the muxws module. */
 export async function instantiate(given: DriverKit): Promise<void> {
   [muxwsBody, describe, get, errorClasses, TransportUrlError, hasDetail, intercept, addStats, captureHeaders, peerState, registerPeer, report, unregisterPeer, warn, failAttempt, now, wakeup] = given;
-  const module = await compileWasm(new URL('./wasm/muxws_bg.wasm', import.meta.url));
+  const module = await compileWasm(new URL('./wasm/muxws_bg.wasm?no-inline', import.meta.url));
   const exports = new WebAssembly.Instance(module, { muxws: { read } }).exports as unknown as MuxwsExports;
   if (exports.boundary_version() !== Layout.BoundaryVersion) {
     throw new Error(`the muxws module speaks version ${exports.boundary_version()} of the boundary, its driver ${Layout.BoundaryVersion}: a stale cached .wasm?`);

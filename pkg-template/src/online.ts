@@ -21,14 +21,9 @@ type Platform = { navigator?: { onLine?: unknown }; addEventListener?: (type: st
 const listeners = new Set<OnlineListener>();
 let listening = false;
 
+/** Tells every subscriber (the package's own: each keeps its failures to itself). */
 function tell(online: boolean): void {
-  for (const listener of [...listeners]) {
-    try {
-      listener(online);
-    } catch {
-      // a subscriber's failure is its own; the others are still told
-    }
-  }
+  for (const listener of listeners) listener(online);
 }
 
 /** The platform's connectivity, shared by every part of the package. */

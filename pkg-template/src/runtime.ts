@@ -88,6 +88,8 @@ export interface Transport {
   openAttempt(call: Readonly<CallRecord>, attempt: number, carried: unknown): AttemptHandle | null;
   /** `retryNow()` while calls wait for this peer: reconnect now (a muxws peer; REST has nothing to do). */
   reconnectNow?(): void;
+  /** A lazy muxws peer's transport: settles once a call has made the peer known (the schema check waits for it). */
+  known?: Promise<unknown>;
   /**
    * The error a call rejects with when its last attempt's own timeout ended it (muxws:
    * `StreamTimeout`); without it, an `AttemptTimeoutError`. Keeps the muxws error classes out of
@@ -653,9 +655,10 @@ export function retryNow(): void {
  * spending attempts; online again, every waiting repeat goes at once. Where the platform cannot
  * say (Node) it is always online.
  */
-engine.set_online(online.isOnline() ? 1 : 0, now());
+const setOnline = (isOnline: boolean): void => engine.set_online(isOnline ? 1 : 0, now());
+setOnline(online.isOnline());
 online.subscribe((isOnline) => {
-  engine.set_online(isOnline ? 1 : 0, now());
+  setOnline(isOnline);
   pump();
 });
 
