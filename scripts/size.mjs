@@ -30,8 +30,12 @@ export const BUDGET = { full: 40 * 1024, rest: 18 * 1024 };
 // push session and queue, 1.5 KB, loaded by the first follow() or watch() only); then to 61 KiB
 // with the axios transport's sending half in a module of its own (axios-send.js, loaded by the
 // first axios proxy: an app without axiosInstance ships 0.4 KB less, the package's files hold
-// 0.5 KB more, a module gzipped alone). BENCHMARKS.md has the figures.
-export const ENFORCED = { full: 61 * 1024, rest: BUDGET.rest };
+// 0.5 KB more, a module gzipped alone); then to 62 KiB with the REST fallback of muxws peers
+// (issue 26: the fallback rule in the muxws module, 0.4 KB; in the driver, the REST attempt of a
+// muxws call and the body bytes the backend hashes over muxws, 0.9 KB). The REST-only app does not
+// grow by the fallback; the query-in-path fix of compose.ts costs it 34 B (16791 → 16825 B).
+// BENCHMARKS.md has the figures.
+export const ENFORCED = { full: 62 * 1024, rest: BUDGET.rest };
 
 const APPS = {
   full: `import * as pkg from '@dynamicforms/fastapi-viewsets';

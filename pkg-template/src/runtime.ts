@@ -123,6 +123,17 @@ export interface PushPeer {
   onReconnect(listener: () => unknown): () => void;
   /** Adds a listener of each socket loss; returns its remover. */
   onClose(listener: () => unknown): () => void;
+  /**
+   * The REST origin the peer's calls go to while they fall back (`restFallback`: the socket cannot
+   * be had); undefined while they go over the socket, and always without `restFallback`.
+   */
+  readonly restBase: string | undefined;
+  /**
+   * Adds a listener called as the fallback starts (`restBase`, a string) and ends (undefined, once a
+   * socket is up again: `onReconnect`, or for a peer that never connected before, nothing else);
+   * returns its remover.
+   */
+  onFallback(listener: (restBase: string | undefined) => unknown): () => void;
 }
 
 /** An attempt under way, as its transport returns it. */
