@@ -30,12 +30,14 @@ export const BUDGET = { full: 40 * 1024, rest: 18 * 1024 };
 // push session and queue, 1.5 KB, loaded by the first follow() or watch() only); then to 61 KiB
 // with the axios transport's sending half in a module of its own (axios-send.js, loaded by the
 // first axios proxy: an app without axiosInstance ships 0.4 KB less, the package's files hold
-// 0.5 KB more, a module gzipped alone); then to 64 KiB with the follower as an engine (issue 27:
-// follow-engine.js 4.5 -> 7.5 KB, loaded only by apps that follow something; the REST-only app did
-// not grow) and the schema check's comparison in a chunk of its own (schema-check.js, 0.4 KB).
+// 0.5 KB more, a module gzipped alone); then to 62 KiB with the REST fallback of muxws peers
+// (issue 26: the fallback rule in the muxws module, 0.4 KB; in the driver, the REST attempt of a
+// muxws call and the body bytes the backend hashes over muxws, 0.9 KB); then to 66 KiB with the
+// follower as an engine (issue 27: follow-engine.js 4.5 -> 7.5 KB, loaded only by apps that follow
+// something) and the schema check's comparison in a chunk of its own (schema-check.js, 0.4 KB).
 // BENCHMARKS.md has the figures.
 // The REST-only app is held to 16.5 KiB (issue 29), measured as an app with Vite's defaults builds.
-export const ENFORCED = { full: 64 * 1024, rest: 16.5 * 1024 };
+export const ENFORCED = { full: 66 * 1024, rest: 16.5 * 1024 };
 
 const APPS = {
   full: `import * as pkg from '@dynamicforms/fastapi-viewsets';

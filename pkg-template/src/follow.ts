@@ -68,7 +68,7 @@ function startFollower(owner: object, core: ProxyCore, topic: Topic, options: Ch
   running.catch((error: unknown) => {
     // the chunk never got the handle: nothing else writes its state (the warning says why)
     handle.mode = 'closed';
-    warn('follow() failed', error);
+    warn('follow failed', error);
   });
   // awaited or not: a follower refused or closed before its first answer is no unhandled rejection
   handle.ready.catch(() => {});

@@ -10,7 +10,7 @@ import { muxwsBody } from './body.js';
 import { describe, get } from './caller.js';
 import { ERROR_CLASSES } from './abi/muxws-errors.js';
 import { TransportUrlError, type ErrorProps } from './errors.js';
-import { hasDetail, intercept } from './rest.js';
+import { hasDetail, intercept, restTransport } from './rest.js';
 import { now } from './clock.js';
 import { addStats, captureHeaders, failAttempt, peerState, registerPeer, report, unregisterPeer, warn } from './runtime.js';
 import { wakeup } from './timer.js';
@@ -40,6 +40,8 @@ export const driverKit = [
   failAttempt,
   now,
   wakeup,
+  /** The REST transport, which a peer's calls fall back to (`restFallback`). */
+  restTransport,
 ] as const;
 
 /** The type of {@link driverKit}. */

@@ -33,7 +33,7 @@ import {
 import { deferred, StreamCore, type CallPending, type Deferred, type Pending, type RequestPending } from './muxws-stream.js';
 import { PlatformSocket } from './muxws-socket.js';
 import { addListener, notify, type Listener } from './muxws-listeners.js';
-import { makePeer, whole, type Options } from './muxws-options.js';
+import { fallbackOf, makePeer, whole, type FallbackOptions, type Options } from './muxws-options.js';
 import { callTransport, finishCall, type CallPeer } from './muxws-calls.js';
 
 /** How long a flush may write before it lets other work in (bytes). */
@@ -56,6 +56,13 @@ export class PeerCore implements CallPeer {
   /** Makes the public `MuxwsStream` of a pushed stream. */
   #wrapStream: (core: StreamCore) => object = (core) => core;
   readonly #interceptors = new Set<Listener>();
+  readonly #onFallback = new Set<Listener>();
+  /** `restFallback`: after how long away its calls go over REST, and where (null: never). */
+  readonly #fallback: FallbackOptions | null;
+  /** Where its calls go while they fall back (the module said so); undefined otherwise. */
+  #restBase: string | undefined;
+  /** Resolves once the fallback starts, for `connectMuxws` with `restFallback`. */
+  readonly #falling = deferred<object>();
   #connecting: Deferred<object> | null = deferred<object>();
   #closing: (() => void)[] = [];
   #forGood = false;
@@ -68,8 +75,10 @@ export class PeerCore implements CallPeer {
   /** @internal Made by `connect()`. */
   constructor(url: string, options: Options) {
     this.#url = url;
+    this.#fallback = fallbackOf(options, url);
     this.#handle = makePeer(options, this.#onClose, this.#onReconnect, this.#onStream, this.#interceptors);
     this.#cap = mw.frame_cap(this.#handle);
+    if (this.#fallback) mw.fallback(this.#handle, this.#fallback.afterMs, now());
     // Before the first socket opens: a push that follows the connect at once is not refused.
     this.#acceptPushes();
   }
@@ -92,6 +101,24 @@ export class PeerCore implements CallPeer {
   /** Resolves once the first connection is established; rejects when it failed for good. */
   get connected(): Promise<object> {
     return this.#connecting?.promise ?? (this.#forGood ? Promise.reject(closedForGood()) : Promise.resolve(this.#facade));
+  }
+
+  /**
+   * What `connectMuxws` waits for: the first connection, or with `restFallback` also the start of
+   * the fallback, whichever comes first.
+   */
+  get ready(): Promise<object> {
+    return this.#fallback ? Promise.race([this.connected, this.#falling.promise]) : this.connected;
+  }
+
+  /** The REST origin its calls go to while they fall back; undefined while they go over the socket. */
+  get restBase(): string | undefined {
+    return this.#restBase;
+  }
+
+  /** Adds a listener of the fallback's start (`restBase`) and end (undefined); returns its remover. */
+  onFallback(listener: (restBase: string | undefined) => unknown): () => void {
+    return addListener(this.#onFallback, listener, 'onFallback(listener)');
   }
 
   /** The URL this peer dials. */
@@ -377,7 +404,7 @@ export class PeerCore implements CallPeer {
       const error = makeError(cls, message, { code, reason: reason || undefined, payload: payload ? JSON.parse(payload) : undefined });
       this.#connecting?.reject(error);
       this.#connecting = null;
-      peerState(this.#peerId, PeerState.ClosedForGood);
+      if (!this.#fallback) peerState(this.#peerId, PeerState.ClosedForGood);
     },
     reconnected: (count) => {
       peerState(this.#peerId, PeerState.Available);
@@ -391,7 +418,16 @@ export class PeerCore implements CallPeer {
         this.#connecting = null;
         for (const resolve of this.#closing.splice(0)) resolve();
       }
-      peerState(this.#peerId, willRetry ? PeerState.Unavailable : PeerState.ClosedForGood);
+      // Closed for good with a fallback: the fallback's record follows, which sends its calls over REST.
+      if (willRetry || !this.#fallback) peerState(this.#peerId, willRetry ? PeerState.Unavailable : PeerState.ClosedForGood);
+    },
+    fallback: (on) => {
+      this.#restBase = on ? this.#fallback?.base : undefined;
+      notify(this.#onFallback, 'onFallback', this.#restBase);
+      if (!on) return;
+      this.#falling.resolve(this.#facade);
+      // The calls that wait for the socket go now, over REST.
+      peerState(this.#peerId, PeerState.Available);
     },
     goAway: () => peerState(this.#peerId, PeerState.Unavailable),
     release: (source) => sources.delete(source),

@@ -74,7 +74,6 @@ function setUp(given: FollowServices): void {
     engine.timeout(services.now());
     pump();
   });
-  engine.setOnline(services.now(), services.online.isOnline());
   services.online.subscribe((online) => {
     engine.setOnline(services.now(), online);
     pump();
@@ -293,6 +292,9 @@ function watchPeer(peer: PushPeer, channel: Channel): PeerEntry {
     }),
     peer.onReconnect(() => tell((now) => engine.peerState(now, peerKey, state()))),
     peer.onClose(() => tell((now) => engine.peerState(now, peerKey, state()))),
+    // while the peer's calls fall back to REST its followers poll there (the channel reads restBase);
+    // once a socket is up again they subscribe again, and the catch-up poll follows from the cursor
+    peer.onFallback(() => tell((now) => engine.peerState(now, peerKey, state()))),
   ];
   // a lazy peer's first connection is no reconnect
   if (!peer.isOpen && !peer.isClosed) {
