@@ -4,6 +4,7 @@
 // unchanged in Node 20 (--experimental-websocket) and in headless Chromium.
 import { equal, ok, same } from './check.mjs';
 import { recordActivity, sleep } from './control.mjs';
+import { chain, freshKey, publish } from './events-scenarios.mjs';
 
 function api(pkg, base) {
   return class Items extends base()('id', [pkg.ViewSetMixin]) {};
@@ -213,6 +214,37 @@ export const transportsScenarios = {
       await until(() => peer.isOpen, 'upgrades allowed again', 5000);
       equal((await mux.request('POST', '/echo', { body: 2 })).transport, 'muxws', 'over muxws again');
     } finally {
+      await ctl.clearFaults();
+      await peer.close();
+    }
+  },
+
+  async 'transports: upgrades refused from the start: the follower polls over REST meanwhile, then returns to push; every event once, in order'({ pkg, baseUrl, wsUrl, ctl }) {
+    await ctl.refuseWs();
+    const peer = await pkg.connectMuxws(wsUrl, { reconnect: { initialDelayMs: 100, maxDelayMs: 400 }, restFallback: { afterMs: 500 } });
+    const key = freshKey();
+    const got = [];
+    const modes = [];
+    const follower = pkg.follow(`imports:${key}`, { peer, pollIntervalMs: 200, checkIntervalMs: 60_000, onEvent: (event) => got.push(event) });
+    follower.subscribe((f) => modes.push(f.mode));
+    try {
+      await follower.ready;
+      const from = follower.cursor;
+      equal(follower.mode, 'poll', 'no socket: it polls');
+      const polled = await publish(baseUrl, key, 3);
+      await until(() => got.length >= 3, 'the 3 events by poll over REST', 5000);
+      same(got.map((event) => event.via), ['poll', 'poll', 'poll'], 'by poll while the calls fall back');
+      await ctl.allowWs();
+      await until(() => follower.mode === 'push', "mode 'push' once upgrades come back", 8000);
+      const pushed = await publish(baseUrl, key, 3);
+      await until(() => got.length >= 6, 'the 3 events by push', 5000);
+      await sleep(300);
+      same(got.map((event) => event.rev), [...polled, ...pushed], 'every rev, once, in order');
+      chain(got, from, 'the chain across the switch');
+      same(got.slice(3).map((event) => event.via), ['push', 'push', 'push'], 'by push once the socket is up');
+      ok(modes.includes('poll') && modes.at(-1) === 'push', `subscribe() told the modes (${modes.join(', ')})`);
+    } finally {
+      await follower.close();
       await ctl.clearFaults();
       await peer.close();
     }
