@@ -36,6 +36,9 @@ import { addListener, notify, type Listener } from './muxws-listeners.js';
 import { fallbackOf, makePeer, whole, type FallbackOptions, type Options } from './muxws-options.js';
 import { callTransport, finishCall, type CallPeer } from './muxws-calls.js';
 
+
+/** How long a pushed stream may stay open after its handlers returned before it is reset (the server's half never ended). */
+const PUSH_HOLD_MS = 5000;
 /** How long a flush may write before it lets other work in (bytes). */
 const FLUSH_BYTES = 256 * 1024;
 
@@ -310,6 +313,10 @@ export class PeerCore implements CallPeer {
     }
     const finish = () => {
       mw.finish(this.#handle, tag);
+      // a pushed stream the server never ends would hold one of its 100 slots for good: it is reset
+      // (TIMEOUT) once it has been held this long after its handlers returned
+      mw.set_deadline(this.#handle, tag, now() + PUSH_HOLD_MS);
+      this.#rearm();
       this.#pump();
     };
     const fail = (caught: unknown) => {
