@@ -15,6 +15,7 @@ import {
   muxwsBody,
   mw,
   now,
+  online,
   peerState,
   put,
   putShort,
@@ -575,14 +576,13 @@ export class PeerCore implements CallPeer {
 const livePeers = new Set<PeerCore>();
 
 /**
- * Where the platform says it is back online (browsers and workers: the `online` event), every peer
- * waiting out a reconnect delay dials at once, whether or not a call waits for it; a connected or
- * closed peer is left as it is. Elsewhere (Node) nothing changes.
+ * Where the platform says it is back online (the package's one online source: browsers and
+ * workers), every peer waiting out a reconnect delay dials at once, whether or not a call waits for
+ * it; a connected or closed peer is left as it is. Elsewhere (Node) nothing changes.
  */
 export function followOnline(): void {
-  const scope = globalThis as { addEventListener?: (type: string, listener: () => void) => void };
-  if (typeof scope.addEventListener !== 'function') return;
-  scope.addEventListener('online', () => {
+  online.subscribe((isOnline) => {
+    if (!isOnline) return;
     for (const peer of livePeers) {
       try {
         peer.reconnectNow();
