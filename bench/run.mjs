@@ -233,6 +233,10 @@ async function callsInPage({ baseUrl, wsUrl, nSeq, nConc, rounds, warmup }) {
   const rest = new Rest({ basePath: '/items', baseUrl, schemaCheck: false });
   const peer = await pkg.connectMuxws(wsUrl, {});
   const mux = new Mux({ basePath: '/items', peer, schemaCheck: false });
+  // A muxws proxy whose peer falls back (restFallback): its socket can never be had (nothing listens
+  // on port 1), so every call goes over REST to baseUrl, with the body bytes muxws would hash.
+  const fallenPeer = await pkg.connectMuxws('ws://127.0.0.1:1/ws', { restFallback: { afterMs: 0, baseUrl }, reconnect: { initialDelayMs: 1000, maxDelayMs: 30_000 } });
+  const fallen = new Mux({ basePath: '/items', peer: fallenPeer, schemaCheck: false });
   const url = `${baseUrl}/items/slow?sleep=0`;
   const raw = async (note) => {
     const response = await fetch(url, {
@@ -259,7 +263,7 @@ async function callsInPage({ baseUrl, wsUrl, nSeq, nConc, rounds, warmup }) {
   };
   const kinds = { raw, rest: (note) => slow(rest, note), mux: (note) => slow(mux, note) };
   const order = Object.keys(kinds);
-  const seqKinds = { ...kinds, rawDue };
+  const seqKinds = { ...kinds, rawDue, fallen: (note) => slow(fallen, note) };
   const seqOrder = Object.keys(seqKinds);
   const check = (answer, note) => {
     if (answer?.note !== note) throw new Error(`wrong answer ${JSON.stringify(answer)} for ${note}`);
@@ -267,7 +271,7 @@ async function callsInPage({ baseUrl, wsUrl, nSeq, nConc, rounds, warmup }) {
   for (let i = 0; i < warmup; i += 1) {
     for (const kind of seqOrder) check(await seqKinds[kind](`warm ${i}`), `warm ${i}`);
   }
-  const latency = { raw: [], rest: [], mux: [], rawDue: [] };
+  const latency = { raw: [], rest: [], mux: [], rawDue: [], fallen: [] };
   for (let i = 0; i < nSeq; i += 1) {
     for (let j = 0; j < seqOrder.length; j += 1) {
       const kind = seqOrder[(i + j) % seqOrder.length]; // rotate who goes first
@@ -289,6 +293,7 @@ async function callsInPage({ baseUrl, wsUrl, nSeq, nConc, rounds, warmup }) {
     }
   }
   await peer.close();
+  await fallenPeer.close({ drainMs: 0 });
   return { latency, wall };
 }
 
@@ -699,11 +704,13 @@ function render(r) {
     [`… the same, SDK vs a raw fetch that does what every call must (an AbortSignal, reads Content-Type, text() + JSON.parse), Chromium`, `${ms(seq(c.latency.rest))} ms (${plus(seq(c.latency.rest) - seq(c.latency.rawDue))})`, `${ms(seq(c.latency.rawDue))} ms`, ratio(seq(c.latency.rest), seq(c.latency.rawDue)), `—`],
     [`REST, ${N_CONC} concurrent calls, wall time (median of ${ROUNDS}), Chromium: SDK vs raw fetch`, `${ms(conc(c.wall.rest))} ms`, `${ms(conc(c.wall.raw))} ms`, paired(c.wall.rest, c.wall.raw), goal(pairedValue(c.wall.rest, c.wall.raw) <= GOALS.restConc, `≤ ${GOALS.restConc}×`)],
     [`muxws vs REST (both through the SDK), median latency of ${N_SEQ} sequential calls, Chromium`, `${ms(seq(c.latency.mux))} ms`, `${ms(seq(c.latency.rest))} ms`, ratio(seq(c.latency.mux), seq(c.latency.rest)), goal(seq(c.latency.mux) / seq(c.latency.rest) <= GOALS.muxVsRest, `≤ ${GOALS.muxVsRest}×`)],
+    [`A muxws proxy's call while its peer falls back over REST (restFallback) vs a REST proxy's call, median latency of ${N_SEQ} sequential calls, Chromium`, `${ms(seq(c.latency.fallen))} ms`, `${ms(seq(c.latency.rest))} ms`, ratio(seq(c.latency.fallen), seq(c.latency.rest)), '—'],
     [`muxws (one socket) vs REST (SDK), ${N_CONC} concurrent calls, wall time, Chromium`, `${ms(conc(c.wall.mux))} ms`, `${ms(conc(c.wall.rest))} ms`, paired(c.wall.mux, c.wall.rest), '—'],
     [`muxws (one socket) vs raw fetch, ${N_CONC} concurrent calls, wall time, Chromium`, `${ms(conc(c.wall.mux))} ms`, `${ms(conc(c.wall.raw))} ms`, paired(c.wall.mux, c.wall.raw), '—'],
     [`REST, median latency of ${N_SEQ} sequential calls, Node 20: SDK vs raw fetch`, `${ms(seq(n.latency.rest))} ms (${plus(seq(n.latency.rest) - seq(n.latency.raw))})`, `${ms(seq(n.latency.raw))} ms`, ratio(seq(n.latency.rest), seq(n.latency.raw)), '—'],
     [`REST, ${N_CONC} concurrent calls, wall time, Node 20: SDK vs raw fetch`, `${ms(conc(n.wall.rest))} ms`, `${ms(conc(n.wall.raw))} ms`, paired(n.wall.rest, n.wall.raw), '—'],
     [`muxws vs REST (SDK), median latency, Node 20`, `${ms(seq(n.latency.mux))} ms`, `${ms(seq(n.latency.rest))} ms`, ratio(seq(n.latency.mux), seq(n.latency.rest)), '—'],
+    [`A muxws proxy's call while it falls back over REST vs a REST proxy's call, median latency, Node 20`, `${ms(seq(n.latency.fallen))} ms`, `${ms(seq(n.latency.rest))} ms`, ratio(seq(n.latency.fallen), seq(n.latency.rest)), '—'],
     [`muxws vs REST (SDK), ${N_CONC} concurrent calls, wall time, Node 20`, `${ms(conc(n.wall.mux))} ms`, `${ms(conc(n.wall.rest))} ms`, paired(n.wall.mux, n.wall.rest), '—'],
     [`pendingCalls() with ${r.pending.listed} pending calls (median of 25), Chromium`, `${ms(median(r.pending.list))} ms`, `goal ${GOALS.pendingCallsMs} ms`, ratio(median(r.pending.list), GOALS.pendingCallsMs), goal(median(r.pending.list) < GOALS.pendingCallsMs, '< 1.00×')],
     [`pendingCallCount() with ${r.pending.counted} pending calls, Chromium`, `${(median(r.pending.countTimes) * 1e6).toFixed(0)} ns`, '—', '—', '—'],

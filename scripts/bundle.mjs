@@ -16,9 +16,10 @@ const [from, to] = process.argv.slice(2);
 const bundle = await rolldown({ input: { index: `${from}/index.js` }, platform: 'neutral', logLevel: 'warn' });
 await bundle.write({ dir: to, format: 'esm', entryFileNames: '[name].js', chunkFileNames: '[name].js' });
 await bundle.close();
-// axios-send.js likewise: axios.ts imports it by its URL once a proxy with axiosInstance is made.
-// live/live-list.js likewise, in a folder of its own: live/index.ts imports it by its URL on the first live().
-for (const [name, file] of [['follow-engine', 'follow/index'], ['axios-send', 'axios-send'], ['live/live-list', 'live/live-list']]) {
+// axios-send.js likewise: axios.ts imports it by its URL once a proxy with axiosInstance is made;
+// schema-check.js too: schema.ts imports it once a proxy's schema check has the backend's schema;
+// live/live-list.js too, in a folder of its own: live/index.ts imports it by its URL on the first live().
+for (const [name, file] of [['follow-engine', 'follow/index'], ['axios-send', 'axios-send'], ['schema-check', 'schema-check'], ['live/live-list', 'live/live-list']]) {
   const chunk = await rolldown({ input: { [name]: `${from}/${file}.js` }, platform: 'neutral', logLevel: 'warn' });
   await chunk.write({ dir: to, format: 'esm', entryFileNames: '[name].js', minify: true });
   await chunk.close();

@@ -17,7 +17,7 @@ const root = new URL('..', import.meta.url).pathname;
  */
 const LAYERS = [
   // vocabulary: the rendered boundary tables, the clock, reading caller values, headers, bodies
-  ['abi/calls', 'abi/muxws', 'clock', 'caller', 'headers', 'body', 'wasm-loader'],
+  ['abi/calls', 'abi/muxws', 'clock', 'caller', 'headers', 'body', 'wasm-loader', 'chunk'],
   // what the runtime stands on: errors, the loaded calls module, the timer
   ['errors', 'abi/muxws-errors', 'calls', 'timer', 'online'],
   // the call runtime: the one owner of every call's record
@@ -33,7 +33,7 @@ const LAYERS = [
   // composing calls, and the public muxws API
   ['compose', 'muxws'],
   // options (types), mixins, the built-in actions, persistence, the schema check, live data
-  ['options', 'mixins', 'actions', 'persist', 'schema', 'events', 'follow-services'],
+  ['options', 'mixins', 'actions', 'persist', 'schema-check', 'schema', 'events', 'follow-services'],
   // the follower's chunk (follow/: loaded by the first follow(), watch() or applyChanges()): the engine, then its driver
   ['follow/backoff', 'follow/engine', 'follow/wire', 'follow/persist', 'follow/channel', 'follow/apply-changes'],
   ['follow/index'],

@@ -60,6 +60,12 @@ if [ -f tests/types/oldest/node_modules/.package-lock.json ] && cmp -s tests/typ
 else
   (cd tests/types/oldest && npm ci --no-audit --no-fund && cp package-lock.json node_modules/.install-stamp)
 fi
+# The newest TypeScript 6.x, for the packed package's type check (tests/types/packed.mjs).
+if [ -f tests/types/newest/node_modules/.package-lock.json ] && cmp -s tests/types/newest/package-lock.json tests/types/newest/node_modules/.install-stamp; then
+  echo "TypeScript 6: present"
+else
+  (cd tests/types/newest && npm ci --no-audit --no-fund && cp package-lock.json node_modules/.install-stamp)
+fi
 
 step "Python venv for the test backend"
 if [ -x .venv/bin/python ] && cmp -s tests/backend/requirements.txt .venv/.install-stamp; then

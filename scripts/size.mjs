@@ -30,11 +30,18 @@ export const BUDGET = { full: 40 * 1024, rest: 18 * 1024 };
 // push session and queue, 1.5 KB, loaded by the first follow() or watch() only); then to 61 KiB
 // with the axios transport's sending half in a module of its own (axios-send.js, loaded by the
 // first axios proxy: an app without axiosInstance ships 0.4 KB less, the package's files hold
-// 0.5 KB more, a module gzipped alone); then to 68 KiB with live lists (issue 28: live/live-list.js,
-// about 3.8 KB, which only an app that calls live() loads; what every app ships for the method is
-// about 0.3 KB; the follower engine of main, 7.4 KB, was already over 61 KiB). BENCHMARKS.md has the
-// figures.
-export const ENFORCED = { full: 68 * 1024, rest: BUDGET.rest };
+// 0.5 KB more, a module gzipped alone); then to 62 KiB with the REST fallback of muxws peers
+// (issue 26: the fallback rule in the muxws module, 0.4 KB; in the driver, the REST attempt of a
+// muxws call and the body bytes the backend hashes over muxws, 0.9 KB); then to 66 KiB with the
+// follower as an engine (issue 27: follow-engine.js 4.5 -> 7.5 KB, loaded only by apps that follow
+// something) and the schema check's comparison in a chunk of its own (schema-check.js, 0.4 KB).
+// Then to 70 KiB with live lists (issue 28: live/live-list.js, 3.8 KB, loaded only by an app that
+// calls live()). BENCHMARKS.md has the figures.
+// The REST-only app is held to 16.5 KiB (issue 29), measured as an app with Vite's defaults builds;
+// here 16.8 KiB: proxy.live() costs every app 0.27 KB (the method, the handle it returns at once,
+// the chunk's loader, the hook that tells live lists of calls issued, __v_skip), which issue 28's
+// budget ("no more than today") does not allow: NOT SETTLED, see the branch's report.
+export const ENFORCED = { full: 70 * 1024, rest: 16.8 * 1024 };
 
 const APPS = {
   full: `import * as pkg from '@dynamicforms/fastapi-viewsets';
@@ -65,6 +72,22 @@ list.subscribe(() => { document.body.textContent = list.rows.length; });`,
 /** What each app is called in the output. */
 const LABEL = { full: 'whole package', rest: 'REST-only app', watch: 'REST-only app with watch()', live: 'REST-only app with live()' };
 
+/** Vite's modulepreload polyfill as it begins an app's entry: an app without the package, built with the same defaults. */
+async function vitePolyfill() {
+  const root = resolve('target', 'size-apps', 'no-package');
+  rmSync(root, { recursive: true, force: true });
+  mkdirSync(root, { recursive: true });
+  writeFileSync(join(root, 'index.html'), '<!doctype html><script type="module" src="./main.js"></script>\n');
+  writeFileSync(join(root, 'main.js'), 'document.title = "";\n');
+  await build({ root, logLevel: 'silent', configFile: false, build: { outDir: join(root, 'dist'), emptyOutDir: true } });
+  const [file] = readdirSync(join(root, 'dist', 'assets'));
+  const text = readFileSync(join(root, 'dist', 'assets', file));
+  // the polyfill is one statement, an IIFE (the separator after it is left in the app's code)
+  return text.subarray(0, text.indexOf('})()') + 4);
+}
+const polyfill = await vitePolyfill();
+export const POLYFILL_BYTES = gzipSync(polyfill, { level: 9 }).length;
+
 /** Builds app `name` and returns `{ files: [[file, gzip bytes]], total }`. */
 async function measure(name) {
   const root = resolve('target', 'size-apps', name);
@@ -77,11 +100,22 @@ async function measure(name) {
     logLevel: 'silent',
     configFile: false,
     resolve: { alias: { '@dynamicforms/fastapi-viewsets': join(pkgDir, 'index.js') } },
-    build: { outDir: join(root, 'dist'), emptyOutDir: true, target: 'es2022', assetsInlineLimit: 0, modulePreload: false, manifest: true },
+    // Vite's defaults, as an app that sets nothing builds (the manifest only lists what it emits)
+    build: { outDir: join(root, 'dist'), emptyOutDir: true, manifest: true },
   });
   const dist = join(root, 'dist');
   const manifest = JSON.parse(readFileSync(join(dist, '.vite', 'manifest.json'), 'utf8'));
-  const gz = (file) => gzipSync(readFileSync(join(dist, file)), { level: 9 }).length;
+  // Vite's own modulepreload polyfill, which every app with an HTML page gets at the top of its entry
+  // (build.modulePreload.polyfill), is not the package's: it is cut before gzip and reported apart.
+  const gz = (file) => {
+    let text = readFileSync(join(dist, file));
+    if (file === entryFile) {
+      const at = text.indexOf(polyfill);
+      if (at < 0) throw new Error(`size: ${name}'s entry does not hold Vite's modulepreload polyfill as measured`);
+      text = Buffer.concat([text.subarray(0, at), text.subarray(at + polyfill.length)]);
+    }
+    return gzipSync(text, { level: 9 }).length;
+  };
   // What the app loads at start: the entry chunk, its static imports, and the wasm they reference.
   const atStart = new Set();
   const visit = (key) => {
@@ -95,6 +129,7 @@ async function measure(name) {
     }
     for (const imported of chunk.imports ?? []) visit(imported);
   };
+  const entryFile = manifest[Object.keys(manifest).find((key) => manifest[key].isEntry)].file;
   visit(Object.keys(manifest).find((key) => manifest[key].isEntry));
   const emitted = readdirSync(join(dist, 'assets'))
     .filter((file) => /\.(js|wasm)$/.test(file))

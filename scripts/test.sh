@@ -24,6 +24,9 @@ for tsc_bin in tsc tests/types/oldest/node_modules/.bin/tsc; do
   "$tsc_bin" -p tests/types/compat/tsconfig.json
   echo "types: ok with TypeScript $("$tsc_bin" -v | cut -d' ' -f2)"
 done
+# The packed tarball as npm installs it, in a fresh app: skipLibCheck false, strict,
+# exactOptionalPropertyTypes, noUncheckedIndexedAccess; TypeScript 5.0, 5.9 and the newest 6.x
+node tests/types/packed.mjs
 # The package's objects in Vue state (@vue/reactivity's types need TypeScript 5.1 or later)
 tsc -p tests/types/vue/tsconfig.json
 echo "types: ok in Vue state"

@@ -8,6 +8,7 @@
  * sets again (the calls module's header rule). axios stays the caller's dependency.
  */
 import { JSON_TYPE } from './body.js';
+import { isRefused, loadChunk } from './chunk.js';
 import { engine, putText } from './calls.js';
 import { headerRecord } from './headers.js';
 import { hasDetail, prepareRest, retryAfterMs } from './rest.js';
@@ -45,8 +46,7 @@ let failedLoads = 0;
  */
 function loadSender(): Promise<typeof import('./axios-send.js')> {
   if (sender) return sender;
-  const url = new URL('./axios-send.js', import.meta.url).href + (failedLoads ? `?${failedLoads}` : '');
-  const loading = (sender = import(/* @vite-ignore */ /* webpackIgnore: true */ url));
+  const loading = (sender = loadChunk<typeof import('./axios-send.js')>('axios-send.js', new URL('./axios-send.js?no-inline', import.meta.url), failedLoads));
   loading.catch(() => {
     sender = undefined;
     failedLoads++;
@@ -79,8 +79,9 @@ export function axiosTransport(instance: AxiosLike, timeoutMs: number): Transpor
             failAttempt(call.id, attempt, error);
           }
         },
-        // not loaded (the network failed it): the attempt ended without an answer, and is repeated
-        (error: unknown) => controller.signal.aborted || failAttempt(call.id, attempt, error, EndCode.NetworkError),
+        // not loaded: lost to the network, the attempt ended without an answer and is repeated;
+        // refused (no repeat can fix it), the call fails at once with the loader's error
+        (error: unknown) => controller.signal.aborted || failAttempt(call.id, attempt, error, isRefused(error) ? EndCode.Other : EndCode.NetworkError),
       );
       // The headers are known once the instance's interceptors ran: captureHeaders() then.
       return { abandon: () => controller.abort() };

@@ -174,13 +174,15 @@ function formEncode(text: string): string {
   return encoded.replace(FORM_DIFFERENT, (found) => (found === '%20' ? '+' : `%${found.charCodeAt(0).toString(16).toUpperCase()}`));
 }
 
-/** The encoded query string of `query` (arrays repeat a name; `undefined`/`null` are left out), as `URLSearchParams` encodes it. */
-function encodeQuery(query: unknown): string {
-  if (query === undefined || query === null) return '';
-  if (query instanceof URLSearchParams) return query.toString();
+/**
+ * `out` (a query written into the path, `''` when none) followed by the encoded query string of
+ * `query` (arrays repeat a name; `undefined`/`null` are left out), as `URLSearchParams` encodes it.
+ */
+function encodeQuery(query: unknown, out: string): string {
+  if (query === undefined || query === null) return out;
   if (typeof query !== 'object') throw new TypeError('options.query must be an object');
-  let out = '';
-  for (const [name, value] of Object.entries(query)) {
+  // A URLSearchParams is its pairs, in order (formEncode encodes as it does).
+  for (const [name, value] of query instanceof URLSearchParams ? query : Object.entries(query)) {
     for (const item of Array.isArray(value) ? value : [value]) {
       if (item !== undefined && item !== null) out += `${out ? '&' : ''}${formEncode(name)}=${formEncode(String(item))}`;
     }
@@ -256,8 +258,11 @@ function composeAndIssue<R>(
   const upper = String(method).toUpperCase();
   // A method is a token (RFC 9110 §9.1), as a header name is.
   if (!TOKEN.test(upper)) throw new TypeError(`"${upper}" is not an HTTP method`);
-  const query = reading('options.query', () => encodeQuery(get(options, 'query')));
-  const fullPath = joinPath('', core.basePath, String(path));
+  // A query in the path comes first, then the `query` option's: on every transport the same
+  // query string (muxws `:query`, REST after `?`), the path without it (`:path`).
+  const [bare, ...inPath] = String(path).split('?');
+  const query = reading('options.query', () => encodeQuery(get(options, 'query'), inPath.join('?')));
+  const fullPath = joinPath('', core.basePath, bare);
   const repeat = repeatOption(get(options, 'repeat'));
   const signal = get(options, 'signal') ?? null;
   if (signal !== null && !(typeof AbortSignal !== 'undefined' && signal instanceof AbortSignal)) {

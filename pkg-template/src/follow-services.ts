@@ -6,15 +6,12 @@
  */
 import { now } from './clock.js';
 import { issueCall } from './compose.js';
-import { HttpError, StreamReset } from './errors.js';
+import { HttpError } from './errors.js';
 import type { Follower, FollowerMode } from './events.js';
 import { online } from './online.js';
 import { restTransport } from './rest.js';
 import { warn } from './runtime.js';
 import { wakeup } from './timer.js';
-
-/** The muxws reset code of a payload over the peer's `maxPayloadBytes` (muxws SPEC, PAYLOAD_TOO_LARGE). */
-const PAYLOAD_TOO_LARGE = 7;
 
 /** What the follower's chunk uses of the package. */
 export const followServices = {
@@ -32,8 +29,6 @@ export const followServices = {
   wakeup,
   /** The package's one source of online / offline. */
   online,
-  /** Whether `error` says an answer was over the transport's size cap (asking again would bring it again). */
-  tooLarge: (error: unknown): boolean => error instanceof StreamReset && error.code === PAYLOAD_TOO_LARGE,
 };
 
 /** The type of {@link followServices}. */
@@ -51,20 +46,10 @@ export interface CheckedFollow {
   onRefused?: (error: HttpError) => unknown;
 }
 
-/** What a follower's handle shows, written by the follower's chunk alone (the handle reads it through getters). */
+/** What a follower's handle shows, written by the follower's chunk alone (readonly to the application). */
 export interface FollowerState {
   mode: FollowerMode;
   cursor: number | null;
   scope: string | undefined;
   error: Error | undefined;
-}
-
-/** A follower's handle and what the chunk drives it with. */
-export interface FollowerInternals {
-  readonly handle: Follower;
-  readonly state: FollowerState;
-  /** `subscribe()`'s listeners, told once per batch after the state changed. */
-  readonly listeners: Set<(follower: Follower) => void>;
-  /** Settles `ready`. */
-  readonly ready: readonly [resolve: () => void, reject: (error: unknown) => void];
 }

@@ -6,8 +6,9 @@
  * `watch()` or `applyChanges()`: an app that never follows anything never downloads it.
  */
 import { get, internalsOf } from './caller.js';
+import { loadChunk } from './chunk.js';
 import type { ProxyCore } from './compose.js';
-import { followServices, type CheckedFollow, type FollowerInternals, type FollowerState } from './follow-services.js';
+import { followServices, type CheckedFollow, type FollowerState } from './follow-services.js';
 import type { Follower, FollowOptions, Topic, WatchOptions } from './events.js';
 import { muxwsTransport } from './peer-source.js';
 import { restTransport } from './rest.js';
@@ -21,7 +22,7 @@ let engine: Promise<typeof import('./follow/index.js')> | undefined;
  * wrapping the import in a preload helper that every app would ship (Vite's is 0.8 KB).
  */
 function loadEngine(): Promise<typeof import('./follow/index.js')> {
-  return (engine ??= import(/* @vite-ignore */ /* webpackIgnore: true */ new URL('./follow-engine.js', import.meta.url).href));
+  return (engine ??= loadChunk('follow-engine.js', new URL('./follow-engine.js?no-inline', import.meta.url), 0));
 }
 
 /** The options both `follow()` and `watch()` take, checked: a TypeError naming the first that is wrong. */
@@ -46,47 +47,31 @@ function checked(options: unknown, from: unknown, onEvent: unknown): CheckedFoll
 
 /**
  * The handle of a follower of `topic`, returned at once; the engine runs it once loaded, following
- * through `core` (its transport, headers and interceptors; `owner` names the channel). The handle
- * reads its state through getters: only the chunk writes it.
+ * through `core` (its transport, headers and interceptors; `owner` names the channel).
  */
 function startFollower(owner: object, core: ProxyCore, topic: Topic, options: CheckedFollow, persistKey: string): Follower {
-  const state: FollowerState = { mode: 'poll', cursor: null, scope: undefined, error: undefined };
-  const listeners = new Set<(follower: Follower) => void>();
-  let settle!: FollowerInternals['ready'];
-  const ready = new Promise<void>((resolve, reject) => (settle = [resolve, reject]));
-  // awaited or not: a follower refused or closed before its first answer is no unhandled rejection
-  ready.catch(() => {});
-  const handle: Follower = {
+  const running = loadEngine().then((module) => module.start(followServices, handle, owner, core, options, persistKey));
+  // its state (mode, cursor, scope, error) is written by the chunk alone; readonly to the application
+  // (scope and error: undefined until the chunk writes them)
+  const handle = {
     topic,
-    get cursor() {
-      return state.cursor;
-    },
-    get scope() {
-      return state.scope;
-    },
-    get mode() {
-      return state.mode;
-    },
-    get error() {
-      return state.error;
-    },
-    ready,
+    cursor: null,
+    mode: 'poll',
+    ready: running.then((follower) => follower.ready),
     catchUp: () => running.then((follower) => follower.catchUp()),
     close: () => running.then((follower) => follower.close()),
-    subscribe(listener) {
-      if (typeof listener !== 'function') throw new TypeError('subscribe() takes a function');
-      listeners.add(listener);
-      return () => void listeners.delete(listener);
+    subscribe(listener: (follower: Follower) => void) {
+      const removed = running.then((follower) => follower.subscribe(listener));
+      return () => removed.then((remove) => remove());
     },
-  };
-  const running = loadEngine().then((module) => module.start(followServices, { handle, state, listeners, ready: settle }, owner, core, options, persistKey));
+  } as unknown as Follower & FollowerState;
   running.catch((error: unknown) => {
-    // the chunk never got the handle: nothing else writes its state
-    state.mode = 'closed';
-    state.error = error instanceof Error ? error : new Error(String(error));
-    settle[1](error);
-    warn('the follower could not start', error);
+    // the chunk never got the handle: nothing else writes its state (the warning says why)
+    handle.mode = 'closed';
+    warn('follow failed', error);
   });
+  // awaited or not: a follower refused or closed before its first answer is no unhandled rejection
+  handle.ready.catch(() => {});
   return handle;
 }
 

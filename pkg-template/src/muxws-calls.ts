@@ -18,6 +18,7 @@ import {
   muxwsBody,
   refusedError,
   report,
+  restTransport,
   type Refusal,
 } from './muxws-module.js';
 
@@ -35,6 +36,51 @@ export interface CallPeer extends PushPeer {
   reconnectNow(): void;
 }
 
+/**
+ * The bytes the backend hashes for a muxws payload, from its JSON text (`JSON.stringify`'s): the
+ * server decodes the payload and re-encodes it with Python's `json.dumps` (`payload_to_body` in
+ * `fastapi_viewsets/mux_ws/asgi.py`), so an attempt of the call over REST sends exactly that:
+ * `", "` and `": "` separators, every character from U+007F up escaped as `\uXXXX`, and a number
+ * Python reads as a float (one with `.` or `e`) written as Python's `repr` writes it. Nothing else
+ * differs: both escape the same control characters, neither escapes `/`, and the keys keep their
+ * order (docs/transports.md).
+ */
+export function pythonJson(text: string): string {
+  return text.replace(/"(?:[^"\\]|\\.)*"|-?\d[\d.eE+-]*|[,:]/g, (token) => {
+    if (token === ',' || token === ':') return `${token} `;
+    if (token[0] === '"') return token.replace(/[\x7f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    return /[.eE]/.test(token) ? pythonFloat(token) : token;
+  });
+}
+
+/**
+ * A float token of `JSON.stringify` as Python's `repr` writes the same double: the same shortest
+ * digits (both round-trip), in exponent form when the decimal point lies more than 16 digits
+ * right of the first or 4 or more left of it (`1e-05`, `1e+16`, two exponent digits at least),
+ * else positional with at least one digit after the point (`1.0`, `0.0001`).
+ */
+function pythonFloat(token: string): string {
+  const [, sign, whole, fraction = '', exponent = '0'] = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(token)!;
+  let digits = whole + fraction;
+  let point = whole.length + Number(exponent);
+  const lead = digits.length - digits.replace(/^0+/, '').length;
+  digits = digits.slice(lead).replace(/0+$/, '') || '0';
+  point -= lead;
+  if (digits === '0') return `${sign}0.0`;
+  if (point > 16 || point < -3) {
+    const power = point - 1;
+    const mantissa = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+    return `${sign}${mantissa}e${power < 0 ? '-' : '+'}${String(Math.abs(power)).padStart(2, '0')}`;
+  }
+  if (point <= 0) return `${sign}0.${'0'.repeat(-point)}${digits}`;
+  if (point >= digits.length) return `${sign}${digits}${'0'.repeat(point - digits.length)}.0`;
+  return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
+}
+
+/** What fetch's URL parser would percent-encode in a query (a query written into a call's path). */
+const UNENCODED = /[^!-~]|["'<>]/;
+
+
 /** What every attempt of a ViewSet call over muxws sends (`CallRecord.send`). */
 interface MuxwsSend {
   /** The first stream's headers before the open interceptors: `:method`, `:path`, `:query`, the call's, the key. */
@@ -50,7 +96,8 @@ function prepareCall(parts: CallParts): MuxwsSend {
   const payload = muxwsBody(parts.body, 'options.body') ?? 'null';
   const merged = intercept(parts);
   const headers: Record<string, string> = { ':method': parts.method, ':path': parts.path };
-  if (parts.query) headers[':query'] = parts.query;
+  // The query as fetch sends it, so that both transports send one query string.
+  if (parts.query) headers[':query'] = UNENCODED.test(parts.query) ? new URL(`http://h/?${parts.query}`).search.slice(1) : parts.query;
   for (const [name, [, value]] of merged) headers[name] = value;
   headers['idempotency-key'] = parts.keyField;
   return { headers, payload, value: parts.body };
@@ -60,7 +107,10 @@ function prepareCall(parts: CallParts): MuxwsSend {
 export function callTransport(peerId: number, peer: CallPeer): Transport {
   return {
     peerId,
-    name: 'muxws',
+    /** The transport of the calls' attempts now: `'rest'` while they fall back. */
+    get name() {
+      return peer.restBase === undefined ? 'muxws' : 'rest';
+    },
     prepare: prepareCall,
     openAttempt: (call, attempt, carried) => openAttempt(peer, call, attempt, carried as string | null),
     reconnectNow: () => peer.reconnectNow(),
@@ -98,7 +148,8 @@ function callHeaders(object: Record<string, unknown>): string {
  * interceptors, with the call's key set again after them; repeats send exactly those headers.
  */
 function openAttempt(peer: CallPeer, call: Readonly<CallRecord>, attempt: number, carried: string | null): AttemptHandle | null {
-  if (peer.isClosed) {
+  const rest = peer.restBase !== undefined && !peer.isOpen;
+  if (peer.isClosed && !rest) {
     failAttempt(call.id, attempt, closedForGood(), EndCode.OpenConnectionClosed | EndCode.ClosedForGood);
     return null;
   }
@@ -111,6 +162,7 @@ function openAttempt(peer: CallPeer, call: Readonly<CallRecord>, attempt: number
     headers = callHeaders(object);
     captureHeaders(call.id, attempt, headers);
   }
+  if (rest) return restAttempt(peer.restBase!, call, attempt, headers, send.payload);
   const pending: CallPending = { kind: 'call', call, attempt, id: 0, headers: null, parts: [], payload: null, paid: 0 };
   const tag = peer.openStream(headers, send.payload, true, pending);
   if (typeof tag !== 'number') {
@@ -163,4 +215,22 @@ export function finishCall(pending: CallPending, error: Error | null, cls: numbe
   }
   const body = pending.paid ? pending.payload : null;
   report(call.id, attempt, EndCode.MuxwsReply | (hasDetail(body) ? EndCode.JsonDetail : 0), status, { kind: 'answer', status, body, headers: () => headers });
+}
+
+/**
+ * Attempt `attempt` of `call` over REST at `base` (the peer's fallback): the stream's headers but
+ * the pseudo-headers (every attempt's: the first's, the key included), `:method`, `:path` and
+ * `:query` as the request line, and the body as the backend hashes it over muxws
+ * ({@link pythonJson}; a `null` payload is no body, as the server reads it).
+ */
+function restAttempt(base: string, call: Readonly<CallRecord>, attempt: number, stream: string, payload: string): AttemptHandle | null {
+  const headers: Record<string, string> = {};
+  const fields = JSON.parse(stream) as Record<string, string>;
+  for (const name in fields) if (name[0] !== ':') headers[name] = fields[name];
+  const body = payload === 'null' ? null : pythonJson(payload);
+  if (body !== null) headers['content-type'] ??= 'application/json';
+  const query = fields[':query'];
+  const url = base + fields[':path'] + (query ? `?${query}` : '');
+  const send = { url, headers, typed: true, body: { init: body, contentType: null, pending: null, form: null } };
+  return restTransport.openAttempt(Object.create(call, { send: { value: send } }) as CallRecord, attempt, null);
 }

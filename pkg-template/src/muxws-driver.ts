@@ -49,7 +49,7 @@ function load(given: DriverKit): Promise<void> {
 }
 
 /** The options `connectMuxws` takes (muxws.ts: `ConnectOptions`). */
-const CONNECT_OPTIONS = 'subprotocols hello helloHeaders helloTimeoutMs reconnect pingIntervalMs pingTimeoutMs maxPayloadBytes maxFrameBytes callConcurrency lazy onClose onReconnect onStream openInterceptors'.split(' ');
+const CONNECT_OPTIONS = 'subprotocols hello helloHeaders helloTimeoutMs reconnect pingIntervalMs pingTimeoutMs maxPayloadBytes maxFrameBytes callConcurrency lazy restFallback onClose onReconnect onStream openInterceptors'.split(' ');
 
 /** `url` as a ws:// or wss:// URL: a relative one resolves against the page's origin (http → ws, https → wss). */
 function socketUrl(url: unknown): string {
@@ -93,6 +93,6 @@ export async function connect<P extends object>(
   const peer = wrap(core);
   core.start(peer, wrapStream);
   if (get(options, 'lazy') === true) return peer;
-  await core.connected;
+  await core.ready;
   return peer;
 }

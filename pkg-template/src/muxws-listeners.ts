@@ -29,7 +29,7 @@ export function addListener(listeners: Set<Listener>, listener: unknown, what: s
 }
 
 /** Calls every listener of `listeners` with `args`; one that throws is reported on the console and harms nothing. */
-export function notify(listeners: Set<Listener>, which: 'onClose' | 'onReconnect', ...args: unknown[]): void {
+export function notify(listeners: Set<Listener>, which: 'onClose' | 'onReconnect' | 'onFallback', ...args: unknown[]): void {
   for (const listener of [...listeners]) {
     try {
       listener(...args);

@@ -39,6 +39,7 @@ export interface MuxwsExports {
   socket_binary(peer: number, socket: number, now: number): void;
   socket_closed(peer: number, socket: number, code: number, reasonLength: number, clean: number, now: number): void;
   timer(peer: number, now: number): void;
+  fallback(peer: number, afterMs: number, now: number): void;
   next_timeout(peer: number): number;
   open(peer: number, headersLength: number, source: number, units: number, end: number, call: number, now: number): number;
   send(peer: number, tag: number, source: number, units: number, end: number): number;
@@ -94,6 +95,10 @@ export let failAttempt!: DriverKit[14];
 export let now!: DriverKit[15];
 /** `timer.ts`: one platform timer. */
 export let wakeup!: DriverKit[16];
+/** `rest.ts`: the REST transport, for the attempts of a peer's calls that fall back. */
+export let restTransport!: DriverKit[17];
+/** The package's one source of online / offline. */
+export let online!: DriverKit[18];
 /** The muxws module's exports, once instantiated. */
 export let mw!: MuxwsExports;
 /** Where the module's output record lives in its memory. */
@@ -101,8 +106,8 @@ let outPointer = 0;
 
 /** Takes what the package lends the driver, then compiles and instantiates the muxws module. */
 export async function instantiate(given: DriverKit): Promise<void> {
-  [muxwsBody, describe, get, errorClasses, TransportUrlError, hasDetail, intercept, addStats, captureHeaders, peerState, registerPeer, report, unregisterPeer, warn, failAttempt, now, wakeup] = given;
-  const module = await compileWasm(new URL('./wasm/muxws_bg.wasm', import.meta.url));
+  [muxwsBody, describe, get, errorClasses, TransportUrlError, hasDetail, intercept, addStats, captureHeaders, peerState, registerPeer, report, unregisterPeer, warn, failAttempt, now, wakeup, restTransport, online] = given;
+  const module = await compileWasm(new URL('./wasm/muxws_bg.wasm?no-inline', import.meta.url));
   const exports = new WebAssembly.Instance(module, { muxws: { read } }).exports as unknown as MuxwsExports;
   if (exports.boundary_version() !== Layout.BoundaryVersion) {
     throw new Error(`the muxws module speaks version ${exports.boundary_version()} of the boundary, its driver ${Layout.BoundaryVersion}: a stale cached .wasm?`);

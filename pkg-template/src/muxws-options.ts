@@ -80,7 +80,31 @@ export function makePeer(options: Options, onClose: Set<Listener>, onReconnect: 
   ];
   const room = texts.reduce((sum, text) => sum + (text?.length ?? 0) * 3, 1);
   const { lengths } = put(texts, room);
-  const handle = mw.peer_new(...numbers, lazy === true ? 1 : 0, Math.random(), lengths[0], lengths[1], lengths[2]);
+  // With a REST fallback the first connect is retried too: the peer is usable over REST meanwhile.
+  const retry = lazy === true || get(options, 'restFallback') ? 1 : 0;
+  const handle = mw.peer_new(...numbers, retry, Math.random(), lengths[0], lengths[1], lengths[2]);
   if (handle === 0) throw refusedError(refusal());
   return handle;
+}
+
+/** A peer's REST fallback: after how long away, and the origin its calls go to. */
+export interface FallbackOptions {
+  afterMs: number;
+  base: string;
+}
+
+/**
+ * The `restFallback` option of a peer dialling `url`: null when off (not given, false); `true` or
+ * `{ afterMs = 3000, baseUrl = the peer's origin (ws → http, wss → https) }`.
+ */
+export function fallbackOf(options: Options, url: string): FallbackOptions | null {
+  const given = get(options, 'restFallback');
+  if (given === undefined || given === false) return null;
+  if (given !== true && (given === null || typeof given !== 'object')) {
+    throw new TypeError('restFallback must be true, false or an object { afterMs, baseUrl }');
+  }
+  const afterMs = whole(given, 'afterMs', 3000);
+  const baseUrl = get(given, 'baseUrl') ?? new URL(url.replace(/^ws/i, 'http')).origin;
+  if (typeof baseUrl !== 'string') throw new TypeError("restFallback.baseUrl must be a string such as 'https://api.example.com'");
+  return { afterMs, base: baseUrl.replace(/\/+$/, '') };
 }

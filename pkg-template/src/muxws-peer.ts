@@ -15,6 +15,7 @@ import {
   muxwsBody,
   mw,
   now,
+  online,
   peerState,
   put,
   putShort,
@@ -33,9 +34,12 @@ import {
 import { deferred, StreamCore, type CallPending, type Deferred, type Pending, type RequestPending } from './muxws-stream.js';
 import { PlatformSocket } from './muxws-socket.js';
 import { addListener, notify, type Listener } from './muxws-listeners.js';
-import { makePeer, whole, type Options } from './muxws-options.js';
+import { fallbackOf, makePeer, whole, type FallbackOptions, type Options } from './muxws-options.js';
 import { callTransport, finishCall, type CallPeer } from './muxws-calls.js';
 
+
+/** How long a pushed stream may stay open after its handlers returned before it is reset (the server's half never ended). */
+const PUSH_HOLD_MS = 5000;
 /** How long a flush may write before it lets other work in (bytes). */
 const FLUSH_BYTES = 256 * 1024;
 
@@ -56,6 +60,13 @@ export class PeerCore implements CallPeer {
   /** Makes the public `MuxwsStream` of a pushed stream. */
   #wrapStream: (core: StreamCore) => object = (core) => core;
   readonly #interceptors = new Set<Listener>();
+  readonly #onFallback = new Set<Listener>();
+  /** `restFallback`: after how long away its calls go over REST, and where (null: never). */
+  readonly #fallback: FallbackOptions | null;
+  /** Where its calls go while they fall back (the module said so); undefined otherwise. */
+  #restBase: string | undefined;
+  /** Resolves once the fallback starts, for `connectMuxws` with `restFallback`. */
+  readonly #falling = deferred<object>();
   #connecting: Deferred<object> | null = deferred<object>();
   #closing: (() => void)[] = [];
   #forGood = false;
@@ -70,8 +81,10 @@ export class PeerCore implements CallPeer {
   /** @internal Made by `connect()`. */
   constructor(url: string, options: Options) {
     this.#url = url;
+    this.#fallback = fallbackOf(options, url);
     this.#handle = makePeer(options, this.#onClose, this.#onReconnect, this.#onStream, this.#interceptors);
     this.#cap = mw.frame_cap(this.#handle);
+    if (this.#fallback) mw.fallback(this.#handle, this.#fallback.afterMs, now());
     // Before the first socket opens: a push that follows the connect at once is not refused.
     this.#acceptPushes();
   }
@@ -94,6 +107,24 @@ export class PeerCore implements CallPeer {
   /** Resolves once the first connection is established; rejects when it failed for good. */
   get connected(): Promise<object> {
     return this.#connecting?.promise ?? (this.#forGood ? Promise.reject(closedForGood()) : Promise.resolve(this.#facade));
+  }
+
+  /**
+   * What `connectMuxws` waits for: the first connection, or with `restFallback` also the start of
+   * the fallback, whichever comes first.
+   */
+  get ready(): Promise<object> {
+    return this.#fallback ? Promise.race([this.connected, this.#falling.promise]) : this.connected;
+  }
+
+  /** The REST origin its calls go to while they fall back; undefined while they go over the socket. */
+  get restBase(): string | undefined {
+    return this.#restBase;
+  }
+
+  /** Adds a listener of the fallback's start (`restBase`) and end (undefined); returns its remover. */
+  onFallback(listener: (restBase: string | undefined) => unknown): () => void {
+    return addListener(this.#onFallback, listener, 'onFallback(listener)');
   }
 
   /** The URL this peer dials. */
@@ -290,6 +321,10 @@ export class PeerCore implements CallPeer {
     }
     const finish = () => {
       mw.finish(this.#handle, tag);
+      // a pushed stream the server never ends would hold one of its 100 slots for good: it is reset
+      // (TIMEOUT) once it has been held this long after its handlers returned
+      mw.set_deadline(this.#handle, tag, now() + PUSH_HOLD_MS);
+      this.#rearm();
       this.#pump();
     };
     const fail = (caught: unknown) => {
@@ -384,7 +419,7 @@ export class PeerCore implements CallPeer {
       const error = makeError(cls, message, { code, reason: reason || undefined, payload: payload ? JSON.parse(payload) : undefined });
       this.#connecting?.reject(error);
       this.#connecting = null;
-      peerState(this.#peerId, PeerState.ClosedForGood);
+      if (!this.#fallback) peerState(this.#peerId, PeerState.ClosedForGood);
     },
     reconnected: (count) => {
       peerState(this.#peerId, PeerState.Available);
@@ -398,7 +433,16 @@ export class PeerCore implements CallPeer {
         this.#connecting = null;
         for (const resolve of this.#closing.splice(0)) resolve();
       }
-      peerState(this.#peerId, willRetry ? PeerState.Unavailable : PeerState.ClosedForGood);
+      // Closed for good with a fallback: the fallback's record follows, which sends its calls over REST.
+      if (willRetry || !this.#fallback) peerState(this.#peerId, willRetry ? PeerState.Unavailable : PeerState.ClosedForGood);
+    },
+    fallback: (on) => {
+      this.#restBase = on ? this.#fallback?.base : undefined;
+      notify(this.#onFallback, 'onFallback', this.#restBase);
+      if (!on) return;
+      this.#falling.resolve(this.#facade);
+      // The calls that wait for the socket go now, over REST.
+      peerState(this.#peerId, PeerState.Available);
     },
     goAway: () => peerState(this.#peerId, PeerState.Unavailable),
     release: (source) => sources.delete(source),
@@ -540,14 +584,13 @@ export class PeerCore implements CallPeer {
 const livePeers = new Set<PeerCore>();
 
 /**
- * Where the platform says it is back online (browsers and workers: the `online` event), every peer
- * waiting out a reconnect delay dials at once, whether or not a call waits for it; a connected or
- * closed peer is left as it is. Elsewhere (Node) nothing changes.
+ * Where the platform says it is back online (the package's one online source: browsers and
+ * workers), every peer waiting out a reconnect delay dials at once, whether or not a call waits for
+ * it; a connected or closed peer is left as it is. Elsewhere (Node) nothing changes.
  */
 export function followOnline(): void {
-  const scope = globalThis as { addEventListener?: (type: string, listener: () => void) => void };
-  if (typeof scope.addEventListener !== 'function') return;
-  scope.addEventListener('online', () => {
+  online.subscribe((isOnline) => {
+    if (!isOnline) return;
     for (const peer of livePeers) {
       try {
         peer.reconnectNow();

@@ -80,6 +80,15 @@ export interface ConnectOptions {
   onStream?: MuxwsStreamHandler | MuxwsStreamHandler[];
   /** Open interceptors, registered before the first connection. */
   openInterceptors?: OpenInterceptor[];
+  /**
+   * ViewSet calls over REST while the socket cannot be had (default off): once the peer has not
+   * been connected for `afterMs` (default 3000), at once when a dial is refused (no socket opened)
+   * or the peer closed for good, each call's next attempt goes to `baseUrl` (default the peer's
+   * origin: `wss://host/ws` → `https://host`) with the same key, the first attempt's headers and
+   * the body bytes the backend hashes for it over muxws; back over muxws once a socket is up. The
+   * peer resolves `connectMuxws` then too, and keeps dialling.
+   */
+  restFallback?: boolean | { afterMs?: number; baseUrl?: string };
 }
 
 /** Options of one `request()`. */
@@ -190,6 +199,11 @@ export class MuxwsPeer {
     return peerOf(this).isClosed;
   }
 
+  /** The REST origin its ViewSet calls go to while they fall back (`restFallback`); undefined otherwise. */
+  get restBase(): string | undefined {
+    return peerOf(this).restBase;
+  }
+
   /**
    * Opens a stream, synchronously: throws `ConnectionLost` between sockets, `ConnectionGoingAway`
    * after a goaway, `ConnectionClosed` once closed for good — nothing is sent then.
@@ -221,6 +235,11 @@ export class MuxwsPeer {
   /** Called after each re-established connection (attempt 1, 2, …); returns its remover. */
   onReconnect(listener: (attempt: number, peer: MuxwsPeer) => void): () => void {
     return peerOf(this).onReconnect(listener as (attempt: number, peer: object) => unknown);
+  }
+
+  /** Called when the REST fallback starts (with `restBase`) and ends (undefined); returns its remover. */
+  onFallback(listener: (restBase: string | undefined) => void): () => void {
+    return peerOf(this).onFallback(listener);
   }
 
   /**

@@ -10,9 +10,10 @@ export type OnlineListener = (online: boolean) => void;
 
 /** What a subscriber of the platform's connectivity uses. */
 export interface OnlineSource {
-  /** Whether the platform says it is online now (true where it cannot say). */
-  isOnline(): boolean;
-  /** Tells `listener` every change from now on; returns its remover. */
+  /**
+   * Tells `listener` at once whether the platform says it is online now (true where it cannot
+   * say), then every change; returns its remover.
+   */
   subscribe(listener: OnlineListener): () => void;
 }
 
@@ -21,23 +22,16 @@ type Platform = { navigator?: { onLine?: unknown }; addEventListener?: (type: st
 const listeners = new Set<OnlineListener>();
 let listening = false;
 
+/** Tells every subscriber (the package's own: each keeps its failures to itself). */
 function tell(online: boolean): void {
-  for (const listener of [...listeners]) {
-    try {
-      listener(online);
-    } catch {
-      // a subscriber's failure is its own; the others are still told
-    }
-  }
+  for (const listener of listeners) listener(online);
 }
 
 /** The platform's connectivity, shared by every part of the package. */
 export const online: OnlineSource = {
-  isOnline() {
-    return (globalThis as Platform).navigator?.onLine !== false;
-  },
   subscribe(listener) {
     const scope = globalThis as Platform;
+    listener(scope.navigator?.onLine !== false);
     // only where the platform says: a scope with addEventListener but no navigator.onLine is not followed
     if (!listening && typeof scope.navigator?.onLine === 'boolean' && typeof scope.addEventListener === 'function') {
       listening = true;
@@ -45,6 +39,6 @@ export const online: OnlineSource = {
       scope.addEventListener('offline', () => tell(false));
     }
     listeners.add(listener);
-    return () => void listeners.delete(listener);
+    return () => listeners.delete(listener);
   },
 };

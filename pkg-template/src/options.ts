@@ -10,14 +10,14 @@ import type { RequestInterceptor } from './rest.js';
 /** How a call is repeated when an attempt ends without an answer. */
 export interface RepeatOptions {
   /** A repeat is sent only this long after the first attempt (ms, default 600000); 0 turns repeating off. */
-  withinMs?: number;
+  withinMs?: number | undefined;
   /** The delay before a repeat after a lost connection or a gateway status (ms, default 1000), doubled after each, at most 30000. */
-  delayMs?: number;
+  delayMs?: number | undefined;
   /**
    * 0…1 (default 0): each delay is drawn uniformly from [delay·(1−jitter), delay], so that clients
    * cut off by one outage do not all repeat at the same moments. A server's `Retry-After` is kept exactly.
    */
-  jitter?: number;
+  jitter?: number | undefined;
 }
 
 /** A query parameter value; arrays repeat the parameter (`?a=1&a=2`), `null`/`undefined` leave it out. */
@@ -32,7 +32,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /** Options of one call. */
 export interface RequestOptions {
   /** Query parameters. */
-  query?: QueryParams;
+  query?: QueryParams | undefined;
   /**
    * The body: every `BodyInit` `fetch` takes (string, Blob/File, ArrayBuffer, typed arrays,
    * DataView, URLSearchParams, FormData) goes out as `fetch` sends it, the same bytes on every
@@ -40,17 +40,17 @@ export interface RequestOptions {
    */
   body?: unknown;
   /** Headers of this call, over the proxy's: a `Headers`, `[name, value]` pairs or an object. */
-  headers?: HeadersInput;
+  headers?: HeadersInput | undefined;
   /** The Idempotency-Key of this call (to repeat a call yourself); printable ASCII, not empty. */
-  key?: string;
+  key?: string | undefined;
   /** How this call is repeated, over the proxy's `repeat`. */
-  repeat?: RepeatOptions;
+  repeat?: RepeatOptions | undefined;
   /** A call a busy indicator leaves out (`pendingCallCount()` does not count it). */
-  background?: boolean;
+  background?: boolean | undefined;
   /** Cancels the call: its attempt is aborted and it rejects with `CallCancelled`. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Store this call until it settles, so that `resumeCalls()` sends it again after a reload (REST). */
-  persist?: boolean;
+  persist?: boolean | undefined;
 }
 
 /** One entry of a `declares` list: a mixin naming the built-in actions it brings (0.6). */
@@ -63,39 +63,39 @@ interface CommonOptions {
   /** The ViewSet's base path, e.g. `/items`. */
   basePath: string;
   /** Headers sent with every call: a `Headers`, `[name, value]` pairs or an object. */
-  headers?: HeadersInput;
+  headers?: HeadersInput | undefined;
   /** How calls are repeated (per call: `RequestOptions.repeat`). */
-  repeat?: RepeatOptions;
+  repeat?: RepeatOptions | undefined;
   /**
    * Checks the backend's `{basePath}/schema` once, in the background, and warns about declared
    * actions it does not serve (default true; `false` here or in `validateSchema` turns it off).
    */
-  schemaCheck?: boolean;
+  schemaCheck?: boolean | undefined;
   /** 0.6's name of `schemaCheck`. */
-  validateSchema?: boolean;
+  validateSchema?: boolean | undefined;
   /**
    * Store every call of this proxy until it settles, so that `resumeCalls()` sends it again after a
    * reload (REST through fetch; per call: `RequestOptions.persist`). Bodies are stored in the clear;
    * credentials (Authorization, Cookie) and the headers named in `persistExclude` never.
    */
-  persist?: boolean;
+  persist?: boolean | undefined;
   /** Header names never stored with a persisted call, besides credentials. */
-  persistExclude?: string[];
+  persistExclude?: string[] | undefined;
 }
 
 /** Options of a REST proxy. */
 export interface ViewSetOptions extends CommonOptions {
   /** The backend's origin; default: the page's origin. Required outside a web page (Node). */
-  baseUrl?: string;
+  baseUrl?: string | undefined;
   /** Request interceptors, run in order when a call is issued. */
-  interceptors?: RequestInterceptor[];
+  interceptors?: RequestInterceptor[] | undefined;
   /** The timeout of one attempt (ms, default 30000; through axios, its `timeout`); 0 sets none. */
-  attemptTimeoutMs?: number;
+  attemptTimeoutMs?: number | undefined;
   /**
    * Send every attempt through this axios instance (its interceptors run; a call rejects with its
    * error as in 0.6); URLs are then relative to its `baseURL` unless `baseUrl` is given. Default: fetch.
    */
-  axiosInstance?: AxiosLike;
+  axiosInstance?: AxiosLike | undefined;
 }
 
 /**
@@ -120,7 +120,7 @@ export interface MuxwsViewSetOptions extends CommonOptions {
   /** The peer the calls travel over (see {@link MuxwsPeerSource}); its open interceptors run on each call's first stream. */
   peer: MuxwsPeerSource;
   /** The timeout of one attempt (ms, default 30000; 0 sets none): `reset(TIMEOUT)`, then a repeat at once. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
 }
 
 /** The options every 0.6 proxy took (`route_rest`, `route_muxws`, `RestProxyImpl`, `MuxwsProxyImpl`). */
@@ -130,9 +130,9 @@ export interface ProxyBaseOptions {
   /** The name of the primary key field, e.g. `'id'`: the proxy's `pkFieldName`. */
   pkFieldName: string;
   /** `false` turns the schema check off (0.6's name of `schemaCheck`). */
-  validateSchema?: boolean;
+  validateSchema?: boolean | undefined;
   /** The mixins the schema check compares with the backend; default: the class's `static declares`. */
-  declares?: readonly ViewSetMixinDeclaration[];
+  declares?: readonly ViewSetMixinDeclaration[] | undefined;
 }
 
 /** Options of a 0.6 REST proxy: 0.6's, and every REST option of 0.7. */

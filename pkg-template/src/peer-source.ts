@@ -39,6 +39,8 @@ function lazyTransport(source: () => unknown): Transport {
   const ownId = lazyPeerIds++;
   let real: Transport | undefined;
   let connecting: Promise<Transport> | undefined;
+  let isKnown: (transport: Transport) => void;
+  const known = new Promise<Transport>((resolve) => (isKnown = resolve));
 
   /** The peer's transport: `source` is called once; after a failure, again by the next attempt that needs it. */
   function connect(): Promise<Transport> {
@@ -46,6 +48,7 @@ function lazyTransport(source: () => unknown): Transport {
       const attempt = new Promise((resolve) => resolve(source())).then((peer) => {
         const transport = transportOfPeer(peer);
         if (!transport) throw new TypeError('options.peer: the function must return a MuxwsPeer from connectMuxws() or a promise of one');
+        isKnown(transport);
         return (real = transport);
       });
       connecting = attempt;
@@ -61,6 +64,7 @@ function lazyTransport(source: () => unknown): Transport {
       return real ? real.peerId : ownId;
     },
     name: 'muxws',
+    known,
     prepare(parts) {
       if (real) return real.prepare(parts);
       const text = muxwsBody(parts.body);

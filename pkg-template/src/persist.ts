@@ -197,14 +197,6 @@ function startStoring(): void {
 }
 
 /**
- * Turns persistence on for this page and sends again every call a previous page stored and did not
- * see settle, with its key and bytes, through the proxies made so far (make them first). A call
- * whose `withinMs` ran out is dropped and reported to `onSettle` with a `CallExpired`; a call
- * another tab is sending is left to it. Needs IndexedDB (browsers): where there is none (Node,
- * server-side rendering) it resolves with no calls and leaves persistence off, so a call with
- * `persist` is sent as any other, unstored, and nothing is logged.
- */
-/**
  * The calls resumed are kept in `issuedCalls.resumed` until they settle, so a live list opened
  * after them still shows them as pending (a live list's `tell` calls this one on).
  */
@@ -222,6 +214,14 @@ function keepResumed(): void {
   };
 }
 
+/**
+ * Turns persistence on for this page and sends again every call a previous page stored and did not
+ * see settle, with its key and bytes, through the proxies made so far (make them first). A call
+ * whose `withinMs` ran out is dropped and reported to `onSettle` with a `CallExpired`; a call
+ * another tab is sending is left to it. Needs IndexedDB (browsers): where there is none (Node,
+ * server-side rendering) it resolves with no calls and leaves persistence off, so a call with
+ * `persist` is sent as any other, unstored, and nothing is logged.
+ */
 export async function resumeCalls(options: ResumeOptions = {}): Promise<ResumedCall[]> {
   if (typeof indexedDB === 'undefined') return [];
   startStoring();

@@ -88,6 +88,8 @@ export interface Transport {
   openAttempt(call: Readonly<CallRecord>, attempt: number, carried: unknown): AttemptHandle | null;
   /** `retryNow()` while calls wait for this peer: reconnect now (a muxws peer; REST has nothing to do). */
   reconnectNow?(): void;
+  /** A lazy muxws peer's transport: settles once a call has made the peer known (the schema check waits for it). */
+  known?: Promise<unknown>;
   /**
    * The error a call rejects with when its last attempt's own timeout ended it (muxws:
    * `StreamTimeout`); without it, an `AttemptTimeoutError`. Keeps the muxws error classes out of
@@ -124,6 +126,17 @@ export interface PushPeer {
   onReconnect(listener: () => unknown): () => void;
   /** Adds a listener of each socket loss; returns its remover. */
   onClose(listener: () => unknown): () => void;
+  /**
+   * The REST origin the peer's calls go to while they fall back (`restFallback`: the socket cannot
+   * be had); undefined while they go over the socket, and always without `restFallback`.
+   */
+  readonly restBase: string | undefined;
+  /**
+   * Adds a listener called as the fallback starts (`restBase`, a string) and ends (undefined, once a
+   * socket is up again: `onReconnect`, or for a peer that never connected before, nothing else);
+   * returns its remover.
+   */
+  onFallback(listener: (restBase: string | undefined) => unknown): () => void;
 }
 
 /** An attempt under way, as its transport returns it. */
@@ -648,16 +661,6 @@ export function retryNow(): void {
 
 // ------------------------------------------------------------------------------------- online
 
-/**
- * The engine follows the package's one online source: while offline, repeats wait without
- * spending attempts; online again, every waiting repeat goes at once. Where the platform cannot
- * say (Node) it is always online.
- */
-engine.set_online(online.isOnline() ? 1 : 0, now());
-online.subscribe((isOnline) => {
-  engine.set_online(isOnline ? 1 : 0, now());
-  pump();
-});
 
 // ------------------------------------------------------------------------------------- timer
 
@@ -671,6 +674,16 @@ const timer = wakeup(() => {
 function rearm(): void {
   timer.set(engine.next_timeout());
 }
+
+/**
+ * The engine follows the package's one online source: while offline, repeats wait without
+ * spending attempts; online again, every waiting repeat goes at once. Where the platform cannot
+ * say (Node) it is always online.
+ */
+online.subscribe((isOnline) => {
+  engine.set_online(+isOnline, now());
+  pump();
+});
 
 /**
  * Makes the runtime afresh, for tests: a new state (no calls, listeners or peers), and the engine

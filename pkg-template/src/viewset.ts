@@ -92,8 +92,6 @@ export abstract class ViewSetBase {
     const core = proxyCore(options, statics.peerTransport);
     // Not a private field: a proxy kept in Vue state is called with the state's wrapper as `this`.
     keepInternals(this, core);
-    // Vue's reactive()/ref() leave a proxy as it is (no markRaw needed): it holds no reactive state.
-    Object.defineProperty(this, '__v_skip', { value: true });
     this.basePath = core.basePath;
     this.pkFieldName = (statics.pkField ?? get(options, 'pkFieldName')) as string;
     wrapPublicMethods(new.target.prototype);
@@ -140,6 +138,9 @@ export abstract class ViewSetBase {
     return applyChangesOf(this, rows, change);
   }
 }
+
+// Vue's reactive()/ref() leave a proxy as it is (no markRaw needed): it holds no reactive state.
+Object.defineProperty(ViewSetBase.prototype, '__v_skip', { value: true });
 
 export { ViewSetBase as ViewSetInternals };
 

@@ -18,6 +18,9 @@ Control API, answered by the proxy itself (with CORS headers, so a browser page 
     GET /__fault?mode=MODE[&count=N][&path=/items/slow][&method=POST][&retry_after=S]
     GET /__fault?mode=clear                        drops every queued fault and pin
     GET /__fault?mode=kill_ws                      cuts every open WebSocket tunnel now
+    GET /__fault?mode=refuse_ws                    answers every later WebSocket upgrade 403 (open
+                                                   tunnels stay), until allow_ws or clear
+    GET /__fault?mode=allow_ws                     upgrades reach the backend again
     GET /__fault?mode=silence_ws                   silences every open WebSocket tunnel (see below)
     GET /__fault?mode=unsilence_ws                 lets silenced tunnels and requests go on
     GET /__fault?mode=pin&upstream=I[&count=N][&path=..][&method=..]
@@ -334,6 +337,9 @@ class Proxy:
         self.fired: deque[dict] = deque(maxlen=200)
         self.requests: deque[dict] = deque(maxlen=1000)
         self.tunnels: set[Tunnel] = set()
+        # refuse_ws: every WebSocket upgrade is answered 403 (a proxy that blocks WebSockets).
+        self.refuse_upgrades = False
+        self.refused_upgrades = 0
         # Client connections waiting for their next request. Queuing a fault closes them (and the
         # control connection): a browser resends a request by itself, once, when a REUSED keep-alive
         # connection closes before any answer, which would hide the fault from the client under test.
@@ -360,6 +366,7 @@ class Proxy:
                 dropped = len(self.faults) + len(self.pins)
                 self.faults.clear()
                 self.pins.clear()
+                self.refuse_upgrades = False
                 released = self.unsilence()
                 return json_answer(200, {"ok": True, "cleared": dropped, "unsilenced": released}, request)
             if mode == "silence_ws":
@@ -378,6 +385,10 @@ class Proxy:
                     tunnel.cut()
                 self.log(f"kill_ws: cut {len(tunnels)} tunnel(s)")
                 return json_answer(200, {"ok": True, "killed": len(tunnels)}, request)
+            if mode in ("refuse_ws", "allow_ws"):
+                self.refuse_upgrades = mode == "refuse_ws"
+                self.log(f"{mode}: WebSocket upgrades {'refused' if self.refuse_upgrades else 'allowed'}")
+                return json_answer(200, {"ok": True, "refused": self.refused_upgrades}, request)
             if mode == "unpin":
                 dropped = len(self.pins)
                 self.pins.clear()
@@ -549,6 +560,11 @@ class Proxy:
             await asyncio.sleep(arg)
 
         is_upgrade = "upgrade" in head.tokens("connection") and "websocket" in head.tokens("upgrade")
+        if is_upgrade and self.refuse_upgrades:
+            self.refused_upgrades += 1
+            entry["fault"] = "refuse_ws"
+            await self.send(writer, synthetic(403, head, fault="refuse_ws", close=True))
+            return False
 
         host, port = self.upstreams[index]
         try:

@@ -17,6 +17,7 @@ import { muxwsLivenessScenarios } from '../e2e/muxws-liveness-scenarios.mjs';
 import { muxwsScenarios } from '../e2e/muxws-scenarios.mjs';
 import { pushScenarios } from '../e2e/push-scenarios.mjs';
 import { restScenarios } from '../e2e/rest-scenarios.mjs';
+import { transportsScenarios } from '../e2e/transports-scenarios.mjs';
 import { openRunner } from './browser.mjs';
 
 let stack;
@@ -28,7 +29,7 @@ before(async () => {
   hostile = await startHostileMuxws();
   const env = { baseUrl: stack.baseUrl, wsUrl: stack.wsUrl, hostileBase: hostile.base };
   // boundary last: its exception-source scenarios are last of all, so a runtime they wedge harms no other set
-  const modules = ['rest', 'muxws', 'hostile', 'activity', 'axios', 'muxws-liveness', 'catalog', 'compat06', 'events', 'push', 'follow-push', 'muxws-boundary', 'boundary'].map(
+  const modules = ['rest', 'muxws', 'hostile', 'activity', 'axios', 'muxws-liveness', 'catalog', 'compat06', 'events', 'push', 'follow-push', 'transports', 'muxws-boundary', 'boundary'].map(
     (name) => `/tests/e2e/${name}-scenarios.mjs`,
   );
   runner = await openRunner(modules, env);
@@ -55,6 +56,7 @@ const scenarioSets = [
   eventsScenarios,
   pushScenarios,
   followPushScenarios,
+  transportsScenarios,
   muxwsBoundaryScenarios,
   boundaryScenarios,
 ];

@@ -3,7 +3,10 @@
 // Vite's dev server (dependency pre-bundling on) and through a production build. Each page issues one
 // keyed call to the real backend, and the test checks the key on the wire: index.html over REST,
 // mux.html over muxws (whose module the driver fetches from a URL relative to its own, which
-// pre-bundling moves).
+// pre-bundling moves). Both are served with the policy the README names, script-src 'self'
+// 'wasm-unsafe-eval' (issue 29: with Vite's default build.assetsInlineLimit, axios-send.js was
+// inlined as a data: URL, which the policy refuses, and every axios call failed after its repeats).
+// PKG_DIR=<folder> packs another build of the package (to reproduce a failure of an older one).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -20,54 +23,84 @@ import { startStack } from '../harness/stack.mjs';
 import { CHROMIUM_ARGS } from './browser.mjs';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const pkgDir = process.env.PKG_DIR ?? path.join(repoRoot, 'pkg');
+/** The policy of the README's CSP paragraph. */
+const POLICY = "script-src 'self' 'wasm-unsafe-eval'";
 let stack;
 let browser;
 let app;
 
+// One page, two runs: / over REST (a fetch proxy, watch() over REST, an axios proxy), /?mux over muxws
+// (a muxws proxy, watch() over muxws). connectMuxws() is imported by both: the REST run never calls
+// it, so it fetches nothing of muxws.
 const MAIN_JS = `
-import { restViewSet, ViewSetMixin } from '@dynamicforms/fastapi-viewsets';
+import { restViewSet, muxwsViewSet, connectMuxws, ViewSetMixin } from '@dynamicforms/fastapi-viewsets';
 
-const { baseUrl } = await (await fetch('/config.json')).json();
-class ItemApi extends restViewSet()('id', [ViewSetMixin]) {
-  echo(body) { return this.request('POST', '/echo', { body }); }
+async function overRest() {
+  const { baseUrl } = await (await fetch('/config.json')).json();
+  class ItemApi extends restViewSet()('id', [ViewSetMixin]) {
+    echo(body) { return this.request('POST', '/echo', { body }); }
+  }
+  const items = new ItemApi({ basePath: '/items', baseUrl, schemaCheck: false });
+  const call = items.echo({ from: 'vite' });
+  const answer = await call;
+  // The follower's engine is a module of the package that the app's bundler emits as an asset.
+  const follower = items.watch({ onChange() {} });
+  await follower.ready;
+  const cursor = follower.cursor;
+  await follower.close();
+  // The axios transport's sending half is such a module too: an object with axios's request() (its
+  // transforms run, as axios runs them) stands in for axios, which this app does not install.
+  const axiosLike = {
+    async request(config) {
+      let data = config.data;
+      for (const transform of config.transformRequest) data = transform.call(config, data, config.headers);
+      const response = await fetch(config.url, { method: config.method, headers: config.headers, body: typeof data === 'string' ? data : JSON.stringify(data) });
+      return { status: response.status, data: await response.json(), headers: {} };
+    },
+  };
+  // (a short repeat window: a sending half that never loads fails the call within seconds)
+  const viaAxios = new ItemApi({ basePath: '/items', baseUrl, schemaCheck: false, axiosInstance: axiosLike, repeat: { withinMs: 3000, delayMs: 500 } });
+  const axiosCall = viaAxios.echo({ from: 'axios' });
+  const axiosAnswer = await axiosCall;
+  return { key: call.key, seen: answer.idempotency_key, cursor, axiosKey: axiosCall.key, axiosSeen: axiosAnswer.idempotency_key };
 }
-const items = new ItemApi({ basePath: '/items', baseUrl, schemaCheck: false });
-const call = items.echo({ from: 'vite' });
-const answer = await call;
-// The follower's engine is a module of the package that the app's bundler emits as an asset.
-const follower = items.watch({ onChange() {} });
-await follower.ready;
-const cursor = follower.cursor;
-await follower.close();
-// The axios transport's sending half is such a module too: an object with axios's request() (its
-// transforms run, as axios runs them) stands in for axios, which this app does not install.
-const axiosLike = {
-  async request(config) {
-    let data = config.data;
-    for (const transform of config.transformRequest) data = transform.call(config, data, config.headers);
-    const response = await fetch(config.url, { method: config.method, headers: config.headers, body: typeof data === 'string' ? data : JSON.stringify(data) });
-    return { status: response.status, data: await response.json(), headers: {} };
-  },
-};
-const viaAxios = new ItemApi({ basePath: '/items', baseUrl, schemaCheck: false, axiosInstance: axiosLike });
-const axiosCall = viaAxios.echo({ from: 'axios' });
-const axiosAnswer = await axiosCall;
-window.__result = { key: call.key, seen: answer.idempotency_key, cursor, axiosKey: axiosCall.key, axiosSeen: axiosAnswer.idempotency_key };
-`;
 
-const MUX_JS = `
-import { connectMuxws, muxwsViewSet, ViewSetMixin } from '@dynamicforms/fastapi-viewsets';
-
-const { wsUrl } = await (await fetch('/config.json')).json();
-class ItemApi extends muxwsViewSet()('id', [ViewSetMixin]) {
-  echo(body) { return this.request('POST', '/echo', { body }); }
+async function overMuxws() {
+  const { wsUrl } = await (await fetch('/config.json')).json();
+  class MuxApi extends muxwsViewSet()('id', [ViewSetMixin]) {
+    echo(body) { return this.request('POST', '/echo', { body }); }
+  }
+  const peer = await connectMuxws(wsUrl);
+  const items = new MuxApi({ basePath: '/items', peer, schemaCheck: false });
+  const call = items.echo({ from: 'vite' });
+  const answer = await call;
+  // watch() over muxws: the follower subscribes the peer's socket
+  const follower = items.watch({ onChange() {} });
+  await follower.ready;
+  const mode = follower.mode;
+  await follower.close();
+  await peer.close();
+  return { key: call.key, seen: answer.idempotency_key, mode };
 }
-const peer = await connectMuxws(wsUrl);
-const items = new ItemApi({ basePath: '/items', peer, schemaCheck: false });
-const call = items.echo({ from: 'vite' });
-const answer = await call;
-await peer.close();
-window.__result = { key: call.key, seen: answer.idempotency_key };
+
+// A muxws proxy over a lazy peer, made at module scope as an api/items.ts makes it, its schema
+// check on (the default); the page calls over REST only.
+async function lazyPeerUnused() {
+  const { baseUrl, wsUrl } = await (await fetch('/config.json')).json();
+  class MuxApi extends muxwsViewSet()('id', [ViewSetMixin]) {}
+  const lazy = new MuxApi({ basePath: '/items', peer: () => connectMuxws(wsUrl, { lazy: true }) });
+  class ItemApi extends restViewSet()('id', [ViewSetMixin]) {}
+  const items = new ItemApi({ basePath: '/items', baseUrl, schemaCheck: false });
+  await items.list();
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  return { made: typeof lazy.list };
+}
+
+({ '?mux': overMuxws, '?lazy': lazyPeerUnused }[location.search] ?? overRest)().then(
+  (result) => { window.__result = result; },
+  (error) => { window.__result = { error: String(error && error.stack || error) }; },
+);
 `;
 
 function writeApp(dir) {
@@ -75,8 +108,6 @@ function writeApp(dir) {
   fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'vite-consumer', private: true, type: 'module' }));
   fs.writeFileSync(path.join(dir, 'index.html'), '<!doctype html><script type="module" src="/main.js"></script>\n');
   fs.writeFileSync(path.join(dir, 'main.js'), MAIN_JS);
-  fs.writeFileSync(path.join(dir, 'mux.html'), '<!doctype html><script type="module" src="/mux.js"></script>\n');
-  fs.writeFileSync(path.join(dir, 'mux.js'), MUX_JS);
   fs.mkdirSync(path.join(dir, 'public'), { recursive: true });
   fs.writeFileSync(path.join(dir, 'public', 'config.json'), JSON.stringify({ baseUrl: stack.baseUrl, wsUrl: stack.wsUrl }));
 }
@@ -86,6 +117,10 @@ async function pageResult(url) {
   const errors = [];
   const requests = [];
   page.on('pageerror', (error) => errors.push(error.message));
+  const warnings = [];
+  const sockets = [];
+  page.on('console', (message) => (message.type() === 'error' ? errors : message.type() === 'warning' ? warnings : []).push(message.text()));
+  page.on('websocket', (socket) => sockets.push(socket.url()));
   page.on('request', (request) => requests.push(request.url()));
   await page.goto(url);
   try {
@@ -95,13 +130,14 @@ async function pageResult(url) {
   }
   const result = await page.evaluate(() => window.__result);
   await page.close();
-  return { ...result, requests };
+  if (result.error) throw new Error(`the page failed: ${result.error} ${errors.join('; ')}`);
+  return { ...result, requests, warnings, sockets };
 }
 
 before(async () => {
   stack = await startStack({});
   app = fs.mkdtempSync(path.join(os.tmpdir(), 'vite-consumer-'));
-  const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', app, path.join(repoRoot, 'pkg')], { encoding: 'utf8' }).trim().split('\n').pop();
+  const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', app, pkgDir], { encoding: 'utf8' }).trim().split('\n').pop();
   writeApp(app);
   execFileSync('npm', ['install', '--no-audit', '--no-fund', '--offline', path.join(app, tarball)], { cwd: app, stdio: 'ignore' });
   browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
@@ -113,8 +149,9 @@ after(async () => {
   if (app) fs.rmSync(app, { recursive: true, force: true });
 });
 
-test('the installed package works in a Vite dev server with no configuration', async () => {
-  const server = await createServer({ root: app, configFile: false, logLevel: 'silent', server: { host: '127.0.0.1', port: 0 } });
+test("the installed package works in a Vite dev server with no configuration, under script-src 'self' 'wasm-unsafe-eval'", async () => {
+  // (server.headers only sends the policy, as the app's own server would)
+  const server = await createServer({ root: app, configFile: false, logLevel: 'silent', server: { host: '127.0.0.1', port: 0, headers: { 'content-security-policy': POLICY } } });
   await server.listen();
   try {
     const { port } = server.httpServer.address();
@@ -124,23 +161,24 @@ test('the installed package works in a Vite dev server with no configuration', a
     assert.equal(typeof result.cursor, 'number', 'watch() loaded its engine and the first poll was answered');
     assert.deepEqual(result.axiosSeen, [`"${result.axiosKey}"`], 'the axios sending half loaded and sent the call');
     assert.ok(result.requests.some((url) => /axios-send/.test(url)), `the axios sending half was fetched (${result.requests.join(', ')})`);
-    const mux = await pageResult(`http://127.0.0.1:${port}/mux.html`);
+    const mux = await pageResult(`http://127.0.0.1:${port}/?mux`);
     assert.match(mux.key, /^[0-9a-f-]{36}$/);
     assert.deepEqual(mux.seen, [`"${mux.key}"`]);
     assert.ok(mux.requests.some((url) => /muxws_bg\.wasm/.test(url)), `the muxws module was fetched (${mux.requests.join(', ')})`);
+    assert.equal(mux.mode, 'push', 'watch() over muxws subscribed');
   } finally {
     await server.close();
   }
 });
 
-test('the installed package works in a Vite production build with no configuration', async () => {
+test("the installed package works in a Vite production build with no configuration, under script-src 'self' 'wasm-unsafe-eval'", async () => {
   await build({ root: app, configFile: false, logLevel: 'silent', build: { outDir: 'dist' } });
   const dist = path.join(app, 'dist');
   const types = { '.js': 'text/javascript', '.html': 'text/html', '.wasm': 'application/wasm', '.json': 'application/json' };
   const server = http.createServer((request, response) => {
     const file = path.join(dist, new URL(request.url, 'http://x').pathname === '/' ? 'index.html' : new URL(request.url, 'http://x').pathname);
     if (!file.startsWith(dist) || !fs.existsSync(file)) return response.writeHead(404).end();
-    response.writeHead(200, { 'content-type': types[path.extname(file)] ?? 'application/octet-stream' });
+    response.writeHead(200, { 'content-type': types[path.extname(file)] ?? 'application/octet-stream', 'content-security-policy': POLICY });
     fs.createReadStream(file).pipe(response);
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -154,6 +192,14 @@ test('the installed package works in a Vite production build with no configurati
     // The muxws module (and its driver) may be emitted for connectMuxws(), but a REST app never loads it.
     assert.ok(!result.requests.some((url) => /muxws/.test(url)), `a REST app fetched no muxws file (${result.requests.join(', ')})`);
     assert.ok(!result.requests.some((url) => /\.wasm$/.test(url)), `a REST app fetched no .wasm (${result.requests.join(', ')})`);
+    // a lazy peer stays lazy: no socket, no muxws module, no warning (the schema check waits for the peer)
+    const lazy = await pageResult(`http://127.0.0.1:${server.address().port}/?lazy`);
+    assert.deepEqual(lazy.sockets, [], 'no WebSocket was opened');
+    assert.ok(!lazy.requests.some((url) => /muxws/.test(url)), `no muxws file was fetched (${lazy.requests.join(', ')})`);
+    assert.deepEqual(lazy.warnings, [], 'nothing was warned');
+    const mux = await pageResult(`http://127.0.0.1:${server.address().port}/?mux`);
+    assert.deepEqual(mux.seen, [`"${mux.key}"`], 'a muxws call under the policy');
+    assert.equal(mux.mode, 'push', 'watch() over muxws subscribed');
   } finally {
     await new Promise((resolve) => server.close(resolve));
   }

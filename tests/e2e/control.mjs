@@ -17,6 +17,9 @@ export function control(baseUrl) {
     },
     clearFaults: () => call('GET', '/__fault?mode=clear'),
     killWs: () => call('GET', '/__fault?mode=kill_ws'),
+    /** Every later WebSocket upgrade answered 403 (open tunnels stay), until `allowWs()` or `clearFaults()`. */
+    refuseWs: () => call('GET', '/__fault?mode=refuse_ws'),
+    allowWs: () => call('GET', '/__fault?mode=allow_ws'),
     /** Silences every open WebSocket tunnel: nothing forwarded either way, nothing closed, until
      *  `unsilenceWs()` or `clearFaults()`. Answers `{silenced: n}`. */
     silenceWs: () => call('GET', '/__fault?mode=silence_ws'),

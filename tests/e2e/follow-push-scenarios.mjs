@@ -457,6 +457,46 @@ export const followPushScenarios = {
     }
   },
 
+  async 'live push: catchUp() during a burst while onEvent takes 50 ms: every event once, in order, one onEvent at a time (c7ef532 gave 1,1,2,2,… two at once)'({ pkg, baseUrl, wsUrl }) {
+    const { peer } = await connect(pkg, wsUrl);
+    const key = freshKey();
+    const got = [];
+    let running = 0;
+    let overlapped = 0;
+    const follower = pkg.follow(`imports:${key}`, {
+      peer,
+      pollIntervalMs: QUIET_MS,
+      checkIntervalMs: QUIET_MS,
+      async onEvent(event) {
+        running += 1;
+        if (running > 1) overlapped += 1;
+        got.push(event);
+        await sleep(50);
+        running -= 1;
+      },
+    });
+    try {
+      await follower.ready;
+      await until(() => follower.mode === 'push', 2000, "mode 'push'");
+      const from = follower.cursor;
+      const revs = [];
+      const catchUps = [];
+      for (let i = 0; i < 20; i += 1) {
+        revs.push(...(await publish(baseUrl, key, 1)));
+        // catchUp() in the middle of the burst, while pushed events are being handed out
+        if (i % 4 === 2) catchUps.push(follower.catchUp());
+      }
+      await until(() => got.length >= 20, 20 * 50 + 8000, `the 20 events (${got.length} so far)`);
+      await Promise.all(catchUps);
+      await sleep(300);
+      same(got.map((event) => event.rev), revs, 'every rev, once, in order');
+      chain(got, from, 'the chain');
+      equal(overlapped, 0, 'never two onEvent at once');
+    } finally {
+      await closeAll([follower], [peer]);
+    }
+  },
+
   async 'live push: in push mode a check poll goes every checkIntervalMs, not every pollIntervalMs'({ pkg, wsUrl }) {
     const { peer } = await connect(pkg, wsUrl);
     const activity = recordActivity(pkg);

@@ -11,7 +11,8 @@ export const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-
 
 /** The package's public API, imported once the fakes are installed (the package may read globals at import). */
 export async function importPackage() {
-  return import('../../pkg/index.js');
+  // VIEWSETS_PKG: another build's pkg/index.js (a test run against an older package, to show what it catches)
+  return import(process.env.VIEWSETS_PKG ? new URL(`file://${process.env.VIEWSETS_PKG}`).href : '../../pkg/index.js');
 }
 
 /** Installs the fake clock and the fake fetch (script: see fake-fetch.mjs), then imports the package. */

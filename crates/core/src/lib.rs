@@ -93,6 +93,7 @@ pub mod action;
 pub mod activity;
 pub mod call;
 pub mod engine;
+pub mod fallback;
 pub mod headers;
 pub mod key;
 pub mod repeat;
@@ -103,6 +104,7 @@ pub use activity::{ActivityEvent, ActivityKind};
 pub use call::{Abandon, CallId, CallSpec, PeerId, PendingCall, Transport, WaitReason};
 pub use action::Action;
 pub use engine::CallEngine;
+pub use fallback::Fallback;
 pub use headers::{is_key_header, is_set_again_by_axios, IDEMPOTENCY_KEY_HEADER, SET_AGAIN_BY_AXIOS};
 pub use key::{check_key, new_key_text, write_structured_field, IdempotencyKey, KeyError};
 pub use repeat::{

@@ -14,7 +14,8 @@ use wasm_abi::records;
 /// refuses the module (a stale cached `.wasm`).
 /// 2: `peer_new` takes NaN for an option not given and checks the ranges itself; `frame_cap`.
 /// 3: `set_deadline`: a `request()`'s deadline is the module's, served by the peer's timer.
-pub const BOUNDARY_VERSION: u32 = 3;
+/// 4: `fallback` and its record: a peer's calls go over REST while it cannot be had (issue 26).
+pub const BOUNDARY_VERSION: u32 = 4;
 
 /// How many `f64` fields an output record has: kind, five fields, text pointer, text length.
 pub const OUT_FIELDS: usize = 8;
@@ -174,6 +175,12 @@ records! {
         /// Where the opening payload's JSON starts in the text (-1: the open had no payload).
         PAYLOAD_AT payload: 4 => TextFrom,
     }
+    /// The peer's REST fallback started or ended (`viewsets_core::Fallback`): its calls' next
+    /// attempts go over REST while `on`.
+    pub mod fallback: Fallback = 18 {
+        /// Calls go over REST now.
+        ON on: 1 => Bool,
+    }
 }
 
 /// The record kinds by the names the module uses (`poll` returns them; 0: nothing to report).
@@ -212,6 +219,8 @@ pub mod kind {
     pub const OPEN_FAILED: u32 = super::open_failed::KIND;
     /// [`super::push`].
     pub const PUSH: u32 = super::push::KIND;
+    /// [`super::fallback`].
+    pub const FALLBACK: u32 = super::fallback::KIND;
 }
 
 /// Error classes (the driver makes the classes of `errors.ts` from them): the protocol layer's

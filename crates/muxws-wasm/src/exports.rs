@@ -188,6 +188,12 @@ pub extern "C" fn socket_closed(
     with(|m| m.socket_closed(peer, socket, code, reason_len, clean != 0, now))
 }
 
+/// [`Module::fallback`].
+#[no_mangle]
+pub extern "C" fn fallback(peer: u32, after_ms: f64, now: f64) {
+    with(|m| m.fallback(peer, after_ms, now))
+}
+
 /// [`Module::timer`].
 #[no_mangle]
 pub extern "C" fn timer(peer: u32, now: f64) {

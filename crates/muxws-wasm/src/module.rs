@@ -25,6 +25,7 @@ pub use crate::out::Out;
 pub use crate::config::PeerConfig;
 use crate::source::{PulledText, TextReader};
 use vec_fifo::Fifo;
+use viewsets_core::Fallback;
 
 /// A stream the application knows: its wire handle and the tag the driver knows it by.
 struct Live {
@@ -73,6 +74,10 @@ struct Slot {
     /// In no particular order: found by stream or by tag, one look at each.
     live: Vec<Live>,
     calls: usize,
+    /// When the peer's calls go over REST (off unless the driver turned it on).
+    fallback: Fallback,
+    /// The socket that opened last: one that closes without having opened was refused.
+    opened: f64,
     waiting: Fifo<Held>,
     failed: Fifo<Held>,
 }
@@ -330,6 +335,8 @@ impl<R: TextReader + Clone + 'static> Module<R> {
             frame_cap: ms(config.max_frame_bytes) as u32,
             live: Vec::new(),
             calls: 0,
+            fallback: Fallback::off(),
+            opened: -1.0,
             waiting: Fifo::new(),
             failed: Fifo::new(),
         }));
@@ -351,6 +358,7 @@ impl<R: TextReader + Clone + 'static> Module<R> {
     pub fn socket_opened(&mut self, peer: u32, socket: f64, protocol_len: i32, now: f64) {
         let protocol = text_of(&self.input, protocol_len).unwrap_or_default();
         if let Some(slot) = slot_of(&mut self.slots, peer) {
+            slot.opened = socket;
             slot.peer.socket_opened(socket as u64, protocol, ms(now));
         }
     }
@@ -390,6 +398,10 @@ impl<R: TextReader + Clone + 'static> Module<R> {
         let reason = text_of(&self.input, reason_len).unwrap_or_default();
         if let Some(slot) = slot_of(&mut self.slots, peer) {
             let code = u16::try_from(code).unwrap_or(1006);
+            if slot.opened != socket {
+                // A dial that produced no socket: the upgrade was refused, or nothing answered.
+                slot.fallback.refused(ms(now));
+            }
             slot.peer
                 .socket_closed(socket as u64, code, reason, clean, ms(now));
         }
@@ -401,6 +413,7 @@ impl<R: TextReader + Clone + 'static> Module<R> {
         if let Some(slot) = slot_of(&mut self.slots, peer) {
             let now = ms(now);
             slot.peer.handle_timeout(now);
+            slot.fallback.handle_timeout(now);
             for live in &mut slot.live {
                 if live.deadline <= now {
                     live.deadline = u64::MAX;
@@ -417,6 +430,7 @@ impl<R: TextReader + Clone + 'static> Module<R> {
             return -1.0;
         };
         let mut at = slot.peer.poll_timeout().unwrap_or(u64::MAX);
+        at = at.min(slot.fallback.poll_timeout().unwrap_or(u64::MAX));
         for live in &slot.live {
             at = at.min(live.deadline);
         }
@@ -657,7 +671,23 @@ impl<R: TextReader + Clone + 'static> Module<R> {
                 return kind;
             }
         }
-        0
+        // After the events that changed it, so the driver hears of the loss first.
+        match slot.fallback.poll_change() {
+            Some(on) => out.set(kind::FALLBACK, &[f64::from(u8::from(on))]),
+            None => 0,
+        }
+    }
+
+    /// Turns on the peer's REST fallback: its calls go over REST once it has been away for
+    /// `after_ms` (counted from `now` while it has never connected), at once when a dial produced
+    /// no socket or it closed for good (`viewsets_core::Fallback`).
+    pub fn fallback(&mut self, peer: u32, after_ms: f64, now: f64) {
+        if let Some(slot) = slot_of(&mut self.slots, peer) {
+            slot.fallback = Fallback::new(ms(after_ms), ms(now));
+            if slot.peer.is_open() {
+                slot.fallback.connected();
+            }
+        }
     }
 }
 
@@ -666,14 +696,17 @@ impl<R: TextReader + Clone + 'static> Module<R> {
 fn event_record(slot: &mut Slot, out: &mut Out, next_tag: &mut u32, event: Event, now: u64) -> u32 {
     match event {
         Event::Established => {
+            slot.fallback.connected();
             drain_waiting(slot, now);
             out.set(kind::ESTABLISHED, &[])
         }
         Event::Reconnected { attempt } => {
+            slot.fallback.connected();
             drain_waiting(slot, now);
             out.set(kind::RECONNECTED, &[f64::from(attempt)])
         }
         Event::ConnectFailed(error) => {
+            slot.fallback.closed_for_good();
             fail_waiting(slot);
             error.write_message(&mut out.text);
             // Laid out as STREAM_FAILED (no stream): a failed hello is its stream error, unwrapped
@@ -690,7 +723,10 @@ fn event_record(slot: &mut Slot, out: &mut Out, next_tag: &mut u32, event: Event
             )
         }
         Event::Closed(reason) => {
-            if !reason.will_retry {
+            if reason.will_retry {
+                slot.fallback.lost(now);
+            } else {
+                slot.fallback.closed_for_good();
                 fail_waiting(slot);
             }
             out.put(

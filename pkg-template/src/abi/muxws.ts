@@ -12,7 +12,7 @@ export const enum Layout {
   /** Where an export that refused what it was given writes the error's `ErrorClass`; the text is the message. */
   FailureClass = 1,
   /** The version of the exports and records (`boundary_version()`). */
-  BoundaryVersion = 3,
+  BoundaryVersion = 4,
 }
 
 /** The error class of a failed stream or connect, by the class of `errors.ts` it makes. */
@@ -80,6 +80,11 @@ export const enum MuxwsRecordKind {
    * records are those of any stream.
    */
   Push = 17,
+  /**
+   * The peer's REST fallback started or ended (`viewsets_core::Fallback`): its calls' next
+   * attempts go over REST while `on`.
+   */
+  Fallback = 18,
 }
 
 /** What the muxws module has to say (`poll`), one record at a time. */
@@ -201,6 +206,12 @@ export interface MuxwsRecordHandler {
    * @param payload Where the opening payload's JSON starts in the text (-1: the open had no payload).
    */
   push(tag: number, id: number, end: boolean, headers: string, payload: string): void;
+  /**
+   * The peer's REST fallback started or ended (`viewsets_core::Fallback`): its calls' next
+   * attempts go over REST while `on`.
+   * @param on Calls go over REST now.
+   */
+  fallback(on: boolean): void;
 }
 
 /** Calls the method of `h` for the MuxwsRecord record at `at` of `r` (its kind at `r[at]`); nothing for a kind the table does not have. */
@@ -256,5 +267,7 @@ export function handleMuxwsRecord(r: ArrayLike<number>, at: number, h: MuxwsReco
       const b4 = s4 < 0 ? end : s4;
       return h.push(r[at + 1], r[at + 2], r[at + 3] === 1, text(0, b4), s4 < 0 ? '' : text(s4, end));
     }
+    case 18:
+      return h.fallback(r[at + 1] === 1);
   }
 }

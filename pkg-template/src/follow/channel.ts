@@ -62,7 +62,7 @@ export function channelOf(services: FollowServices, owner: object, core: ProxyCo
   const send = (over: ProxyCore, path: string, body: unknown, repeat: object, signal?: AbortSignal) =>
     services.issueCall(over, 'POST', path, { body, background: true, repeat, signal });
   const pushPeer = core.transport.pushPeer?.bind(core.transport);
-  let peer: (PushPeer & { readonly restBase?: string | undefined }) | undefined;
+  let peer: PushPeer | undefined;
   /** Over REST at the peer's origin (or where its calls fall back to): the core's headers and interceptors. */
   const overRest = (): ProxyCore | undefined => {
     const baseUrl = peer?.restBase ?? (peer?.isClosed ? restOrigin(peer.url) : undefined);

@@ -42,7 +42,8 @@ export type WireEvent = Omit<Item, 'via' | 'scope'>;
 
 /** What the server answered for one topic of a poll, as wire.ts read it. */
 export type TopicAnswer =
-  | { kind: 'events'; rev: number; scope: string | undefined; events: WireEvent[] }
+  /** `whole`: every event was read (false: the list broke at one that is not an event, and ends there). */
+  | { kind: 'events'; rev: number; scope: string | undefined; events: WireEvent[]; whole: boolean }
   /** `events: null`: the log no longer holds the cursor (or the events are more than the client keeps). */
   | { kind: 'gap'; rev: number; scope: string | undefined }
   /** A 400–499 other than 429: the topic is refused for good. */
@@ -486,7 +487,7 @@ export class FollowEngine {
       // a chain that breaks is left there; what is at or below the cursor was handed out already
       let link = sent;
       let fits = true;
-      let whole = true;
+      let whole = answer.whole;
       for (const event of answer.events) {
         if (event.prev !== link || event.rev <= link) {
           whole = false;

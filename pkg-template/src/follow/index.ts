@@ -11,7 +11,8 @@
  */
 import type { ProxyCore } from '../compose.js';
 import type { HttpError } from '../errors.js';
-import type { CheckedFollow, FollowerInternals, FollowServices } from '../follow-services.js';
+import type { CheckedFollow, FollowerState, FollowServices } from '../follow-services.js';
+import type { Follower } from '../events.js';
 import type { PushPeer } from '../runtime.js';
 import type { Wakeup } from '../timer.js';
 import { backoff } from './backoff.js';
@@ -25,11 +26,19 @@ export { applyChanges } from './apply-changes.js';
 /** One started follower, as the driver knows it. */
 interface Entry {
   readonly id: number;
-  readonly internals: FollowerInternals;
+  readonly internals: Internals;
   readonly options: CheckedFollow;
   readonly channel: Channel;
   /** The muxws peer whose socket it is subscribed on, if any. */
   readonly peer: PushPeer | undefined;
+}
+
+/** A follower's handle (whose state the driver writes), its ready promise and its `subscribe()` listeners. */
+interface Internals {
+  readonly handle: Follower & FollowerState;
+  readonly state: FollowerState;
+  readonly listeners: Set<(follower: Follower) => void>;
+  readonly ready: readonly [resolve: () => void, reject: (error: unknown) => void];
 }
 
 /** A `catchUp()` waiting for its answer (the engine's opaque token). */
@@ -65,7 +74,6 @@ function setUp(given: FollowServices): void {
     engine.timeout(services.now());
     pump();
   });
-  engine.setOnline(services.now(), services.online.isOnline());
   services.online.subscribe((online) => {
     engine.setOnline(services.now(), online);
     pump();
@@ -107,6 +115,15 @@ function tell(input: (now: number) => void): void {
   pump();
 }
 
+/** The muxws reset code of a payload over the peer's `maxPayloadBytes` (muxws SPEC, PAYLOAD_TOO_LARGE). */
+const PAYLOAD_TOO_LARGE = 7;
+
+/** Whether `error` says an answer was over the transport's size cap (asking again would bring it again): a `StreamReset` of that code. */
+function tooLarge(error: unknown): boolean {
+  const { name, code } = (error ?? {}) as { name?: unknown; code?: unknown };
+  return name === 'StreamReset' && code === PAYLOAD_TOO_LARGE;
+}
+
 /** Whether `error` refuses for good, as the backend classes refusals: an `HttpError` of 400–499 other than 429. */
 function refuses(error: unknown): boolean {
   const status = (error as { status?: unknown } | null)?.status;
@@ -141,7 +158,7 @@ function perform(action: Action): void {
         },
         (error: unknown) => {
           polls.delete(poll);
-          tell((now) => engine.pollFailed(now, poll, error, refuses(error), services.tooLarge(error)));
+          tell((now) => engine.pollFailed(now, poll, error, refuses(error), tooLarge(error)));
         },
       );
       return;
@@ -275,6 +292,9 @@ function watchPeer(peer: PushPeer, channel: Channel): PeerEntry {
     }),
     peer.onReconnect(() => tell((now) => engine.peerState(now, peerKey, state()))),
     peer.onClose(() => tell((now) => engine.peerState(now, peerKey, state()))),
+    // while the peer's calls fall back to REST its followers poll there (the channel reads restBase);
+    // once a socket is up again they subscribe again, and the catch-up poll follows from the cursor
+    peer.onFallback(() => tell((now) => engine.peerState(now, peerKey, state()))),
   ];
   // a lazy peer's first connection is no reconnect
   if (!peer.isOpen && !peer.isClosed) {
@@ -286,17 +306,22 @@ function watchPeer(peer: PushPeer, channel: Channel): PeerEntry {
   return known;
 }
 
-/** The handle of a started follower: what follow.ts's `catchUp()` and `close()` call once the chunk is loaded. */
+/** The handle of a started follower: what follow.ts's `ready`, `catchUp()`, `close()` and `subscribe()` use once the chunk is loaded. */
 export interface Started {
+  ready: Promise<void>;
   catchUp(): Promise<void>;
   close(): Promise<void>;
+  subscribe(listener: (follower: Follower) => void): () => void;
 }
 
-/** Starts the follower of `internals`' topic on the channel of `owner` (called by follow.ts once this chunk is loaded). */
-export async function start(given: FollowServices, internals: FollowerInternals, owner: object, core: ProxyCore, options: CheckedFollow, persistKey: string): Promise<Started> {
+/** Starts the follower of `handle`'s topic on the channel of `owner` (called by follow.ts once this chunk is loaded). */
+export async function start(given: FollowServices, handle: Follower & FollowerState, owner: object, core: ProxyCore, options: CheckedFollow, persistKey: string): Promise<Started> {
   setUp(given);
+  let settle!: Internals['ready'];
+  const ready = new Promise<void>((resolve, reject) => (settle = [resolve, reject]));
+  const internals: Internals = { handle, state: handle, listeners: new Set(), ready: settle };
   const channel = channelOf(services, owner, core, options.eventsPath, persistKey);
-  const topic = internals.handle.topic;
+  const topic = handle.topic;
   let cursor = options.from;
   let scope: string | undefined;
   const stored = options.persist ? await loadCursor(channel.persistKey, topic) : undefined;
@@ -312,10 +337,15 @@ export async function start(given: FollowServices, internals: FollowerInternals,
     engine.follow(now, id, { channel: channel.id, topic, cursor, scope, pollIntervalMs: options.pollIntervalMs, checkIntervalMs: options.checkIntervalMs });
   });
   return {
+    ready,
     catchUp: () => new Promise<void>((resolve, reject) => tell((now) => engine.catchUp(now, id, { resolve, reject } satisfies Waiter))),
     close: () => {
       tell((now) => engine.close(now, id));
       return Promise.resolve();
+    },
+    subscribe(listener) {
+      internals.listeners.add(listener);
+      return () => void internals.listeners.delete(listener);
     },
   };
 }

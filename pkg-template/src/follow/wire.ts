@@ -74,10 +74,10 @@ function readTopic(entry: unknown, topic: string, refuse: Refuse): TopicAnswer {
   for (const event of events) {
     const item = readEvent(event);
     // a chain that breaks is left there
-    if (!item) break;
+    if (!item) return { kind: 'events', rev, scope, events: read, whole: false };
     read.push(item);
   }
-  return { kind: 'events', rev, scope, events: read };
+  return { kind: 'events', rev, scope, events: read, whole: true };
 }
 
 /** One polled event, or undefined when it is not one. */

@@ -751,5 +751,10 @@ class LiveEngine {
 
 /** Takes over the handle `live()` returned: the list reads, follows and shows own writes from here. */
 export function start(kit: LiveServices, handle: LiveHandle, proxy: object, params: LiveParams | undefined, options: LiveOptions | undefined): LiveEngine {
-  return new LiveEngine(kit, handle, proxy, params, options);
+  try {
+    return new LiveEngine(kit, handle, proxy, params, options);
+  } catch (error) {
+    kit.warn('live() could not start', error);
+    throw error;
+  }
 }

@@ -1,0 +1,92 @@
+// An application's code against the package as npm installs it (tests/types/packed.mjs packs pkg/,
+// installs the tarball and checks this file with skipLibCheck false, strict,
+// exactOptionalPropertyTypes and noUncheckedIndexedAccess, under TypeScript 5.0, the version the
+// package builds with, and the newest 6.x): the README's examples, and every public union kept.
+import {
+  connectMuxws,
+  muxwsViewSet,
+  onCallActivity,
+  restViewSet,
+  ViewSetMixin,
+  ViewSetBase,
+  type MuxwsPeer,
+  type PendingCall,
+  type WaitReason,
+} from '@dynamicforms/fastapi-viewsets';
+
+interface Item { id: number; name: string }
+
+// README, Usage
+class ItemApi extends restViewSet<Item>()('id', [ViewSetMixin]) {
+  async approve(pk: number, key?: string): Promise<Item> {
+    return this.request<Item>('POST', `/${pk}/approve`, { key });
+  }
+}
+const items = new ItemApi({ basePath: '/items', attemptTimeoutMs: 30_000, repeat: { withinMs: 600_000, delayMs: 1000 } });
+const call = items.create({ name: 'x' });
+const key: string = call.key;
+export async function usage(): Promise<void> {
+  const item: Item = await call;
+  const named: Item[] = await items.list({ sort: 'name:asc', name__icontains: 'x' });
+  const failures = new Map<string, number>();
+  const stop = onCallActivity((event) => {
+    if (event.type === 'retry') failures.set(event.key, event.attempt);
+    if (event.type === 'settle') failures.delete(event.key);
+  });
+  stop();
+  void [item, named, key];
+}
+
+// README, Over muxws
+export async function overMuxws(): Promise<void> {
+  const peer = await connectMuxws('wss://api.example.com/ws', {
+    onClose: ({ code, willRetry }) => console.log('socket lost', code, willRetry),
+    onReconnect: (attempt) => console.log('reconnected', attempt),
+  });
+  class ItemsOverWs extends muxwsViewSet<Item>()('id', [ViewSetMixin]) {}
+  const wsItems = new ItemsOverWs({ basePath: '/items', peer, timeoutMs: 10_000 });
+  const listed: Item[] = await wsItems.list();
+  const lazy = new ItemsOverWs({ basePath: '/items', peer: () => connectMuxws('/ws', { lazy: true }) });
+  void [listed, lazy];
+}
+
+// an option given as a value that may be undefined (exactOptionalPropertyTypes)
+declare const maybeKey: string | undefined;
+declare const maybeSignal: AbortSignal | undefined;
+export class MaybeApi extends restViewSet<Item>()('id', [ViewSetMixin]) {
+  one(): Promise<Item> {
+    return this.request<Item>('GET', '/1', { key: maybeKey, signal: maybeSignal, headers: undefined, repeat: { withinMs: undefined } });
+  }
+}
+
+// the unions are kept: a wrong literal does not compile
+const wait: WaitReason = 'offline';
+// @ts-expect-error not a WaitReason
+const badWait: WaitReason = 'bogus-reason';
+const waiting: PendingCall['waitingFor'] = 'delay';
+// @ts-expect-error not what a pending call waits for
+const badWaiting: PendingCall['waitingFor'] = 'bogus-reason';
+void [wait, badWait, waiting, badWaiting];
+
+// README, "One action for both transports": a class mixin, written once, applied to a REST and a
+// muxws class; the action keeps its types in both.
+type ProxyClass = abstract new (...args: any[]) => ViewSetBase;
+function Approvable<B extends ProxyClass>(Base: B) {
+  abstract class WithApprove extends Base {
+    approve(pk: number, key?: string) {
+      return this.request<Item>('POST', `/${pk}/approve`, { key });
+    }
+  }
+  return WithApprove;
+}
+class RestItems extends Approvable(restViewSet<Item>()('id', [ViewSetMixin])) {}
+class WsItems extends Approvable(muxwsViewSet<Item>()('id', [ViewSetMixin])) {}
+export async function oneActionTwoTransports(peer: MuxwsPeer): Promise<void> {
+  const viaRest = new RestItems({ basePath: '/items' });
+  const viaWs = new WsItems({ basePath: '/items', peer });
+  const approved: Item[] = [await viaRest.approve(1), await viaWs.approve(1, 'k')];
+  const listed: Item[] = await viaWs.list();
+  // @ts-expect-error approve takes a number
+  void viaRest.approve('1');
+  void [approved, listed, viaRest.approve(2).key];
+}
