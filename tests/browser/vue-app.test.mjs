@@ -171,7 +171,8 @@ test('vue: a replayed answer after another tab deleted the row does not bring it
   const x = await write('POST', '/items', { name: 'X' });
   const page = await tab('?delay=1500');
   try {
-    await stack.fault('drop_after', { count: 1, path: `/items/${x.id}`, method: 'PATCH' });
+    // count 2: Chromium sends a request again by itself once when a reused connection closes before its answer
+    await stack.fault('drop_after', { count: 2, path: `/items/${x.id}`, method: 'PATCH' });
     await page.evaluate((id) => {
       window.renamed = window.app.items().partialUpdate(id, { name: 'X-renamed' });
     }, x.id);
