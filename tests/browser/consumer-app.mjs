@@ -54,6 +54,7 @@ async function everything({ baseUrl, wsUrl }) {
   await wsFollower.close();
   await peer.close();
   return {
+    charset: document.characterSet,
     rest: { key: restCall.key, seen: restAnswer.idempotency_key, cursor },
     axios: { key: axiosCall.key, seen: axiosAnswer.idempotency_key },
     muxws: { key: muxCall.key, seen: muxAnswer.idempotency_key, mode },
@@ -151,6 +152,6 @@ export function checkEverything(assert, result) {
   assert.deepEqual(result.axios.seen, [`"${result.axios.key}"`], 'an axios proxy call: the sending half loaded');
   assert.deepEqual(result.muxws.seen, [`"${result.muxws.key}"`], 'a muxws proxy call: the muxws module loaded');
   assert.equal(result.muxws.mode, 'push', 'watch() over muxws subscribed');
-  assert.ok(result.requests.some((url) => /muxws_bg\.wasm/.test(url)), `the muxws module was fetched (${result.requests.join(', ')})`);
+  assert.ok(result.requests.some((url) => /\.wasm(\?|$)/.test(url)), `the muxws module was fetched (${result.requests.join(', ')})`);
   assert.deepEqual(result.errors.filter((text) => !/favicon|404 \(Not Found\)/.test(text)), [], 'nothing logged an error');
 }
