@@ -557,7 +557,7 @@ async function liveListStart({ wsUrl }) {
       for (const { pk } of event.payload.changes) state.events[pk] ??= { at: clock(), rev: event.rev };
     },
   });
-  const list = items.live();
+  const list = pkg.liveList(items);
   list.subscribe((current) => {
     const at = clock();
     for (const row of current.rows) if (row.id !== undefined) state.rows[row.id] ??= at;
@@ -589,7 +589,7 @@ async function liveListBig({ baseUrl, directUrl, pendingCount, changes }) {
   const pkg = await import('/pkg/index.js');
   const Books = pkg.restViewSet()('id', [pkg.ViewSetMixin]);
   const books = new Books({ basePath: '/catalog/bulk', baseUrl, schemaCheck: false });
-  const list = books.live(undefined, { pollIntervalMs: 50 });
+  const list = pkg.liveList(books, undefined, { pollIntervalMs: 50 });
   await list.ready;
   const rowsRead = list.rows.length;
   // own writes held pending (rows past the seed's twelve, which the seed at the end removes: their
@@ -699,7 +699,7 @@ export function renderLiveList(r, { table, spread, ms }) {
   return [
     '## Live lists (issue 28)',
     '',
-    `\`bench/live.mjs\` (\`measureLiveList\`), Chromium. Publish → rows: ${r.events} items created one at a time by the bench process (POST /items to the backend directly, 50–150 ms apart); in a page, \`items.live()\` over a muxws peer (push) and beside it \`follow('/items', { peer })\` over a second peer of the page, today's figure. Measured from each event's rev (the server's clock at the publish, ms) to the first listener call whose \`rows\` hold the record (the push, then a retrieve over the socket) and to \`onEvent\`. 10 000 rows: /catalog/bulk seeded to ${big.rows} books, \`books.live()\` over REST, ${big.pendingAtFirst} own partial updates held pending (the fault proxy delays their answers; ${big.pending} still pending at the end: ${big.states || 'none'}), then ${big.updateMs.length} changes by another client, one at a time: from the changed record's retrieve answer to the listener (the rows made again, the pending writes on top); and the call of an own write, which puts it into \`rows\` in its task.${r.lost ? ` Lost: ${r.lost}.` : ''}`,
+    `\`bench/live.mjs\` (\`measureLiveList\`), Chromium. Publish → rows: ${r.events} items created one at a time by the bench process (POST /items to the backend directly, 50–150 ms apart); in a page, \`liveList(items)\` over a muxws peer (push) and beside it \`follow('/items', { peer })\` over a second peer of the page, today's figure. Measured from each event's rev (the server's clock at the publish, ms) to the first listener call whose \`rows\` hold the record (the push, then a retrieve over the socket) and to \`onEvent\`. 10 000 rows: /catalog/bulk seeded to ${big.rows} books, \`liveList(books)\` over REST, ${big.pendingAtFirst} own partial updates held pending (the fault proxy delays their answers; ${big.pending} still pending at the end: ${big.states || 'none'}), then ${big.updateMs.length} changes by another client, one at a time: from the changed record's retrieve answer to the listener (the rows made again, the pending writes on top); and the call of an own write, which puts it into \`rows\` in its task.${r.lost ? ` Lost: ${r.lost}.` : ''}`,
     '',
     table(
       ['measure', 'SDK', 'baseline', 'goal'],

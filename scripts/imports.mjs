@@ -38,10 +38,11 @@ const LAYERS = [
   ['follow/backoff', 'follow/engine', 'follow/wire', 'follow/persist', 'follow/channel', 'follow/apply-changes'],
   ['follow/index'],
   ['follow'],
-  // live lists: their types, the chunk (live/live-list.js), its services, and what every app ships (live/index)
-  ['live/types', 'live/live-list', 'live/services', 'live/index'],
   // the proxies' base class and factories; 0.6's shapes
   ['viewset'],
+  // live lists over the proxies: their types, the chunk (live/live-list.js), its services, and
+  // liveList(), which an app that calls it ships (live/index)
+  ['live/types', 'live/live-list', 'live/services', 'live/index'],
   ['proxies'],
   // the package's entry
   ['index'],

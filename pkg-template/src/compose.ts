@@ -294,6 +294,7 @@ function composeAndIssue<R>(
     path: fullPath,
     query,
     send,
+    body,
     background,
     basePath: core.basePath,
     // Background calls (the schema check, say) are never persisted.
@@ -316,24 +317,8 @@ function composeAndIssue<R>(
     reject: null as never,
     unwatch: null,
   };
-  const promise = issue<R>(call, signal as AbortSignal | null);
-  issuedCalls.tell?.(call, body, promise);
-  return promise;
+  return issue<R>(call, signal as AbortSignal | null);
 }
-
-/** A call as it was issued: its record, its body as given, its promise. */
-export interface IssuedCall {
-  call: CallRecord;
-  body: unknown;
-  promise: Promise<unknown>;
-}
-
-/**
- * Who is told of each call as it is issued, in its task: the live lists' own writes (live/, once a
- * live list exists), and the calls resumed after a reload (persist.ts keeps them in `resumed`
- * until they settle, so a live list opened later shows them as pending).
- */
-export const issuedCalls: { tell?: (call: CallRecord, body: unknown, promise: Promise<unknown>) => void; resumed?: Set<IssuedCall> } = {};
 
 /**
  * Issues one call of `core`; never throws: anything wrong with it is a rejected `ViewSetCall`

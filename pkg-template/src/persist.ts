@@ -15,9 +15,9 @@
  * the clear. Calls over muxws and
  * through an axios instance are not persisted.
  */
-import { issueCall, issuedCalls, joinPath, proxyFor, type IssuedCall } from './compose.js';
+import { issueCall, joinPath, proxyFor } from './compose.js';
 import { ViewSetError } from './errors.js';
-import { useCallStore, warn, type CallRecord, type StoredSend, type ViewSetCall } from './runtime.js';
+import { observeCalls, warn, type CallRecord, type StoredSend, type ViewSetCall } from './runtime.js';
 
 const DATABASE = 'fastapi-viewsets';
 const CALLS = 'calls';
@@ -181,11 +181,14 @@ const writes = new Map<string, Promise<void>>();
 function startStoring(): void {
   if (storing) return;
   storing = true;
-  useCallStore({
+  observeCalls((before) => ({
     issued(call) {
-      writes.set(call.key, store(call).catch((error) => warn('a call could not be stored', error)));
+      before?.issued(call);
+      if (call.persist) writes.set(call.key, store(call).catch((error) => warn('a call could not be stored', error)));
     },
     settled(call) {
+      before?.settled(call);
+      if (!call.persist) return;
       const written = writes.get(call.key) ?? Promise.resolve();
       writes.delete(call.key);
       written
@@ -193,25 +196,7 @@ function startStoring(): void {
         .catch((error) => warn('a settled call could not be removed from the store', error))
         .finally(() => unlock(call.key));
     },
-  });
-}
-
-/**
- * The calls resumed are kept in `issuedCalls.resumed` until they settle, so a live list opened
- * after them still shows them as pending (a live list's `tell` calls this one on).
- */
-function keepResumed(): void {
-  if (issuedCalls.resumed) return;
-  const resumed = (issuedCalls.resumed = new Set<IssuedCall>());
-  const next = issuedCalls.tell;
-  issuedCalls.tell = (call, body, promise) => {
-    next?.(call, body, promise);
-    if (!call.resumed) return;
-    const entry = { call, body, promise };
-    resumed.add(entry);
-    const forget = () => void resumed.delete(entry);
-    promise.then(forget, forget);
-  };
+  }));
 }
 
 /**
@@ -225,7 +210,6 @@ function keepResumed(): void {
 export async function resumeCalls(options: ResumeOptions = {}): Promise<ResumedCall[]> {
   if (typeof indexedDB === 'undefined') return [];
   startStoring();
-  keepResumed();
   const stored = await withCalls<StoredCall[]>('readonly', (calls) => calls.getAll());
   const resumed: ResumedCall[] = [];
   for (const record of stored) {

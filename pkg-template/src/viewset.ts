@@ -10,8 +10,6 @@ import { issueCall, proxyCore, type ProxyCore } from './compose.js';
 import type { Follower, RecordsChanged, WatchOptions } from './events.js';
 import { applyChangesOf, watchProxy } from './follow.js';
 import type { ActionsOf, ActionSurface, KeyType, ViewSetMixinClass } from './mixins.js';
-import { liveOf } from './live/index.js';
-import type { LiveList, LiveOptions, LiveParams } from './live/types.js';
 
 /** The primary key type of proxy `P`, read off its `retrieve` (any key when it has none). */
 export type PkOf<P> = P extends { retrieve(pk: infer K, ...rest: any[]): unknown } ? K & KeyType : KeyType; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -101,6 +99,11 @@ export abstract class ViewSetBase {
     }
   }
 
+  /** Marks a proxy for Vue: reactive(), ref() and a Pinia store leave it as it is (no markRaw needed; it holds no reactive state). */
+  get __v_skip(): true {
+    return true;
+  }
+
   /**
    * Sends one call to `{basePath}{path}`. The promise carries the call's `key` at once; a ViewSet's
    * own methods built on it carry it too. Never throws: a call that cannot be sent rejects.
@@ -121,15 +124,6 @@ export abstract class ViewSetBase {
   }
 
   /**
-   * A live list of this ViewSet's records: read once (the topic followed from before the read),
-   * then kept current from each change, and this page's own writes shown at once. `params` (sort,
-   * filters, a page) make it read the list again on every change instead of patching it.
-   */
-  live(params?: LiveParams, options?: LiveOptions): LiveList<RecordOf<this>> {
-    return liveOf(this, params, options);
-  }
-
-  /**
    * `rows` with `change` applied: `deleted` removes the records, `created`/`updated` retrieve each
    * through this proxy and insert or replace it (one gone meanwhile is removed). Applying a change
    * twice gives the same rows.
@@ -138,9 +132,6 @@ export abstract class ViewSetBase {
     return applyChangesOf(this, rows, change);
   }
 }
-
-// Vue's reactive()/ref() leave a proxy as it is (no markRaw needed): it holds no reactive state.
-Object.defineProperty(ViewSetBase.prototype, '__v_skip', { value: true });
 
 export { ViewSetBase as ViewSetInternals };
 

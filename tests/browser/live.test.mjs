@@ -1,4 +1,4 @@
-// Live lists (proxy.live()) end to end in headless Chromium: the scenarios of
+// Live lists (liveList(proxy)) end to end in headless Chromium: the scenarios of
 // tests/e2e/live-scenarios.mjs, unchanged, against the real backend behind the fault proxy.
 import { after, before, test } from 'node:test';
 

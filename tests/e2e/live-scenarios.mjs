@@ -1,4 +1,4 @@
-// Live lists (`proxy.live()`, issue 28) end to end against the real backend (fastapi-viewsets 0.14
+// Live lists (`pkg.liveList(proxy)`, issue 28) end to end against the real backend (fastapi-viewsets 0.14
 // with events, tests/backend/app.py) through the fault proxy: the rows follow a second client's
 // writes over REST (poll) and muxws (push); the follower starts before the first read; a failed
 // read of a change is tried again (nothing dropped, `stale` meanwhile); a sorted list reads again;
@@ -52,7 +52,7 @@ export const liveScenarios = {
     await freshItems(ctl);
     await other(baseUrl, 'POST', '/items', { name: 'first' });
     const proxy = restItems(pkg, baseUrl);
-    const list = proxy.live(undefined, { pollIntervalMs: POLL_MS });
+    const list = pkg.liveList(proxy, undefined, { pollIntervalMs: POLL_MS });
     const batches = [];
     list.subscribe((current) => batches.push(current.rows));
     try {
@@ -79,7 +79,7 @@ export const liveScenarios = {
   async 'live: over muxws the rows follow by push; publish → rows within a few ms'({ pkg, baseUrl, wsUrl, ctl }) {
     await freshItems(ctl);
     const peer = await pkg.connectMuxws(wsUrl, { reconnect: { initialDelayMs: 50, maxDelayMs: 400, jitter: 0 } });
-    const list = muxItems(pkg, peer).live(undefined, { pollIntervalMs: 60_000 });
+    const list = pkg.liveList(muxItems(pkg, peer), undefined, { pollIntervalMs: 60_000 });
     try {
       await list.ready;
       await until(() => list.status.mode === 'push', 3000, 'push mode');
@@ -111,7 +111,7 @@ export const liveScenarios = {
     await other(baseUrl, 'POST', '/items', { name: 'before' });
     // the first list read is answered 1 s late: the writes meanwhile happen after its snapshot or before it
     await ctl.fault('delay:1', { count: 1, path: '/items', method: 'GET' });
-    const list = restItems(pkg, baseUrl).live(undefined, { pollIntervalMs: POLL_MS });
+    const list = pkg.liveList(restItems(pkg, baseUrl), undefined, { pollIntervalMs: POLL_MS });
     try {
       await sleep(400);
       const a = await other(baseUrl, 'POST', '/items', { name: 'during 1' });
@@ -130,7 +130,7 @@ export const liveScenarios = {
   async 'live: a change whose read fails is read again (status stale meanwhile), never dropped'({ pkg, baseUrl, ctl }) {
     await freshItems(ctl);
     await other(baseUrl, 'POST', '/items', { name: 'first' });
-    const list = restItems(pkg, baseUrl, { repeat: { withinMs: 0 } }).live(undefined, { pollIntervalMs: POLL_MS });
+    const list = pkg.liveList(restItems(pkg, baseUrl, { repeat: { withinMs: 0 } }), undefined, { pollIntervalMs: POLL_MS });
     try {
       await list.ready;
       const trail = [];
@@ -154,7 +154,7 @@ export const liveScenarios = {
     await ctl.seedCatalog();
     const Books = pkg.restViewSet()('id', [pkg.ViewSetMixin]);
     const books = new Books({ basePath: '/catalog/books', baseUrl, schemaCheck: false });
-    const list = books.live({ sort: 'title', author: 'Zed' }, { pollIntervalMs: POLL_MS });
+    const list = pkg.liveList(books, { sort: 'title', author: 'Zed' }, { pollIntervalMs: POLL_MS });
     try {
       await list.ready;
       same(list.rows, [], 'no book by Zed yet');
@@ -174,7 +174,7 @@ export const liveScenarios = {
     const Books = pkg.restViewSet()('id', [pkg.BulkViewSetMixin]);
     for (const [path, counter] of [['/catalog/indexed', 'indexed'], ['/catalog/bulk', 'bulk']]) {
       const books = new Books({ basePath: path, baseUrl, schemaCheck: false });
-      const list = books.live(undefined, { pollIntervalMs: POLL_MS });
+      const list = pkg.liveList(books, undefined, { pollIntervalMs: POLL_MS });
       try {
         await list.ready;
         // the schema's answer (read once, in the background) is in
@@ -210,7 +210,7 @@ export const liveScenarios = {
   async 'live: an own create shows in the same task, marked with its key, and is reconciled without a duplicate'({ pkg, baseUrl, ctl }) {
     await freshItems(ctl);
     const proxy = restItems(pkg, baseUrl);
-    const list = proxy.live(undefined, { pollIntervalMs: POLL_MS });
+    const list = pkg.liveList(proxy, undefined, { pollIntervalMs: POLL_MS });
     try {
       await list.ready;
       const told = [];
@@ -251,7 +251,7 @@ export const liveScenarios = {
   async 'live: an own write the server refuses is rolled back and says why'({ pkg, baseUrl, ctl }) {
     await freshItems(ctl);
     const proxy = restItems(pkg, baseUrl);
-    const list = proxy.live(undefined, { pollIntervalMs: POLL_MS });
+    const list = pkg.liveList(proxy, undefined, { pollIntervalMs: POLL_MS });
     try {
       await list.ready;
       const call = proxy.create({ name: 5 });
@@ -273,7 +273,7 @@ export const liveScenarios = {
     await freshItems(ctl);
     const x = await other(baseUrl, 'POST', '/items', { name: 'X' });
     const proxy = restItems(pkg, baseUrl, { repeat: { delayMs: 1500, withinMs: 10_000 } });
-    const list = proxy.live(undefined, { pollIntervalMs: POLL_MS });
+    const list = pkg.liveList(proxy, undefined, { pollIntervalMs: POLL_MS });
     try {
       await list.ready;
       // tab A renames X; its answer is lost, and the repeat (1.5 s later) gets the stored outcome
@@ -298,7 +298,7 @@ export const liveScenarios = {
     await freshItems(ctl);
     const peer = await pkg.connectMuxws(wsUrl, { reconnect: { initialDelayMs: 600, maxDelayMs: 600, jitter: 0 } });
     const proxy = muxItems(pkg, peer);
-    const list = proxy.live(undefined, { pollIntervalMs: 60_000 });
+    const list = pkg.liveList(proxy, undefined, { pollIntervalMs: 60_000 });
     try {
       await list.ready;
       await until(() => list.status.mode === 'push', 3000, 'push mode');
@@ -330,7 +330,7 @@ export const liveScenarios = {
   async 'live: a silent muxws socket marks the rows stale before its ping times out'({ pkg, wsUrl, ctl }) {
     await freshItems(ctl);
     const peer = await pkg.connectMuxws(wsUrl, { pingIntervalMs: 400, pingTimeoutMs: 4000, reconnect: { initialDelayMs: 50, maxDelayMs: 200, jitter: 0 } });
-    const list = muxItems(pkg, peer).live(undefined, { silentAfterMs: 700, pollIntervalMs: 60_000 });
+    const list = pkg.liveList(muxItems(pkg, peer), undefined, { silentAfterMs: 700, pollIntervalMs: 60_000 });
     try {
       await list.ready;
       await until(() => list.status.mode === 'push', 3000, 'push mode');
@@ -354,7 +354,7 @@ export const liveScenarios = {
   async 'live: close() leaves the server no subscription of the socket'({ pkg, baseUrl, wsUrl, ctl }) {
     await freshItems(ctl);
     const peer = await pkg.connectMuxws(wsUrl);
-    const list = muxItems(pkg, peer).live();
+    const list = pkg.liveList(muxItems(pkg, peer));
     try {
       await list.ready;
       await until(() => list.status.mode === 'push', 3000, 'push mode');

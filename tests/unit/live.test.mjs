@@ -1,4 +1,4 @@
-// proxy.live() against a scripted server (a fake fetch, no backend): the rules a live list keeps
+// liveList(proxy) against a scripted server (a fake fetch, no backend): the rules a live list keeps
 // that the real backend cannot be made to break on purpose. A late answer never overrides a newer
 // event; hostile answers and changes make it read again (never a wrong row); reads of a sorted
 // list are coalesced (one in flight, at most one waiting); a throwing listener harms nothing; the
@@ -74,7 +74,7 @@ const names = (list) => list.rows.map((row) => row.name);
 
 test('a retrieve answered after a newer delete event does not bring the row back', async () => {
   db.set(1, { id: 1, name: 'one' });
-  const list = items().live(undefined, { pollIntervalMs: 20 });
+  const list = pkg.liveList(items(), undefined, { pollIntervalMs: 20 });
   try {
     await list.ready;
     // the update's retrieve is held back; meanwhile the row is deleted
@@ -95,7 +95,7 @@ test('a retrieve answered after a newer delete event does not bring the row back
 
 test('a change that is not a change, and a list answer that is not a list: read again, the rows never wrong', async () => {
   db.set(1, { id: 1, name: 'one' });
-  const list = items().live(undefined, { pollIntervalMs: 20 });
+  const list = pkg.liveList(items(), undefined, { pollIntervalMs: 20 });
   try {
     await list.ready;
     const reads = () => server.requests.filter((request) => request.method === 'GET' && new URL(request.url).pathname === '/items').length;
@@ -122,7 +122,7 @@ test('a change that is not a change, and a list answer that is not a list: read 
 
 test('a sorted list reads again on changes, one read in flight and at most one waiting', async () => {
   db.set(1, { id: 1, name: 'b' });
-  const list = items().live({ sort: 'name' }, { pollIntervalMs: 20 });
+  const list = pkg.liveList(items(), { sort: 'name' }, { pollIntervalMs: 20 });
   try {
     await list.ready;
     hold = (request, url) => request.method === 'GET' && url.pathname === '/items';
@@ -149,7 +149,7 @@ test('a listener that throws is warned about; the others are told and the list g
   const warned = [];
   const original = console.error;
   console.error = (...args) => warned.push(args.join(' '));
-  const list = items().live(undefined, { pollIntervalMs: 20 });
+  const list = pkg.liveList(items(), undefined, { pollIntervalMs: 20 });
   try {
     const told = [];
     list.subscribe(() => {
@@ -169,7 +169,7 @@ test('a listener that throws is warned about; the others are told and the list g
 
 test('a change of 120 records: three {pk}__in list calls of at most 50 where the schema declares id__in', async () => {
   schemaIn = true;
-  const list = items().live(undefined, { pollIntervalMs: 20 });
+  const list = pkg.liveList(items(), undefined, { pollIntervalMs: 20 });
   try {
     await list.ready;
     await until(() => server.requests.some((request) => request.url.endsWith('/items/schema')), 'the schema');
@@ -189,7 +189,7 @@ test('a change of 120 records: three {pk}__in list calls of at most 50 where the
 
 test('own writes: the row at once, the answer in its place, a failure rolled back; a replayed answer after a delete event is not shown', async () => {
   const proxy = items();
-  const list = proxy.live(undefined, { pollIntervalMs: 20 });
+  const list = pkg.liveList(proxy, undefined, { pollIntervalMs: 20 });
   try {
     await list.ready;
     hold = (request, url) => url.pathname.startsWith('/items') && (request.method === 'POST' || request.method === 'PATCH');

@@ -1,10 +1,10 @@
-// The live list: the backend's /items rows kept current by the proxy's live(), over the page's
+// The live list: the backend's /items rows kept current by liveList(proxy), over the page's
 // transport. Over muxws the socket is subscribed and the server pushes each change (mode 'push',
 // via 'push'); over REST the follower polls (mode 'poll'). The list follows from before its first
 // read, reads each changed record (or the list again on a resync), and shows this page's own writes
 // at once, marked with their call's state until they settle. The panel only draws what the list
 // says: its rows, its status (mode, stale and why) and the changes it applied (onChange).
-import type { EventMessage, LiveList, RecordsChanged } from '@dynamicforms/fastapi-viewsets';
+import { liveList, type EventMessage, type LiveList, type RecordsChanged } from '@dynamicforms/fastapi-viewsets';
 
 import type { Item, ItemsApi } from './api';
 import { byId, clock, duration, h, replaceChildren } from './dom';
@@ -61,7 +61,7 @@ export function startLive(api: ItemsApi, transport: 'rest' | 'muxws'): Promise<v
     transport,
     events: [],
     flash: new Set(),
-    list: api.live(undefined, {
+    list: liveList(api, undefined, {
       pollIntervalMs: LIVE_POLL_MS,
       onChange: (change, event) => {
         const pks = change.changes.map((item) => Number(item.pk));

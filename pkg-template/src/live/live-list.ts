@@ -1,5 +1,5 @@
 /**
- * The live list (a module of the package of its own, loaded by the first `live()`): a ViewSet's
+ * The live list (a module of the package of its own, loaded by the first `liveList()`): a ViewSet's
  * list read once and kept current from the follower of its topic, the writes of this page's
  * proxies shown at once.
  *
@@ -73,30 +73,38 @@ const isPk = (value: unknown): value is string | number => typeof value === 'str
 
 /** Every live list open on the page: told of each call issued. */
 const open = new Set<LiveEngine>();
-/** This chunk's `issuedCalls.tell` is installed (once; what was there before, persist.ts's, is called on). */
+/** This chunk's call observer is installed (once; the one installed before, persist.ts's, is called on). */
 let installed = false;
+
+/** Shows `call` in every open list it writes to; a body whose reading throws is not shown, and the call goes on. */
+function showOwn(kit: LiveServices, lists: Iterable<LiveEngine>, call: CallRecord): void {
+  for (const list of lists) {
+    try {
+      list.own(call, call.body, call.promise as Promise<unknown>);
+    } catch (error) {
+      kit.warn('a live list could not show a write', error);
+    }
+  }
+}
 
 function installTell(kit: LiveServices): void {
   if (installed) return;
   installed = true;
-  const next = kit.issuedCalls.tell;
-  kit.issuedCalls.tell = (call, body, promise) => {
-    next?.(call, body, promise);
-    for (const list of open) {
-      try {
-        list.own(call, body, promise);
-      } catch (error) {
-        // a body whose reading throws: not shown; the call goes on
-        kit.warn('a live list could not show a write', error);
-      }
-    }
-  };
+  kit.observeCalls((before) => ({
+    issued(call) {
+      before?.issued(call);
+      showOwn(kit, open, call);
+    },
+    settled(call) {
+      before?.settled(call);
+    },
+  }));
 }
 
 /** A number option: a whole number ≥ `min`, or `fallback` when not given. */
 function count(options: LiveOptions | undefined, name: keyof LiveOptions, fallback: number, min = 1): number {
   const value = (options as Record<string, unknown> | undefined)?.[name] ?? fallback;
-  if (!Number.isSafeInteger(value) || (value as number) < min) throw new TypeError(`live(): the option ${name} must be a whole number, ${min} or more`);
+  if (!Number.isSafeInteger(value) || (value as number) < min) throw new TypeError(`liveList(): the option ${name} must be a whole number, ${min} or more`);
   return value as number;
 }
 
@@ -172,14 +180,14 @@ class LiveEngine {
     this.#proxy = proxy as never;
     this.#core = kit.internalsOf(proxy) as never;
     for (const [name, value] of [['params', params], ['options', options]] as const) {
-      if (value !== undefined && (value === null || typeof value !== 'object')) throw new TypeError(`live(): ${name} must be an object`);
+      if (value !== undefined && (value === null || typeof value !== 'object')) throw new TypeError(`liveList(): ${name} must be an object`);
     }
     this.#params = params && Object.keys(params).length ? { ...params } : undefined;
     this.#patches = this.#params === undefined;
     this.#pkField = String((proxy as { pkFieldName?: unknown }).pkFieldName);
     this.#batch = count(options, 'batch', 50);
     this.#silentAfterMs = count(options, 'silentAfterMs', 21_000);
-    if (typeof this.#proxy.list !== 'function' && typeof this.#proxy.listPage !== 'function') throw new TypeError('live(): the proxy has no list() to read its rows with');
+    if (typeof this.#proxy.list !== 'function' && typeof this.#proxy.listPage !== 'function') throw new TypeError('liveList(): the proxy has no list() to read its rows with');
     this.#ready.promise.catch(() => {});
     handle.pendingOf = (row: unknown) => (row !== null && typeof row === 'object' ? this.#marks.get(row)?.shown : undefined);
     handle.dismiss = (key: string) => this.dismiss(key);
@@ -188,10 +196,11 @@ class LiveEngine {
     handle.close = () => this.close();
     handle.subscribe = (listener) => this.subscribe(listener);
 
-    // Told of own writes before anything can be sent; the resumed ones issued before this list.
+    // Told of own writes before anything can be sent; the writes issued before this list that have
+    // not settled (those resumed after a reload among them) show too.
     open.add(this);
     installTell(kit);
-    for (const { call, body, promise } of kit.issuedCalls.resumed ?? []) this.own(call, body, promise);
+    for (const call of [...kit.openCalls()]) showOwn(kit, [this], call);
     this.#unlisten.push(kit.addListener((event) => this.#activity(event)));
 
     const pick = (name: keyof LiveOptions) => ((options as Record<string, unknown> | undefined)?.[name] === undefined ? {} : { [name]: (options as Record<string, unknown>)[name] });
@@ -749,12 +758,12 @@ class LiveEngine {
   }
 }
 
-/** Takes over the handle `live()` returned: the list reads, follows and shows own writes from here. */
+/** Takes over the handle `liveList()` returned: the list reads, follows and shows own writes from here. */
 export function start(kit: LiveServices, handle: LiveHandle, proxy: object, params: LiveParams | undefined, options: LiveOptions | undefined): LiveEngine {
   try {
     return new LiveEngine(kit, handle, proxy, params, options);
   } catch (error) {
-    kit.warn('live() could not start', error);
+    kit.warn('liveList() could not start', error);
     throw error;
   }
 }

@@ -1,5 +1,5 @@
 /**
- * The types of a live list (types only): what `proxy.live()` takes and gives.
+ * The types of a live list (types only): what `liveList()` takes and gives.
  */
 import type { EventMessage, Follower, FollowerMode, RecordsChanged, ResyncInfo } from '../events.js';
 import type { ListParams } from '../mixins.js';
@@ -60,7 +60,7 @@ export interface PendingWrite<T = unknown> {
   readonly resumed: boolean;
 }
 
-/** The options of `proxy.live()`. */
+/** The options of `liveList()`. */
 export interface LiveOptions {
   /** The interval of the follower's polls (ms, default 2000). */
   pollIntervalMs?: number;
@@ -115,5 +115,5 @@ export interface LiveList<T> {
 /** The query of a live list: a list's sort and filters, and a page's (the client reads again on every change). */
 export type LiveParams = ListParams & Record<string, unknown>;
 
-/** @internal The handle `live()` returns, as the chunk writes it (its one writer). */
+/** @internal The handle `liveList()` returns, as the chunk writes it (its one writer). */
 export type LiveHandle = { -readonly [K in keyof LiveList<unknown>]: LiveList<unknown>[K] };

@@ -25,6 +25,7 @@ import {
 } from 'vue';
 import {
   follow,
+  liveList,
   onCallActivity,
   pendingCalls,
   retryNow,
@@ -40,6 +41,7 @@ import {
   type PendingCall,
   type PendingWrite,
   type Topic,
+  type RecordOf,
   type ViewSetBase,
 } from '@dynamicforms/fastapi-viewsets';
 
@@ -51,9 +53,8 @@ declare module '@vue/reactivity' {
   }
 }
 
-/** The record type of a proxy, read off its `live()`. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type LiveRowOf<P> = P extends { live(...args: any[]): LiveList<infer T> } ? T : unknown;
+/** The record type of a proxy, read off its `retrieve()` (as `liveList()` types its rows). */
+export type LiveRowOf<P> = RecordOf<P>;
 
 /** What `useLiveList()` gives. */
 export interface UseLiveList<T> {
@@ -76,11 +77,11 @@ export interface UseLiveList<T> {
 const LOADING: LiveStatus = Object.freeze({ mode: 'poll', loading: true, stale: true, why: 'loading', error: null });
 
 /**
- * A live list of `proxy`'s records (`proxy.live(params, options)`) as refs. `proxy` and `params`
+ * A live list of `proxy`'s records (`liveList(proxy, params, options)`) as refs. `proxy` and `params`
  * may be refs or getters: a change opens the list again (the rows shown until the new list's
  * first read lands). The list is closed when the calling effect scope ends.
  */
-export function useLiveList<P extends { live(params?: LiveParams, options?: LiveOptions): LiveList<unknown> }>(
+export function useLiveList<P extends ViewSetBase>(
   proxy: MaybeRefOrGetter<P>,
   params?: MaybeRefOrGetter<LiveParams | undefined>,
   options?: LiveOptions,
@@ -100,7 +101,7 @@ export function useLiveList<P extends { live(params?: LiveParams, options?: Live
     () => [toValue(proxy), toValue(params)] as const,
     ([target, query]) => {
       close();
-      const opened = target.live(query && { ...query }, options) as LiveList<T>;
+      const opened = liveList(target, query && { ...query }, options) as LiveList<T>;
       list.value = opened;
       const sync = (): void => {
         status.value = opened.status;
