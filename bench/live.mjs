@@ -526,3 +526,191 @@ export function renderLive(r, { table, spread, ms, ratio: ratioOf }) {
     '',
   ];
 }
+
+// ------------------------------------------------------------------ live lists (issue 28)
+/**
+ * In a page: a live list of /items over a muxws peer, and beside it a follower of the same topic
+ * (today's figure: the event reaching onEvent); records when each row first shows in `rows` and
+ * when each event reached onEvent, by pk, on the aligned clock.
+ */
+async function liveListStart({ wsUrl }) {
+  const pkg = await import('/pkg/index.js');
+  const perf = () => performance.timeOrigin + performance.now();
+  const offsets = [];
+  for (let i = 0; i < 5; i += 1) {
+    const before = Date.now();
+    let now;
+    while ((now = Date.now()) === before);
+    offsets.push(now - perf());
+  }
+  offsets.sort((a, b) => a - b);
+  const clock = () => perf() + offsets[2];
+  const peer = await pkg.connectMuxws(wsUrl);
+  // the follower alone on a peer of its own (one socket holds one subscription of a topic)
+  const other = await pkg.connectMuxws(wsUrl);
+  const Items = pkg.muxwsViewSet()('id', [pkg.ViewSetMixin]);
+  const items = new Items({ basePath: '/items', peer, schemaCheck: false });
+  const state = { rows: {}, events: {} };
+  const follower = pkg.follow('/items', {
+    peer: other,
+    onEvent: (event) => {
+      for (const { pk } of event.payload.changes) state.events[pk] ??= { at: clock(), rev: event.rev };
+    },
+  });
+  const list = pkg.liveList(items);
+  list.subscribe((current) => {
+    const at = clock();
+    for (const row of current.rows) if (row.id !== undefined) state.rows[row.id] ??= at;
+  });
+  await Promise.all([list.ready, follower.ready]);
+  for (const row of list.rows) state.rows[row.id] = 0;
+  const deadline = Date.now() + 5000;
+  while ((list.status.mode !== 'push' || follower.mode !== 'push') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  globalThis.benchLiveList = {
+    state,
+    async close() {
+      await list.close();
+      await follower.close();
+      await peer.close();
+      await other.close();
+    },
+    mode: () => [list.status.mode, follower.mode],
+  };
+  return globalThis.benchLiveList.mode();
+}
+
+/**
+ * In a page: 10 000 rows of /catalog/bulk in a live list over REST, `pendingCount` own partial
+ * updates held pending (the fault proxy delays their answers), then one change by another client:
+ * the time from its record's answer to the list's listener (the rows made again with the pending
+ * ones on top), and the time of one own write's call, which shows it in the same task.
+ */
+async function liveListBig({ baseUrl, directUrl, pendingCount, changes }) {
+  const pkg = await import('/pkg/index.js');
+  const Books = pkg.restViewSet()('id', [pkg.ViewSetMixin]);
+  const books = new Books({ basePath: '/catalog/bulk', baseUrl, schemaCheck: false });
+  const list = pkg.liveList(books, undefined, { pollIntervalMs: 50 });
+  await list.ready;
+  const rowsRead = list.rows.length;
+  // own writes held pending (rows past the seed's twelve, which the seed at the end removes: their
+  // late answers change nothing), each call timed: it shows its write in rows in its task. A few
+  // only: a browser keeps 6 connections to a host, and held requests hold theirs.
+  const held = [];
+  const ownMs = [];
+  for (let i = 0; i < pendingCount; i += 1) {
+    const t0 = performance.now();
+    held.push(books.partialUpdate(list.rows[100 + i].id, { title: `pending ${i}` }).catch(() => {}));
+    ownMs.push(performance.now() - t0);
+  }
+  const pendingAtFirst = list.pending.length;
+  // their requests reach the fault proxy (and are held there) before anything else is sent
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  // a change by another client: from its record's answer to the listener
+  const retrieve = books.retrieve;
+  let answeredAt = 0;
+  books.retrieve = function (...args) {
+    return retrieve.apply(this, args).then((value) => {
+      answeredAt = performance.now();
+      return value;
+    });
+  };
+  const updateMs = [];
+  for (let i = 0; i < changes; i += 1) {
+    const target = list.rows[list.rows.length - 1 - i];
+    const title = `changed ${i} ${Math.random()}`;
+    const seen = new Promise((resolve) => {
+      const stop = list.subscribe((current) => {
+        if (current.rows[current.rows.length - 1 - i]?.title === title) {
+          stop();
+          resolve(performance.now());
+        }
+      });
+    });
+    // another client: to the backend directly (a PUT; the fault proxy holds back the own PATCHes)
+    await fetch(`${directUrl}/catalog/bulk/${target.id}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: target.id, title, author: target.author }) });
+    const at = await seen;
+    updateMs.push(at - answeredAt);
+  }
+  const pending = list.pending.length;
+  const states = list.pending.map((write) => write.state).join(',');
+  await list.close();
+  return { rows: rowsRead, pending, pendingAtFirst, states, ownMs, updateMs };
+}
+
+/**
+ * The live-list measures (issue 28), Chromium: publish → rows over muxws push beside publish →
+ * onEvent (the follower alone, today's figure); and 10 000 rows, one change, with pending rows.
+ */
+export async function measureLiveList({ browser, runnerUrl, stack, quick, log }) {
+  const events = quick ? 5 : 50;
+  const changes = quick ? 3 : 20;
+  const page = await (await browser.newContext()).newPage();
+  const consoleLines = [];
+  page.on('console', (message) => consoleLines.push(`${message.type()}: ${message.text()}`));
+  const clock = nodeClock();
+  try {
+    await page.goto(runnerUrl);
+    const direct = stack.directUrls[0];
+    const modes = await page.evaluate(liveListStart, { wsUrl: stack.directWsUrls[0] });
+    log(`live list: publish → rows, ${events} writes over muxws push (modes ${modes.join(', ')})`);
+    const created = [];
+    for (let i = 0; i < events; i += 1) {
+      await sleep(50 + Math.random() * 100);
+      const before = clock();
+      const response = await fetch(`${direct}/items`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: `bench ${i}` }) });
+      const { id } = await response.json();
+      created.push({ id, before, answered: clock() });
+    }
+    await sleep(500);
+    const { rows, events: arrivals } = await page.evaluate(() => globalThis.benchLiveList.state);
+    await page.evaluate(() => globalThis.benchLiveList.close());
+    const toRows = [];
+    const toEvent = [];
+    let lost = 0;
+    for (const { id } of created) {
+      const event = arrivals[id];
+      if (!event || !rows[id]) {
+        lost += 1;
+        continue;
+      }
+      toRows.push(rows[id] - event.rev);
+      toEvent.push(event.at - event.rev);
+    }
+    // 10 000 rows: seeded with one bulk create; pending writes held by the fault proxy
+    log('live list: 10 000 rows, one change with pending rows');
+    await fetch(`${direct}/__test/catalog/seed`, { method: 'POST' });
+    const bulk = Array.from({ length: 10_000 - 12 }, (_, i) => ({ title: `book ${i}`, author: 'Bench' }));
+    const seeded = await fetch(`${direct}/catalog/bulk/bulk`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(bulk) });
+    if (!seeded.ok) throw new Error(`seeding 10 000 books: ${seeded.status}`);
+    const pendingCount = 4;
+    await stack.fault('delay:120', { count: pendingCount, path: '/catalog/bulk/', method: 'PATCH' });
+    const big = await page.evaluate(liveListBig, { baseUrl: stack.baseUrl, directUrl: direct, pendingCount, changes }).catch((error) => Promise.reject(new Error(`${error.message}\n${consoleLines.join('\n')}`)));
+    await stack.clearFaults();
+    await fetch(`${direct}/__test/catalog/seed`, { method: 'POST' });
+    return { events: created.length, lost, toRows, toEvent, big };
+  } finally {
+    await page.context().close().catch(() => {});
+  }
+}
+
+/** The live-list rows of the report. */
+export function renderLiveList(r, { table, spread, ms }) {
+  const { big } = r;
+  return [
+    '## Live lists (issue 28)',
+    '',
+    `\`bench/live.mjs\` (\`measureLiveList\`), Chromium. Publish → rows: ${r.events} items created one at a time by the bench process (POST /items to the backend directly, 50–150 ms apart); in a page, \`liveList(items)\` over a muxws peer (push) and beside it \`follow('/items', { peer })\` over a second peer of the page, today's figure. Measured from each event's rev (the server's clock at the publish, ms) to the first listener call whose \`rows\` hold the record (the push, then a retrieve over the socket) and to \`onEvent\`. 10 000 rows: /catalog/bulk seeded to ${big.rows} books, \`liveList(books)\` over REST, ${big.pendingAtFirst} own partial updates held pending (the fault proxy delays their answers; ${big.pending} still pending at the end: ${big.states || 'none'}), then ${big.updateMs.length} changes by another client, one at a time: from the changed record's retrieve answer to the listener (the rows made again, the pending writes on top); and the call of an own write, which puts it into \`rows\` in its task.${r.lost ? ` Lost: ${r.lost}.` : ''}`,
+    '',
+    table(
+      ['measure', 'SDK', 'baseline', 'goal'],
+      [
+        [`Publish → rows, median of ${r.toRows.length}, muxws push`, `${ms(median(r.toRows))} ms (p90 ${ms(quantile(r.toRows, 0.9))} ms)`, `publish → onEvent (follower alone): ${ms(median(r.toEvent))} ms`, '≤ 10 ms'],
+        [`10 000 rows, ${big.pending} pending: one change, answer → listener, median of ${big.updateMs.length}`, `${ms(median(big.updateMs))} ms (max ${ms(Math.max(...big.updateMs))} ms)`, '—', '≤ 2 ms'],
+        [`10 000 rows: an own write, the call (shown in rows in its task), median of ${big.ownMs.length}`, `${ms(median(big.ownMs))} ms`, '—', 'same task'],
+      ],
+    ),
+    '',
+    table(['series', 'p10', 'median', 'p90', 'p99', 'n'], [spread('publish → rows (live list)', r.toRows), spread('publish → onEvent (follower)', r.toEvent), spread('10 000 rows: answer → listener', big.updateMs)]),
+    '',
+  ];
+}

@@ -6,6 +6,7 @@
 //   --quick      small counts (a smoke run of the script itself; numbers not meaningful)
 //   --no-write   print only; by default the table is also written to BENCHMARKS.md
 //   --only live  the live-data section alone (bench/live.mjs), printed only: BENCHMARKS.md is left as it is
+//   --only live-list  the live lists' section alone (bench/live.mjs, measureLiveList), printed only
 //
 // What it measures (the package as built in pkg/; rebuild with `bash scripts/build.sh`):
 //   size         what an app ships, gzip -9 as a bundler emits it (scripts/size.mjs: the whole
@@ -43,7 +44,7 @@ import { chromium } from 'playwright-core';
 
 import { CHROMIUM_ARGS } from '../tests/browser/browser.mjs';
 import { startStack } from '../tests/harness/stack.mjs';
-import { measureLive, renderLive } from './live.mjs';
+import { measureLive, measureLiveList, renderLive, renderLiveList } from './live.mjs';
 import { median, ms, quantile, ratio } from './stats.mjs';
 import { PEER_KINDS, PEER_MODULES, bundleKy, importPeerInPage, measurePeers, serveBench } from './peers.mjs';
 
@@ -51,7 +52,7 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'
 const args = process.argv.slice(2);
 const QUICK = args.includes('--quick');
 const ONLY = args.includes('--only') ? args[args.indexOf('--only') + 1] : null;
-if (ONLY !== null && ONLY !== 'live') throw new Error(`--only takes live, not ${ONLY}`);
+if (ONLY !== null && ONLY !== 'live' && ONLY !== 'live-list') throw new Error(`--only takes live or live-list, not ${ONLY}`);
 const WRITE = !args.includes('--no-write') && !ONLY;
 const COMMAND = `node --experimental-websocket bench/run.mjs${QUICK ? ' --quick' : ''}${ONLY ? ` --only ${ONLY}` : ''}`;
 
@@ -492,7 +493,8 @@ async function mainLive() {
     site = await serveBench({ kyCode: '' });
     browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
     results.env = environment(browser.version());
-    results.live = await measureLive({ browser, runnerUrl: `${site.url}/tests/browser/runner.html`, stack, quick: QUICK, log });
+    if (ONLY === 'live') results.live = await measureLive({ browser, runnerUrl: `${site.url}/tests/browser/runner.html`, stack, quick: QUICK, log });
+    else results.liveList = await measureLiveList({ browser, runnerUrl: `${site.url}/tests/browser/runner.html`, stack, quick: QUICK, log });
   } finally {
     await browser?.close().catch(() => {});
     await site?.close().catch(() => {});
@@ -501,17 +503,17 @@ async function mainLive() {
   results.seconds = (Date.now() - started) / 1000;
   if (buildId() !== build) throw new Error(`pkg/ was rebuilt during the run (${build} → ${buildId()}): run again`);
   const lines = [
-    `Produced by \`${COMMAND}\` on ${results.env.date}${QUICK ? ' (quick mode: small counts, numbers not meaningful)' : ''}; the live-data section alone, which took ${results.seconds.toFixed(0)} s.`,
+    `Produced by \`${COMMAND}\` on ${results.env.date}${QUICK ? ' (quick mode: small counts, numbers not meaningful)' : ''}; the ${ONLY === 'live' ? 'live-data' : 'live lists\''} section alone, which took ${results.seconds.toFixed(0)} s.`,
     `Package built from ${results.env.commit} (${results.env.build}); ${results.env.cpu}; Node ${results.env.node}; Chromium ${results.env.chromium} (headless, playwright-core).`,
     '',
-    ...renderLive(results.live, { table, spread, ms, ratio }),
+    ...(ONLY === 'live' ? renderLive(results.live, { table, spread, ms, ratio }) : renderLiveList(results.liveList, { table, spread, ms })),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 async function main() {
   if (typeof WebSocket === 'undefined') throw new Error('run with node --experimental-websocket bench/run.mjs');
-  if (ONLY === 'live') return mainLive();
+  if (ONLY === 'live' || ONLY === 'live-list') return mainLive();
   const started = Date.now();
   const build = buildId();
   log(`${build}; size`);
@@ -608,6 +610,7 @@ async function main() {
 
     await stack.clearFaults();
     results.live = await measureLive({ browser, runnerUrl: runner, stack, quick: QUICK, log });
+    results.liveList = await measureLiveList({ browser, runnerUrl: runner, stack, quick: QUICK, log });
   } finally {
     await browser?.close().catch(() => {});
     await site?.close().catch(() => {});
@@ -765,6 +768,7 @@ function render(r) {
     '',
     ...renderPeers(r, { table, spread }),
     ...renderLive(r.live, { table, spread, ms, ratio }),
+    ...renderLiveList(r.liveList, { table, spread, ms }),
     '## Size',
     '',
     `\`node scripts/size.mjs pkg\` (Vite production builds of three small apps with Vite\'s defaults; each file gzip -9):`,

@@ -17,9 +17,16 @@ const bundle = await rolldown({ input: { index: `${from}/index.js` }, platform: 
 await bundle.write({ dir: to, format: 'esm', entryFileNames: '[name].js', chunkFileNames: '[name].js' });
 await bundle.close();
 // axios-send.js likewise: axios.ts imports it by its URL once a proxy with axiosInstance is made;
-// schema-check.js too: schema.ts imports it once a proxy's schema check has the backend's schema.
-for (const [name, file] of [['follow-engine', 'follow/index'], ['axios-send', 'axios-send'], ['schema-check', 'schema-check']]) {
+// schema-check.js too: schema.ts imports it once a proxy's schema check has the backend's schema;
+// live/live-list.js too, in a folder of its own: live/index.ts imports it by its URL on the first live().
+for (const [name, file] of [['follow-engine', 'follow/index'], ['axios-send', 'axios-send'], ['schema-check', 'schema-check'], ['live/live-list', 'live/live-list']]) {
   const chunk = await rolldown({ input: { [name]: `${from}/${file}.js` }, platform: 'neutral', logLevel: 'warn' });
   await chunk.write({ dir: to, format: 'esm', entryFileNames: '[name].js', minify: true });
   await chunk.close();
 }
+// vue/index.js: the subpath @dynamicforms/fastapi-viewsets/vue, an entry of the package's own that
+// imports `vue` (an optional peer) and the package by its own name (one runtime per page), both
+// left as imports. Not minified: an app's bundler minifies it with the app.
+const vue = await rolldown({ input: { 'vue/index': `${from}/vue/index.js` }, platform: 'neutral', logLevel: 'warn', external: ['vue', '@dynamicforms/fastapi-viewsets'] });
+await vue.write({ dir: to, format: 'esm', entryFileNames: '[name].js' });
+await vue.close();

@@ -40,9 +40,15 @@ const LAYERS = [
   ['follow'],
   // the proxies' base class and factories; 0.6's shapes
   ['viewset'],
+  // live lists over the proxies: their types, the chunk (live/live-list.js), its services, and
+  // liveList(), which an app that calls it ships (live/index)
+  ['live/types', 'live/live-list', 'live/services', 'live/index'],
   ['proxies'],
   // the package's entry
   ['index'],
+  // the Vue subpath (@dynamicforms/fastapi-viewsets/vue): composables over the entry, which it
+  // imports by the package's name
+  ['vue/index'],
 ];
 
 const failures = [];

@@ -40,9 +40,10 @@ export const BUDGET = { full: 40 * 1024, rest: 18 * 1024 };
 // muxws call and the body bytes the backend hashes over muxws, 0.9 KB); then to 66 KiB with the
 // follower as an engine (issue 27: follow-engine.js 4.5 -> 7.5 KB, loaded only by apps that follow
 // something) and the schema check's comparison in a chunk of its own (schema-check.js, 0.4 KB).
-// BENCHMARKS.md has the figures.
+// Then to 70 KiB with live lists (issue 28: live/live-list.js, 4.1 KB, loaded only by an app that
+// calls liveList()). BENCHMARKS.md has the figures.
 // The REST-only app is held to 16.5 KiB (issue 29), measured as an app with Vite's defaults builds.
-export const ENFORCED = { full: 66 * 1024, rest: 16.5 * 1024 };
+export const ENFORCED = { full: 70 * 1024, rest: 16.5 * 1024 };
 
 /** Vite's modulepreload polyfill as it begins an app's entry: an app without the package, built with the same defaults. */
 async function vitePolyfill() {
@@ -94,8 +95,11 @@ async function measure(name) {
     const chunk = manifest[key];
     if (!chunk || atStart.has(chunk.file)) return;
     atStart.add(chunk.file);
-    // the wasm they fetch; for "watch" also the follower's engine, a JS asset its watch() imports at once
-    for (const asset of chunk.assets ?? []) if (asset.endsWith('.wasm') || (name === 'watch' && asset.includes('follow-engine'))) atStart.add(asset);
+    // the wasm they fetch; for "watch" also the follower's engine, a JS asset its watch() imports at
+    // once; for "live" that and the live list's chunk (live/live-list.js)
+    for (const asset of chunk.assets ?? []) {
+      if (asset.endsWith('.wasm') || (name !== 'rest' && asset.includes('follow-engine')) || (name === 'live' && /assets\/live-list-/.test(asset))) atStart.add(asset);
+    }
     for (const imported of chunk.imports ?? []) visit(imported);
   };
   const entryFile = manifest[Object.keys(manifest).find((key) => manifest[key].isEntry)].file;

@@ -1,18 +1,23 @@
-// Vite configuration of the demo page. `www/serve.mjs` builds with it (Vite's JS API) into www/dist;
-// the page reads the backend's URLs from the /config.json that serve.mjs serves next to it.
+// Vite configuration of the demo pages (index.html, and vue.html: the Vue composables).
+// `www/serve.mjs` builds with it (Vite's JS API) into www/dist; the pages read the backend's URLs
+// from the /config.json that serve.mjs serves next to them.
 import { fileURLToPath } from 'node:url';
+import vue from '@vitejs/plugin-vue';
 import { defineConfig } from 'vite';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
+const pkg = (file: string) => fileURLToPath(new URL(`../pkg/${file}`, import.meta.url));
 
 export default defineConfig({
   root: here,
   base: './',
+  plugins: [vue()],
   resolve: {
-    alias: {
-      // The package as an application installs it: the ESM entry of the build output in ../pkg.
-      '@dynamicforms/fastapi-viewsets': fileURLToPath(new URL('../pkg/index.js', import.meta.url)),
-    },
+    // The package as an application installs it: the ESM entries of the build output in ../pkg.
+    alias: [
+      { find: /^@dynamicforms\/fastapi-viewsets\/vue$/, replacement: pkg('vue/index.js') },
+      { find: /^@dynamicforms\/fastapi-viewsets$/, replacement: pkg('index.js') },
+    ],
   },
   // The package instantiates its WebAssembly module with top-level await.
   build: {
@@ -21,6 +26,7 @@ export default defineConfig({
     emptyOutDir: true,
     assetsInlineLimit: 0,
     reportCompressedSize: false,
+    rollupOptions: { input: { index: fileURLToPath(new URL('./index.html', import.meta.url)), vue: fileURLToPath(new URL('./vue.html', import.meta.url)) } },
   },
   optimizeDeps: { exclude: ['@dynamicforms/fastapi-viewsets'] },
   server: { fs: { allow: ['..'] } },

@@ -39,3 +39,21 @@ export function loadChunk<T>(file: string, base: URL, attempt: number): Promise<
     throw Object.assign(new Error(`[fastapi-viewsets] ${file} not loaded, answered ${answer.status}: a Content Security Policy? not emitted by the bundler?`, { cause: error }), { refused: 1 });
   });
 }
+
+/**
+ * A handle returned at once while its logic is a chunk still loading (a follower's, a live list's),
+ * made into the chunk object's proxy: each method in `methods` waits for the object `running`
+ * resolves to and calls its own; `subscribe(listener)` returns its remover at once; `ready` is the
+ * object's `ready`, never an unhandled rejection whether awaited or not. The chunk writes the
+ * handle's state itself once it has it.
+ */
+export function waitOn<H extends object>(handle: H, running: Promise<Record<string, any>>, methods: readonly string[]): H { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const at = handle as Record<string, unknown>;
+  for (const name of methods) at[name] = (arg?: unknown) => running.then((target) => target[name](arg));
+  at.subscribe = (listener: unknown) => {
+    const removed = running.then((target) => target.subscribe(listener) as () => void);
+    return () => void removed.then((remove) => remove());
+  };
+  (at.ready = running.then((target) => target.ready)).catch(() => {});
+  return handle;
+}

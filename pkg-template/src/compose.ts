@@ -272,6 +272,7 @@ function composeAndIssue<R>(
   reading('options.headers', () => applyHeaders(headers, get(options, 'headers'), 'options.headers'));
   headers.set('idempotency-key', ['Idempotency-Key', key.keyField]);
   const url = joinPath(core.baseUrl, fullPath) + (query ? `?${query}` : '');
+  const body = get(options, 'body');
   const send = core.transport.prepare({
     method: upper,
     path: fullPath,
@@ -279,7 +280,7 @@ function composeAndIssue<R>(
     url,
     headers,
     keyField: key.keyField,
-    body: get(options, 'body'),
+    body,
     interceptors: core.interceptors,
   });
   const background = Boolean(get(options, 'background'));
@@ -293,6 +294,7 @@ function composeAndIssue<R>(
     path: fullPath,
     query,
     send,
+    body,
     background,
     basePath: core.basePath,
     // Background calls (the schema check, say) are never persisted.

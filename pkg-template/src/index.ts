@@ -45,6 +45,10 @@ export {
   type ViewSetTypeToken,
 } from './proxies.js';
 
+// Live lists: `liveList(proxy)` and its types (the logic is a chunk loaded by the first call).
+export { liveList } from './live/index.js';
+export type { LiveList, LiveOptions, LiveParams, LiveStaleReason, LiveStatus, PendingState, PendingWrite } from './live/types.js';
+
 // The built-in actions as mixins.
 export {
   BulkCreateMixin,

@@ -73,6 +73,8 @@ export class PeerCore implements CallPeer {
   #freed = false;
   #pumping = false;
   #flushQueued = false;
+  /** When a socket of this peer last delivered anything (the package clock's ms; 0: never). */
+  #heardAt = 0;
   /** The platform timer of this peer's next timeout in the module. */
   readonly #wakeup = wakeup(() => this.#input(() => mw.timer(this.#handle, now())));
 
@@ -138,6 +140,11 @@ export class PeerCore implements CallPeer {
   /** True once the peer will never dial again. */
   get isClosed(): boolean {
     return this.#forGood || mw.is_closed(this.#handle) !== 0;
+  }
+
+  /** When a socket of this peer last delivered anything, a message or its opening (the package clock's ms; 0: never). Read by live lists: a silent socket. */
+  get heardAt(): number {
+    return this.#heardAt;
   }
 
   /** How many streams are waited on, calls waiting for a free stream included (for leak checks). */
@@ -535,6 +542,7 @@ export class PeerCore implements CallPeer {
         opened: (protocol) => this.#input(() => mw.socket_opened(handle, socket, putShort(String(protocol)), now())),
         message: (data) =>
           this.#input(() => {
+            this.#heardAt = now();
             if (typeof data !== 'string') return mw.socket_binary(handle, socket, now());
             const { lengths, whole } = put([data], this.#cap + 1);
             mw.socket_message(handle, socket, lengths[0], whole ? 1 : 0, now());

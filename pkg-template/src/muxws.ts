@@ -185,6 +185,8 @@ export class MuxwsPeer {
   constructor(core: PeerCore) {
     keepInternals(this, core);
     Object.defineProperty(this, 'core', { value: core });
+    // Vue's reactive()/ref() leave a peer as it is (no markRaw needed).
+    Object.defineProperty(this, '__v_skip', { value: true });
   }
 
   /** True while a connection is established. */

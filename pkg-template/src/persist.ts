@@ -17,7 +17,7 @@
  */
 import { issueCall, joinPath, proxyFor } from './compose.js';
 import { ViewSetError } from './errors.js';
-import { useCallStore, warn, type CallRecord, type StoredSend, type ViewSetCall } from './runtime.js';
+import { observeCalls, warn, type CallRecord, type StoredSend, type ViewSetCall } from './runtime.js';
 
 const DATABASE = 'fastapi-viewsets';
 const CALLS = 'calls';
@@ -181,11 +181,14 @@ const writes = new Map<string, Promise<void>>();
 function startStoring(): void {
   if (storing) return;
   storing = true;
-  useCallStore({
+  observeCalls((before) => ({
     issued(call) {
-      writes.set(call.key, store(call).catch((error) => warn('a call could not be stored', error)));
+      before?.issued(call);
+      if (call.persist) writes.set(call.key, store(call).catch((error) => warn('a call could not be stored', error)));
     },
     settled(call) {
+      before?.settled(call);
+      if (!call.persist) return;
       const written = writes.get(call.key) ?? Promise.resolve();
       writes.delete(call.key);
       written
@@ -193,7 +196,7 @@ function startStoring(): void {
         .catch((error) => warn('a settled call could not be removed from the store', error))
         .finally(() => unlock(call.key));
     },
-  });
+  }));
 }
 
 /**

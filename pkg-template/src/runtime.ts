@@ -172,6 +172,8 @@ export interface CallRequest {
   query: string;
   /** What the transport needs to send it (REST: URL, headers, body; muxws: stream headers, payload). */
   send: unknown;
+  /** The body as the caller gave it (never sent from here: `send` is what goes out), read by who observes calls: live lists. */
+  readonly body: unknown;
   /** Left out by a busy indicator. */
   background: boolean;
   /** The `basePath` of the proxy the call was issued through. */
@@ -207,6 +209,8 @@ export interface CallRecord extends CallRequest {
    * the engine abandons that attempt.
    */
   inflight: { attempt: number; handle: AttemptHandle } | null;
+  /** The call's promise, as its caller holds it (set by `issue`: absent only before). */
+  promise?: Promise<unknown>;
   /** The functions of the call's promise (set by `issue`). */
   resolve: (value: unknown) => void;
   reject: (reason: unknown) => void;
@@ -217,34 +221,44 @@ export interface CallRecord extends CallRequest {
 /** A `Promise<R>` with the call's Idempotency-Key, readable before the call settles. */
 export type ViewSetCall<R> = Promise<R> & { readonly key: string };
 
-/** Where persisted calls are kept (persist.ts installs one with `useCallStore`). */
-export interface CallStore {
-  /** A call with `persist` was issued. */
+/**
+ * Who is told of every call as it is issued (in its task) and as it settles: the store of persisted
+ * calls (persist.ts) and the live lists' own writes (live/), each installed with `observeCalls`
+ * and calling on the one installed before it. Only an app that resumes calls or shows a live list
+ * links one in.
+ */
+export interface CallObserver {
+  /** A call was issued (its record complete, its promise set). */
   issued(call: CallRecord): void;
-  /** A call with `persist` settled. */
+  /** A call settled. */
   settled(call: CallRecord): void;
 }
 
-let store: CallStore | null = null;
+let observer: CallObserver | null = null;
 
-/** Installs the store of persisted calls (only an app that resumes calls links it in). */
-export function useCallStore(next: CallStore): void {
-  store = next;
+/** Installs the observer `make` returns, given the one installed before (null: none), which it calls on. */
+export function observeCalls(make: (before: CallObserver | null) => CallObserver): void {
+  observer = make(observer);
 }
 
-/** Tells the store, if any, about a persisted call; a store that fails harms no call. */
-function tellStore(call: CallRecord, what: 'issued' | 'settled'): void {
-  if (!call.persist || !store) return;
+/** The calls not settled yet (each record as the runtime holds it): a live list opened shows its pending writes. */
+export function openCalls(): IterableIterator<CallRecord> {
+  return state.calls.values();
+}
+
+/** Tells the observer, if any, about a call; an observer that fails harms no call. */
+function tellObserver(call: CallRecord, what: 'issued' | 'settled'): void {
+  if (!observer) return;
   try {
-    store[what](call);
+    observer[what](call);
   } catch (error) {
-    warn('the store of persisted calls failed', error);
+    warn('a call observer failed', error);
   }
 }
 
 /**
  * What the runtime holds, in one object: the page's, made as the package is imported, or one a
- * test makes afresh (`freshRuntime()`). The store of persisted calls and the stats providers are
+ * test makes afresh (`freshRuntime()`). The call observers (persisted calls, live lists) and the stats providers are
  * the package's set-up, not the runtime's state, and stay.
  */
 interface RuntimeState {
@@ -281,8 +295,8 @@ export function withKey<R>(promise: Promise<R>, key: string): ViewSetCall<R> {
 }
 
 /**
- * Issues `call`, as compose.ts made it (every field there, `id` and the promise's functions still
- * to be set): returns its `ViewSetCall` and starts attempt 1.
+ * Issues `call`, as compose.ts made it (every field there but `promise`; `id` and the promise's
+ * functions still to be set): returns its `ViewSetCall` and starts attempt 1.
  */
 export function issue<R>(call: CallRecord, signal: AbortSignal | null): ViewSetCall<R> {
   const promise = new Promise<R>((yes, no) => {
@@ -300,8 +314,9 @@ export function issue<R>(call: CallRecord, signal: AbortSignal | null): ViewSetC
     call.jitterSeed,
   );
   call.id = id;
+  call.promise = promise;
   state.calls.set(id, call);
-  tellStore(call, 'issued');
+  tellObserver(call, 'issued');
   if (signal) watchSignal(call, signal);
   pump();
   return withKey(promise, call.key);
@@ -492,7 +507,7 @@ function settle(id: number, attempt: number, end: number, ok: boolean): void {
   const call = state.calls.get(id);
   if (!call) return;
   state.settled.push(id);
-  tellStore(call, 'settled');
+  tellObserver(call, 'settled');
   try {
     call.unwatch?.();
   } catch {

@@ -99,6 +99,11 @@ export abstract class ViewSetBase {
     }
   }
 
+  /** Marks a proxy for Vue: reactive(), ref() and a Pinia store leave it as it is (no markRaw needed; it holds no reactive state). */
+  get __v_skip(): true {
+    return true;
+  }
+
   /**
    * Sends one call to `{basePath}{path}`. The promise carries the call's `key` at once; a ViewSet's
    * own methods built on it carry it too. Never throws: a call that cannot be sent rejects.

@@ -10,9 +10,10 @@ catalog of books, for the end-to-end tests of the 0.6-compatible API (issue 13):
                      previous, first, last}`, 5 per page unless `limit` says otherwise
     /catalog/bulk    BulkViewSetMixin + LookupMixin: the CRUD actions, the four `/bulk` actions and
                      `GET /lookup` (`LookupItem`s grouped by author, `?q=` searches the titles)
+    /catalog/indexed BulkViewSetMixin whose one filter is `id__in` (live lists, issue 28)
     POST /__test/catalog/seed   the catalog back to the twelve books of SEED
 
-The four viewsets are views of the same books: what /catalog/bulk writes, /catalog/pages lists.
+The five viewsets are views of the same books: what /catalog/bulk writes, /catalog/pages lists.
 Without Redis the books live in this process (and start as SEED); with REDIS_URL they live in the
 hash `test:catalog:books` shared by every process (seeded by the first process that finds none), as
 app.py keeps its items. New ids come from a sequence in both modes (in Redis
@@ -233,6 +234,17 @@ class BooksViewSet(CatalogViewSet, ViewSetMixin[int, Book, BookFilter]):
     name = "books"
 
 
+IndexedFilter = make_filter_model(Book, {"id": ["in"]})
+"""The one filter of /catalog/indexed: `id__in`, repeated (`?id__in=1&id__in=2`)."""
+
+
+class IndexedViewSet(CatalogViewSet, BulkViewSetMixin[int, Book, IndexedFilter]):
+    """Books whose list takes `id__in` (its schema says so): a live list reads the records of a
+    change in one list call instead of a retrieve each."""
+
+    name = "indexed"
+
+
 class PagesViewSet(CatalogViewSet, PaginatedListMixin[Book, BookFilter], RetrieveMixin[int, Book]):
     """Books, one offset page at a time."""
 
@@ -275,6 +287,7 @@ def catalog_router(
 
     router = APIRouter()
     route_viewset(router, base_path="/catalog/books", pk_field_name="id")(BooksViewSet)
+    route_viewset(router, base_path="/catalog/indexed", pk_field_name="id")(IndexedViewSet)
     route_viewset(router, base_path="/catalog/pages", pk_field_name="id")(PagesViewSet)
     route_viewset(router, base_path="/catalog/cursor", pk_field_name="id")(CursorViewSet)
     route_viewset(router, base_path="/catalog/bulk", pk_field_name="id")(BulkViewSet)

@@ -14,15 +14,15 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'
 /** The policy of the README's CSP paragraph. */
 export const POLICY = "script-src 'self' 'wasm-unsafe-eval'";
 
-/** The four files of the package that it imports by their URLs (README, "Bundlers and a strict CSP"). */
-export const URL_FILES = ['follow-engine.js', 'axios-send.js', 'schema-check.js', 'wasm/muxws_bg.wasm'];
+/** The five files of the package that it imports by their URLs (README, "Bundlers and a strict CSP"). */
+export const URL_FILES = ['follow-engine.js', 'axios-send.js', 'schema-check.js', 'live/live-list.js', 'wasm/muxws_bg.wasm'];
 
 // The app's one script. `/` calls through a fetch proxy, an axios proxy (axios itself, its browser
-// ES module build bundled by the app's bundler), watch() over REST, a muxws proxy and watch() over
-// muxws. `/?axios` makes one axios call with the default repeat window (600 s) and reports how it
+// ES module build bundled by the app's bundler), watch() over REST, a live list over REST, a muxws
+// proxy and watch() over muxws. `/?axios` makes one axios call with the default repeat window (600 s) and reports how it
 // ended and how long it took: what a page whose axios-send.js cannot load sees.
 export const MAIN_JS = `
-import { restViewSet, muxwsViewSet, connectMuxws, ViewSetMixin } from '@dynamicforms/fastapi-viewsets';
+import { restViewSet, muxwsViewSet, connectMuxws, liveList, ViewSetMixin } from '@dynamicforms/fastapi-viewsets';
 import axios from './axios.js';
 
 class ItemApi extends restViewSet()('id', [ViewSetMixin]) {
@@ -40,6 +40,10 @@ async function everything({ baseUrl, wsUrl }) {
   await follower.ready;
   const cursor = follower.cursor;
   await follower.close();
+  const list = liveList(items);
+  await list.ready;
+  const live = { rows: Array.isArray(list.rows), loading: list.status.loading };
+  await list.close();
   // (a short repeat window: a sending half that never loads fails the call within seconds)
   const viaAxios = new ItemApi({ basePath: '/items', baseUrl, schemaCheck: false, axiosInstance: axios.create(), repeat: { withinMs: 3000, delayMs: 500 } });
   const axiosCall = viaAxios.echo({ from: 'axios' });
@@ -55,7 +59,7 @@ async function everything({ baseUrl, wsUrl }) {
   await peer.close();
   return {
     charset: document.characterSet,
-    rest: { key: restCall.key, seen: restAnswer.idempotency_key, cursor },
+    rest: { key: restCall.key, seen: restAnswer.idempotency_key, cursor, live },
     axios: { key: axiosCall.key, seen: axiosAnswer.idempotency_key },
     muxws: { key: muxCall.key, seen: muxAnswer.idempotency_key, mode },
   };
@@ -144,11 +148,12 @@ export async function pageResult(browser, url) {
   }
 }
 
-/** The assertions every bundler's app must pass: each of the five calls went out with its key and was answered. */
+/** The assertions every bundler's app must pass: each call went out with its key and was answered, each chunk loaded. */
 export function checkEverything(assert, result) {
   assert.match(result.rest.key, /^[0-9a-f-]{36}$/);
   assert.deepEqual(result.rest.seen, [`"${result.rest.key}"`], 'a fetch proxy call');
   assert.equal(typeof result.rest.cursor, 'number', 'watch() over REST loaded its engine and the first poll was answered');
+  assert.deepEqual(result.rest.live, { rows: true, loading: false }, 'liveList() loaded its chunk and its first read landed');
   assert.deepEqual(result.axios.seen, [`"${result.axios.key}"`], 'an axios proxy call: the sending half loaded');
   assert.deepEqual(result.muxws.seen, [`"${result.muxws.key}"`], 'a muxws proxy call: the muxws module loaded');
   assert.equal(result.muxws.mode, 'push', 'watch() over muxws subscribed');

@@ -3,7 +3,7 @@
 // script-src 'self' 'wasm-unsafe-eval', in Chromium against the real backend.
 // esbuild's default output format for a browser bundle is an IIFE, which cannot hold the package's
 // top-level await (the build fails, and says so): the README names `--format=esm`. esbuild emits no
-// file for `new URL('./x', import.meta.url)` either: the README's step, copying the package's four URL
+// file for `new URL('./x', import.meta.url)` either: the README's step, copying the package's five URL
 // files next to the bundle, makes every part load; the same test shows that nothing else is needed.
 // A chunk's URL that the policy refuses (a data: URL, as a bundler that inlines small assets makes
 // it; a URL on another origin) fails the calls that need it at once, naming the file (issue 29).
@@ -50,7 +50,7 @@ test("esbuild's default format (an IIFE) refuses the package's top-level await: 
   });
 });
 
-test("an esbuild build (--format=esm) with the four files copied next to it: every part loads under script-src 'self' 'wasm-unsafe-eval'", async () => {
+test("an esbuild build (--format=esm) with the five files copied next to it: every part loads under script-src 'self' 'wasm-unsafe-eval'", async () => {
   copyUrlFiles(app, dist);
   const server = await serveDist(dist, stack);
   try {

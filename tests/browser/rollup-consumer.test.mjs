@@ -3,7 +3,7 @@
 // output: { dir }, plugins: [nodeResolve()] }`: ES modules, the driver a chunk of its own), served
 // with script-src 'self' 'wasm-unsafe-eval', in Chromium against the real backend.
 // Rollup leaves `new URL('./x', import.meta.url)` as it is and emits no file for it: the README's one
-// step for Rollup, copying the package's four URL files next to the bundle, is what makes every part
+// step for Rollup, copying the package's five URL files next to the bundle, is what makes every part
 // load. Before that step the calls that need a missing file fail at once, naming it (issue 29).
 import fs from 'node:fs';
 import path from 'node:path';
@@ -41,7 +41,7 @@ after(async () => {
   if (app) fs.rmSync(app, { recursive: true, force: true });
 });
 
-test('a Rollup build without the four files: an axios call fails at once, naming axios-send.js and its 404', async () => {
+test('a Rollup build without the five files: an axios call fails at once, naming axios-send.js and its 404', async () => {
   const server = await serveDist(dist, stack);
   try {
     const result = await pageResult(browser, `${server.url}?axios`);
@@ -54,7 +54,7 @@ test('a Rollup build without the four files: an axios call fails at once, naming
   }
 });
 
-test("a Rollup build with the four files copied next to it: every part loads under script-src 'self' 'wasm-unsafe-eval'", async () => {
+test("a Rollup build with the five files copied next to it: every part loads under script-src 'self' 'wasm-unsafe-eval'", async () => {
   copyUrlFiles(app, dist);
   const server = await serveDist(dist, stack);
   try {

@@ -58,9 +58,9 @@ test("a webpack build loads every part of the package as a classic script on a w
     const result = await pageResult(browser, server.url);
     assert.equal(result.charset, 'windows-1250');
     checkEverything(assert, result);
-    // follow-engine.js and axios-send.js, each an asset webpack emitted under a hashed name, and the muxws module
+    // follow-engine.js, live/live-list.js and axios-send.js, each an asset webpack emitted under a hashed name, and the muxws module
     const assets = result.requests.filter((url) => url.startsWith(server.url) && /\.(js|wasm)\?no-inline$/.test(url));
-    assert.equal(assets.length, 3, `the URL files came from the app's server (${result.requests.join(', ')})`);
+    assert.equal(assets.length, 4, `the URL files came from the app's server (${result.requests.join(', ')})`);
     assert.ok(!result.requests.some((url) => url.startsWith('data:')), 'no data: URL');
   } finally {
     await server.close();

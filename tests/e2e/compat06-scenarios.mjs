@@ -149,7 +149,7 @@ export const compat06Scenarios = {
     }
   },
 
-  async '0.6 style: proxies kept in Vue state (reactive, ref, as a Pinia store holds them) call through the wrapper, keys and all'({ pkg, baseUrl, ctl }) {
+  async '0.6 style: proxies kept in Vue state (reactive, ref, as a Pinia store holds them) are left as they are, no markRaw, and call, keys and all'({ pkg, baseUrl, ctl }) {
     const { reactive, ref, isReactive } = await vueReactivity();
     await ctl.seedCatalog();
     class Books extends pkg.restViewSet()('id', [pkg.ViewSetMixin]) {
@@ -162,12 +162,12 @@ export const compat06Scenarios = {
       books: new Books({ basePath: '/catalog/books', baseUrl, schemaCheck: false }),
       plain: pkg.route_rest(BookViewSet, { basePath: '/catalog/books', pkFieldName: 'id', baseUrl, validateSchema: false }),
     });
-    ok(isReactive(state.books), 'the proxy is wrapped');
+    ok(!isReactive(state.books), 'the proxy is left as it is: it marks itself for Vue (__v_skip), as 0.6 users had to with markRaw');
     const listed = state.books.list();
-    equal((await listed).length, 12, 'a built-in action through the wrapper');
+    equal((await listed).length, 12, 'a built-in action through the state');
     equal((await ctl.entriesOf(listed.key)).length, 1, 'its key on the wire');
     const titles = state.books.titles();
-    equal((await titles)[0].title, 'Beowulf', "the class's own method, calling this.request through the wrapper");
+    equal((await titles)[0].title, 'Beowulf', "the class's own method, calling this.request");
     equal(typeof titles.key, 'string', 'with its key');
     equal((await state.plain.list()).length, 12, 'a route_rest proxy in reactive state');
     const held = ref(new pkg.RestProxyImpl({ basePath: '/catalog/books', pkFieldName: 'id', baseUrl }));
@@ -257,25 +257,25 @@ export const compat06MuxwsScenarios = {
     }
   },
 
-  async '0.6 style over muxws: a peer kept in Vue state is a peer: proxies take it, its getters and methods work through the wrapper'({ pkg, wsUrl, ctl }) {
+  async '0.6 style over muxws: a peer kept in Vue state is a peer: left as it is, proxies take it, its getters and methods work'({ pkg, wsUrl, ctl }) {
     const { reactive, isReactive } = await vueReactivity();
     await ctl.seedCatalog();
     const state = reactive({ peer: await pkg.connectMuxws(wsUrl) });
     try {
-      ok(isReactive(state.peer), 'the peer is wrapped');
-      equal(state.peer.isOpen, true, 'isOpen through the wrapper');
+      ok(!isReactive(state.peer), 'the peer is left as it is: it marks itself for Vue (__v_skip)');
+      equal(state.peer.isOpen, true, 'isOpen');
       class Books extends pkg.muxwsViewSet()('id', [pkg.ViewSetMixin]) {}
       const books = reactive(new Books({ basePath: '/catalog/books', peer: state.peer, schemaCheck: false }));
       const listed = books.list();
-      equal((await listed).length, 12, 'a proxy given the wrapped peer, itself in state');
+      equal((await listed).length, 12, 'a proxy given the peer from state, itself in state');
       equal(await ctl.runsOf(listed.key), 1, 'ran once, over muxws');
       equal((await ctl.entriesOf(listed.key))[0].transport, 'muxws', 'over muxws');
       const reply = await state.peer.requestWithHeaders(null, { headers: { ':method': 'GET', ':path': '/catalog/books/1' } });
-      equal(reply.payload.id, 1, "the peer's own request through the wrapper");
+      equal(reply.payload.id, 1, "the peer's own request");
     } finally {
       await state.peer.close();
     }
-    equal(state.peer.isClosed, true, 'closed, through the wrapper');
+    equal(state.peer.isClosed, true, 'closed');
   },
 
   async '0.6 style over muxws: a lazy peer is called once, at the first call; calls issued before it resolved are pending and settle'({ pkg, wsUrl, ctl }) {

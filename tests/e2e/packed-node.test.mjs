@@ -1,7 +1,7 @@
 // The package as a Node 20 application gets it, with no bundler: `npm pack` of pkg/, installed into a
 // fresh app, imported by its name from a script run by `node --experimental-websocket`, against the
 // real backend. Every part it loads by URL loads from the installed files: a fetch proxy, an axios
-// proxy (axios-send.js), watch() over REST (follow-engine.js), a schema check that finds an undeclared
+// proxy (axios-send.js), watch() over REST (follow-engine.js), a live list (live/live-list.js), a schema check that finds an undeclared
 // action (schema-check.js), a muxws proxy (wasm/muxws_bg.wasm) and watch() over muxws. (The other
 // Node tests import pkg/index.js by its path; this one, the tarball by its name.)
 import { execFileSync, spawn } from 'node:child_process';
@@ -19,7 +19,7 @@ let stack;
 let app;
 
 const APP_JS = (axiosUrl) => `
-import { restViewSet, muxwsViewSet, connectMuxws, ViewSetMixin, LookupMixin } from '@dynamicforms/fastapi-viewsets';
+import { restViewSet, muxwsViewSet, connectMuxws, liveList, ViewSetMixin, LookupMixin } from '@dynamicforms/fastapi-viewsets';
 import axios from ${JSON.stringify(axiosUrl)};
 
 const [baseUrl, wsUrl] = process.argv.slice(2);
@@ -38,6 +38,10 @@ const follower = items.watch({ onChange() {} });
 await follower.ready;
 const cursor = follower.cursor;
 await follower.close();
+const list = liveList(items);
+await list.ready;
+const live = { rows: Array.isArray(list.rows), loading: list.status.loading };
+await list.close();
 const viaAxios = new ItemApi({ basePath: '/items', baseUrl, schemaCheck: false, axiosInstance: axios.create(), repeat: { withinMs: 3000 } });
 const axiosCall = viaAxios.echo({ from: 'axios' });
 const axiosAnswer = await axiosCall;
@@ -55,7 +59,7 @@ const mode = wsFollower.mode;
 await wsFollower.close();
 await peer.close();
 console.log(JSON.stringify({
-  rest: { key: restCall.key, seen: restAnswer.idempotency_key, cursor },
+  rest: { key: restCall.key, seen: restAnswer.idempotency_key, cursor, live },
   axios: { key: axiosCall.key, seen: axiosAnswer.idempotency_key },
   muxws: { key: muxCall.key, seen: muxAnswer.idempotency_key, mode },
   warnings,
@@ -87,6 +91,7 @@ test('the installed package in Node 20 without a bundler: every part loads (fetc
   const result = JSON.parse(out.trim().split('\n').pop());
   assert.deepEqual(result.rest.seen, [`"${result.rest.key}"`], 'a fetch proxy call');
   assert.equal(typeof result.rest.cursor, 'number', 'watch() over REST loaded follow-engine.js');
+  assert.deepEqual(result.rest.live, { rows: true, loading: false }, 'liveList() loaded live/live-list.js and its first read landed');
   assert.deepEqual(result.axios.seen, [`"${result.axios.key}"`], 'an axios proxy call: axios-send.js loaded');
   assert.ok(result.warnings.some((w) => w.includes('/catalog/pages/lookup')), `schema-check.js loaded and compared (${result.warnings})`);
   assert.ok(!result.warnings.some((w) => /not run|not loaded/.test(w)), `nothing failed to load (${result.warnings})`);

@@ -6,6 +6,9 @@ import {
   ViewSetMixin,
   type ConnectOptions,
   type Follower,
+  type LiveList,
+  type LiveOptions,
+  type LiveParams,
   type MuxwsPeer,
   type RecordsChanged,
   type RepeatOptions,
@@ -46,6 +49,8 @@ export interface ItemsApi {
   watch(options: WatchOptions<number>): Follower;
   /** `rows` with a `records_changed` change applied (created/updated records retrieved through this proxy). */
   applyChanges(rows: readonly Item[], change: RecordsChanged<number>): Promise<Item[]>;
+  /** A live list of `/items`: read once, kept current from each change, this page's writes shown at once. */
+  live(params?: LiveParams, options?: LiveOptions): LiveList<Item>;
 }
 
 /**

@@ -1,10 +1,10 @@
-// The live list: the backend's /items rows kept current by the proxy's watch(), over the page's
+// The live list: the backend's /items rows kept current by liveList(proxy), over the page's
 // transport. Over muxws the socket is subscribed and the server pushes each change (mode 'push',
-// via 'push'); over REST the follower polls (mode 'poll'). Each change is applied with
-// applyChanges() (created and updated records retrieved through the proxy, deleted ones removed; a
-// change applied twice gives the same rows); onResync reads the list again. Whatever touches the
-// rows runs one after the other, so a change never races the first read, a reload or a comparison.
-import type { EventMessage, Follower, RecordsChanged } from '@dynamicforms/fastapi-viewsets';
+// via 'push'); over REST the follower polls (mode 'poll'). The list follows from before its first
+// read, reads each changed record (or the list again on a resync), and shows this page's own writes
+// at once, marked with their call's state until they settle. The panel only draws what the list
+// says: its rows, its status (mode, stale and why) and the changes it applied (onChange).
+import { liveList, type EventMessage, type LiveList, type RecordsChanged } from '@dynamicforms/fastapi-viewsets';
 
 import type { Item, ItemsApi } from './api';
 import { byId, clock, duration, h, replaceChildren } from './dom';
@@ -16,10 +16,8 @@ export const LIVE_POLL_MS = 2_000;
 const CHECK_MS = 30_000;
 /** The events the panel shows, newest first. */
 const SHOWN_EVENTS = 5;
-/** How long the first read waits for the follower's cursor; later, it reads at once and again once the cursor is there. */
-const READY_WAIT_MS = 3_000;
 
-/** One line of the panel's event list: a change as the follower delivered it, or a read of the whole list. */
+/** One line of the panel's event list: a change the list applied, or a read of the whole list. */
 interface LiveEvent {
   at: number;
   kind: 'change' | 'read';
@@ -30,110 +28,22 @@ interface LiveEvent {
   why?: string;
 }
 
-class LiveList {
-  rows: Item[] = [];
-  /** The rows are known (the last read answered); false: the next change reads the list again. */
-  loaded = false;
-  error: string | null = null;
-  readonly events: LiveEvent[] = [];
-  /** The records the last applied change created or updated, flashed once. */
-  flash = new Set<number>();
-  closed = false;
-  readonly follower: Follower;
-  /** The first read is done (the page counts as loaded). */
-  readonly started: Promise<void>;
-  private queue: Promise<void> = Promise.resolve();
-
-  constructor(
-    readonly api: ItemsApi,
-    readonly transport: 'rest' | 'muxws',
-  ) {
-    this.follower = api.watch({
-      pollIntervalMs: LIVE_POLL_MS,
-      onChange: (change, event) => this.serial(() => this.apply(change, event)),
-      onResync: (info) => this.serial(() => this.read(`resync: the log no longer holds what was missed (rev ${info.rev})`)),
-      onRefused: (error) => {
-        this.error = `following /items was refused: ${errorText(error)}`;
-        renderLive();
-      },
-    });
-    // From 'now': the cursor first, then the read. A change after the cursor is delivered (and
-    // waits here for the read); one before it is in what the read answers. A follower refused or
-    // closed: the list is read anyway; one slow to get its cursor: read now, and again once it has it.
-    const ready = this.follower.ready.then(
-      () => true,
-      () => false,
-    );
-    this.started = this.serial(async () => {
-      const inTime = await Promise.race([ready, new Promise<null>((resolve) => setTimeout(() => resolve(null), READY_WAIT_MS))]);
-      await this.read('first read');
-      if (inTime === null) {
-        void ready.then((ok) => {
-          if (ok) void this.serial(() => this.read('the follower has its cursor'));
-        });
-      }
-    });
-  }
-
-  /** Runs `task` after every task before it (a failed one included). */
-  serial(task: () => Promise<void>): Promise<void> {
-    const run = this.queue.then(() => (this.closed ? undefined : task()));
-    this.queue = run.catch((error: unknown) => console.warn('live list', error));
-    return this.queue;
-  }
-
-  private note(event: LiveEvent): void {
-    this.events.unshift(event);
-    this.events.length = Math.min(this.events.length, SHOWN_EVENTS);
-  }
-
-  private async apply(change: RecordsChanged<number>, event: EventMessage<RecordsChanged<number>>): Promise<void> {
-    const pks = change.changes.map((item) => item.pk);
-    this.note({ at: Date.now(), kind: 'change', rev: event.rev, op: change.op, via: event.via, pks });
-    if (!this.loaded) {
-      await this.read('the rows were not known');
-      return;
-    }
-    try {
-      const rows = await this.api.applyChanges(this.rows, change);
-      if (this.closed) return;
-      this.rows = rows;
-      this.error = null;
-      if (change.op !== 'deleted') this.flash = new Set(pks);
-    } catch (error) {
-      // a retrieve failed for good (its repeats are the package's): the whole list instead
-      await this.read(`applyChanges failed: ${errorText(error)}`);
-      return;
-    }
-    renderLive();
-  }
-
-  /** Reads the whole list (`list()`): the first read, a resync, a change that could not be applied. */
-  async read(why: string): Promise<void> {
-    if (this.closed) return;
-    try {
-      const rows = await this.api.list();
-      if (this.closed) return;
-      this.rows = rows;
-      this.loaded = true;
-      this.error = null;
-    } catch (error) {
-      if (this.closed) return;
-      this.loaded = false;
-      this.error = `list() failed: ${errorText(error)}; the next change reads it again`;
-    }
-    this.note({ at: Date.now(), kind: 'read', rev: this.follower.cursor, why });
-    renderLive();
-  }
-
-  close(): Promise<void> {
-    this.closed = true;
-    return this.follower.close();
-  }
+interface Panel {
+  api: ItemsApi;
+  transport: 'rest' | 'muxws';
+  list: LiveList<Item>;
+  events: LiveEvent[];
+  /** The records the last change created or updated, flashed once. */
+  flash: Set<number>;
 }
 
-let live: LiveList | null = null;
+let live: Panel | null = null;
 let wired = false;
+
+function note(panel: Panel, event: LiveEvent): void {
+  panel.events.unshift(event);
+  panel.events.length = Math.min(panel.events.length, SHOWN_EVENTS);
+}
 
 /**
  * Follows /items through `api` (the page's proxy), instead of the proxy followed before; resolves
@@ -143,19 +53,36 @@ export function startLive(api: ItemsApi, transport: 'rest' | 'muxws'): Promise<v
   if (!wired) {
     wired = true;
     byId('live-compare').addEventListener('click', () => void compare());
-    setInterval(renderStatus, 250); // the mode and the cursor change without a callback
   }
-  if (live?.api === api) return live.started;
-  void live?.close();
-  live = new LiveList(api, transport);
+  if (live?.api === api) return live.list.ready;
+  void live?.list.close();
+  const panel: Panel = {
+    api,
+    transport,
+    events: [],
+    flash: new Set(),
+    list: liveList(api, undefined, {
+      pollIntervalMs: LIVE_POLL_MS,
+      onChange: (change, event) => {
+        const pks = change.changes.map((item) => Number(item.pk));
+        note(panel, { at: Date.now(), kind: 'change', rev: event.rev, op: change.op, via: event.via, pks });
+        if (change.op !== 'deleted') panel.flash = new Set(pks);
+      },
+      onResync: (info) => note(panel, { at: Date.now(), kind: 'read', rev: info.rev, why: `resync: the log no longer holds what was missed (rev ${info.rev})` }),
+    }),
+  };
+  live = panel;
+  // one listener: after each batch the rows, the status and the pending writes agree
+  panel.list.subscribe(() => renderLive());
+  const ready = panel.list.ready.then(() => note(panel, { at: Date.now(), kind: 'read', rev: panel.list.follower?.cursor ?? null, why: 'first read' }));
   byId('live-compare-result').textContent = '';
   renderLive();
-  return live.started;
+  return ready.then(renderLive, () => {});
 }
 
 /** Stops following (before the proxy's peer is closed). */
 export function stopLive(): Promise<void> {
-  const closing = live?.close() ?? Promise.resolve();
+  const closing = live?.list.close() ?? Promise.resolve();
   live = null;
   return closing;
 }
@@ -163,29 +90,32 @@ export function stopLive(): Promise<void> {
 /** Reads the whole list again (after the demo's reset, which changes the rows without events). */
 export function reloadLive(): Promise<void> {
   const current = live;
-  return current ? current.serial(() => current.read('the demo was reset')) : Promise.resolve();
+  if (!current) return Promise.resolve();
+  return current.list.refresh().then(
+    () => note(current, { at: Date.now(), kind: 'read', rev: current.list.follower?.cursor ?? null, why: 'the demo was reset' }),
+    () => {},
+  );
 }
 
-/** Compares the rows with what `list()` answers now, between two changes. */
+/** Compares the rows with what `list()` answers now (pending own writes left out). */
 async function compare(): Promise<void> {
   const current = live;
   if (!current) return;
   const button = byId<HTMLButtonElement>('live-compare');
   const result = byId('live-compare-result');
   button.disabled = true;
-  await current.serial(async () => {
-    try {
-      const listed = await current.api.list();
-      const same = key(listed) === key(current.rows);
-      result.dataset.result = same ? 'same' : 'differs';
-      result.textContent = same
-        ? `✓ same ${listed.length} rows as list()`
-        : `✕ ${current.rows.length} rows here, list() has ${listed.length} (a change may be on its way)`;
-    } catch (error) {
-      result.dataset.result = 'failed';
-      result.textContent = `list() failed: ${errorText(error)}`;
-    }
-  });
+  try {
+    const listed = await current.api.list();
+    const shown = current.list.rows.filter((row) => !current.list.pendingOf(row));
+    const same = key(listed) === key(shown);
+    result.dataset.result = same ? 'same' : 'differs';
+    result.textContent = same
+      ? `✓ same ${listed.length} rows as list()`
+      : `✕ ${shown.length} rows here, list() has ${listed.length} (a change may be on its way)`;
+  } catch (error) {
+    result.dataset.result = 'failed';
+    result.textContent = `list() failed: ${errorText(error)}`;
+  }
   button.disabled = false;
 }
 
@@ -201,55 +131,76 @@ const HINT = {
   rest: `Over REST the follower polls POST /events/poll every ${nb(LIVE_POLL_MS)}. Change an item in another tab.`,
   muxws: `Over muxws the server pushes each change on the subscribed socket (a check poll every ${nb(CHECK_MS)}). Change an item in another tab.`,
 };
+/** What `status.why` means, in a few words. */
+const WHY: Record<string, string> = {
+  loading: 'reading the list',
+  'read-failed': 'a read failed; it is tried again',
+  paused: 'offline: paused',
+  reconnecting: 'the socket was lost: polling until it is back',
+  silent: 'the socket has been silent: it may be dead',
+  'follow-failed': 'following fails for now; it keeps trying',
+  refused: 'the server refused the topic',
+  closed: 'closed',
+};
 
-function renderStatus(): void {
+function renderLive(): void {
   const panel = byId('live');
   if (!live) {
     panel.dataset.state = 'stopped';
     return;
   }
-  const { mode, cursor } = live.follower;
-  panel.dataset.mode = mode;
+  const { list, transport } = live;
+  const { status } = list;
+  const cursor = list.follower?.cursor ?? null;
+  panel.dataset.mode = status.mode;
   panel.dataset.cursor = cursor === null ? '' : String(cursor);
-  panel.dataset.transport = live.transport;
-  panel.dataset.state = live.error ? 'error' : live.loaded ? 'live' : 'loading';
+  panel.dataset.transport = transport;
+  panel.dataset.state = status.error ? 'error' : status.loading ? 'loading' : 'live';
+  panel.dataset.stale = status.why ?? '';
   const modeEl = byId('live-mode');
-  modeEl.textContent = mode;
-  modeEl.className = `tag live-mode live-mode-${mode}`;
+  modeEl.textContent = status.mode;
+  modeEl.className = `tag live-mode live-mode-${status.mode}`;
   byId('live-cursor').textContent = cursor === null ? '—' : String(cursor);
-}
-
-function renderLive(): void {
-  renderStatus();
-  if (!live) return;
-  byId('live-hint').textContent = HINT[live.transport];
+  byId('live-hint').textContent = HINT[transport];
   const error = byId('live-error');
-  error.hidden = live.error === null;
-  error.textContent = live.error ?? '';
-  byId('live-count').textContent = live.loaded ? String(live.rows.length) : '…';
+  const stale = status.stale && status.why !== 'loading' ? `may be behind: ${WHY[status.why ?? ''] ?? status.why}` : '';
+  error.hidden = !stale && !status.error;
+  error.textContent = [stale, status.error ? errorText(status.error) : ''].filter(Boolean).join(' — ');
+  byId('live-count').textContent = status.loading ? '…' : String(list.rows.length);
 
   const rows = byId('live-rows');
-  const sorted = [...live.rows].sort((a, b) => a.id - b.id);
-  if (!live.loaded && sorted.length === 0) replaceChildren(rows, h('li', { class: 'live-empty muted' }, 'reading the list…'));
+  // by id; own creates not answered yet (no id) last
+  const sorted = [...list.rows].sort((a, b) => (a.id ?? Infinity) - (b.id ?? Infinity));
+  if (status.loading && sorted.length === 0) replaceChildren(rows, h('li', { class: 'live-empty muted' }, 'reading the list…'));
   else if (sorted.length === 0) replaceChildren(rows, h('li', { class: 'live-empty muted' }, 'No items.'));
   else
     replaceChildren(
       rows,
-      ...sorted.map((item) =>
-        h(
+      ...sorted.map((item) => {
+        const pending = list.pendingOf(item);
+        return h(
           'li',
-          { class: `live-row${live!.flash.has(item.id) ? ' live-flash' : ''}`, 'data-id': item.id, 'data-name': item.name, 'data-qty': item.qty },
-          h('span', { class: 'item-id mono' }, `#${item.id}`),
+          {
+            class: `live-row${live!.flash.has(item.id) ? ' live-flash' : ''}${pending ? ' live-pending' : ''}`,
+            'data-id': item.id ?? '',
+            'data-name': item.name,
+            'data-qty': item.qty,
+            'data-pending': pending?.state ?? '',
+          },
+          h('span', { class: 'item-id mono' }, item.id === undefined ? '#…' : `#${item.id}`),
           h('span', { class: 'live-name' }, item.name),
-          h('span', { class: 'item-qty' }, `qty ${item.qty}`),
-        ),
-      ),
+          h('span', { class: 'item-qty' }, `qty ${item.qty ?? 0}`),
+          ...(pending ? [h('span', { class: 'mini live-pending-state', title: `call ${pending.key}` }, pending.state)] : []),
+        );
+      }),
     );
   live.flash = new Set();
 
   const events = byId('live-events');
-  if (live.events.length === 0) replaceChildren(events, h('li', { class: 'muted' }, 'none yet'));
-  else replaceChildren(events, ...live.events.map(eventRow));
+  const failed = list.pending.filter((write) => write.error);
+  const lines = [...failed.map((write) => h('li', { 'data-kind': 'failed' }, h('span', { class: 'tag tag-wait' }, write.state), h('span', { class: 'muted live-why' }, `${write.op} #${write.pk ?? '…'}: ${errorText(write.error)}`))), ...live.events.map(eventRow)];
+  if (lines.length === 0) replaceChildren(events, h('li', { class: 'muted' }, 'none yet'));
+  else replaceChildren(events, ...lines);
 }
 
 function eventRow(event: LiveEvent): HTMLElement {

@@ -1,0 +1,769 @@
+/**
+ * The live list (a module of the package of its own, loaded by the first `liveList()`): a ViewSet's
+ * list read once and kept current from the follower of its topic, the writes of this page's
+ * proxies shown at once.
+ *
+ * Order is decided by events. Every event and every request the list sends takes the next number
+ * of one counter (`tick`); a value of a row is kept with the tick its request went out at
+ * (`asOf`), and a row's last event is remembered (`seen`). A value is taken only if it was asked
+ * for after the row's last event and is not older than what is held: an answer that comes late,
+ * a replayed idempotent outcome included, never overrides a newer event, and a row deleted by an
+ * event stays deleted.
+ *
+ * The follower starts first; the first read goes out once it holds a cursor, so every change after
+ * the read's snapshot is delivered, and one delivered during the read is applied after it (the
+ * ticks say which of the two is newer). Nothing the server sends is trusted: a change or a row
+ * that is not what it should be makes the list read again.
+ */
+import type { CallRecord } from '../runtime.js';
+import type { Wakeup } from '../timer.js';
+import type { EventMessage, Follower, RecordsChanged, ResyncInfo } from '../events.js';
+import type { LiveServices } from './services.js';
+import type { LiveHandle, LiveList, LiveOptions, LiveParams, LiveStaleReason, LiveStatus, PendingState, PendingWrite } from './types.js';
+
+
+type Op = PendingWrite['op'];
+
+/**
+ * A value of a row and the tick its request went out at. A row an event created and not yet read
+ * holds its place with no value (asOf -1): rows show in the order the server created them.
+ */
+interface Held {
+  value: Record<string, unknown> | undefined;
+  asOf: number;
+}
+
+/** An own write, as the list keeps it. */
+interface Write {
+  key: string;
+  op: Op;
+  /** The row's key (String of the pk); undefined for a create until answered. */
+  k: string | undefined;
+  pk: unknown;
+  body: Record<string, unknown> | undefined;
+  state: PendingState;
+  error: Error | null;
+  resumed: boolean;
+  /** The tick it was issued at. */
+  asOf: number;
+  /** A create whose row an event brought before its answer: the key of that row. */
+  absorbed?: string;
+  /** Its public snapshot, made again when it changes. */
+  shown?: PendingWrite;
+}
+
+interface Deferred {
+  promise: Promise<void>;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+function deferred(): Deferred {
+  let resolve!: () => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<void>((yes, no) => {
+    resolve = yes;
+    reject = no;
+  });
+  return { promise, resolve, reject };
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+const isPk = (value: unknown): value is string | number => typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
+
+/** Every live list open on the page: told of each call issued. */
+const open = new Set<LiveEngine>();
+/** This chunk's call observer is installed (once; the one installed before, persist.ts's, is called on). */
+let installed = false;
+
+/** Shows `call` in every open list it writes to; a body whose reading throws is not shown, and the call goes on. */
+function showOwn(kit: LiveServices, lists: Iterable<LiveEngine>, call: CallRecord): void {
+  for (const list of lists) {
+    try {
+      list.own(call, call.body, call.promise as Promise<unknown>);
+    } catch (error) {
+      kit.warn('a live list could not show a write', error);
+    }
+  }
+}
+
+function installTell(kit: LiveServices): void {
+  if (installed) return;
+  installed = true;
+  kit.observeCalls((before) => ({
+    issued(call) {
+      before?.issued(call);
+      showOwn(kit, open, call);
+    },
+    settled(call) {
+      before?.settled(call);
+    },
+  }));
+}
+
+/** A number option: a whole number ≥ `min`, or `fallback` when not given. */
+function count(options: LiveOptions | undefined, name: keyof LiveOptions, fallback: number, min = 1): number {
+  const value = (options as Record<string, unknown> | undefined)?.[name] ?? fallback;
+  if (!Number.isSafeInteger(value) || (value as number) < min) throw new TypeError(`liveList(): the option ${name} must be a whole number, ${min} or more`);
+  return value as number;
+}
+
+class LiveEngine {
+  readonly #kit: LiveServices;
+  readonly #handle: LiveHandle;
+  readonly #listeners = new Set<{ listener: (list: LiveList<unknown>) => void }>();
+  readonly #proxy: Record<string, (...args: unknown[]) => Promise<unknown>>;
+  readonly #core: { basePath: string; transport: { name: string; peerId: number; pushPeer?: () => Promise<unknown> } };
+  readonly #params: LiveParams | undefined;
+  /** An unfiltered, unsorted, unpaged list: changes are patched in; otherwise it reads again. */
+  readonly #patches: boolean;
+  readonly #pkField: string;
+  readonly #batch: number;
+  readonly #silentAfterMs: number;
+  readonly #follower: Follower;
+  readonly #unlisten: (() => void)[] = [];
+
+  #tick = 0;
+  #base = new Map<string, Held>();
+  /** The tick of each row's last event, and whether that event deleted it. */
+  readonly #seen = new Map<string, number>();
+  readonly #gone = new Set<string>();
+  /** Own answers kept over a row until the read an event asked for lands (no flicker back). */
+  readonly #holds = new Map<string, { value: Record<string, unknown>; after: number }>();
+  readonly #writes = new Map<string, Write>();
+
+  // reading
+  #loading = true;
+  #reading = false;
+  #queued: Deferred | null = null;
+  #readError: Error | null = null;
+  #readFailures = 0;
+  readonly #readTimer: Wakeup;
+  /** The rows of changes to read (by key: the pk as the event gave it). */
+  readonly #toFetch = new Map<string, string | number>();
+  #fetching = 0;
+  #fetchError: Error | null = null;
+  #fetchFailures = 0;
+  readonly #fetchTimer: Wakeup;
+  /** Reads of changes wait for `#fetchTimer` (after a failure). */
+  #fetchWaits = false;
+  /** The ViewSet's list takes `{pk}__in` (its schema says so): changed rows are read by one list call. */
+  #pkIn = false;
+
+  // status
+  #refused: Error | null = null;
+  #wasPush = false;
+  #silent = false;
+  #peer: { heardAt?: number; isOpen: boolean } | null = null;
+  readonly #silentTimer: Wakeup;
+  #closed = false;
+  /** A read is needed once the follower holds a cursor again (it had none when the rows were read). */
+  #readOnRecovery = false;
+  readonly #ready = deferred();
+
+  // publishing
+  #flushQueued = false;
+  #rowsDirty = true;
+  /** `rows` or `pending` were made since the listeners were last told. */
+  #untold = false;
+  #marks = new WeakMap<object, Write>();
+
+  constructor(kit: LiveServices, handle: LiveHandle, proxy: object, params: LiveParams | undefined, options: LiveOptions | undefined) {
+    this.#kit = kit;
+    this.#readTimer = kit.wakeup(() => void this.#read());
+    this.#fetchTimer = kit.wakeup(() => {
+      this.#fetchWaits = false;
+      this.#pumpFetch();
+    });
+    this.#silentTimer = kit.wakeup(() => this.#checkSilence());
+    this.#handle = handle;
+    this.#proxy = proxy as never;
+    this.#core = kit.internalsOf(proxy) as never;
+    for (const [name, value] of [['params', params], ['options', options]] as const) {
+      if (value !== undefined && (value === null || typeof value !== 'object')) throw new TypeError(`liveList(): ${name} must be an object`);
+    }
+    this.#params = params && Object.keys(params).length ? { ...params } : undefined;
+    this.#patches = this.#params === undefined;
+    this.#pkField = String((proxy as { pkFieldName?: unknown }).pkFieldName);
+    this.#batch = count(options, 'batch', 50);
+    this.#silentAfterMs = count(options, 'silentAfterMs', 21_000);
+    if (typeof this.#proxy.list !== 'function' && typeof this.#proxy.listPage !== 'function') throw new TypeError('liveList(): the proxy has no list() to read its rows with');
+    this.#ready.promise.catch(() => {});
+    handle.pendingOf = (row: unknown) => (row !== null && typeof row === 'object' ? this.#marks.get(row)?.shown : undefined);
+    handle.dismiss = (key: string) => this.dismiss(key);
+    handle.ready = this.#ready.promise;
+    handle.refresh = () => this.refresh();
+    handle.close = () => this.close();
+    handle.subscribe = (listener) => this.subscribe(listener);
+
+    // Told of own writes before anything can be sent; the writes issued before this list that have
+    // not settled (those resumed after a reload among them) show too.
+    open.add(this);
+    installTell(kit);
+    for (const call of [...kit.openCalls()]) showOwn(kit, [this], call);
+    this.#unlisten.push(kit.addListener((event) => this.#activity(event)));
+
+    const pick = (name: keyof LiveOptions) => ((options as Record<string, unknown> | undefined)?.[name] === undefined ? {} : { [name]: (options as Record<string, unknown>)[name] });
+    // The follower first: the read goes out once it holds a cursor from before it.
+    this.#follower = (proxy as { watch(options: object): Follower }).watch({
+      ...pick('pollIntervalMs'),
+      ...pick('checkIntervalMs'),
+      ...pick('eventsPath'),
+      onChange: (change: RecordsChanged, event: EventMessage<RecordsChanged>) => {
+        this.#change(change);
+        this.#tell(options?.onChange, change, event);
+      },
+      onResync: (info: ResyncInfo) => {
+        void this.#read();
+        this.#tell(options?.onResync, info);
+      },
+      onRefused: (error: Error) => {
+        this.#refused = error;
+        this.#changed(false);
+      },
+    });
+    handle.follower = this.#follower;
+    this.#unlisten.push(this.#follower.subscribe(() => this.#followerNews()));
+    this.#follower.ready.then(
+      () => this.#read(),
+      () => {
+        // refused, or its first poll failed (it keeps trying): the rows are read all the same, and
+        // once it holds a cursor again they are read again, so nothing between is missed
+        this.#readOnRecovery = !this.#refused;
+        return this.#read();
+      },
+    ).catch(() => {});
+    if (this.#core.transport.name === 'muxws') this.#watchSilence();
+    if (this.#patches) this.#readSchema();
+    this.#changed(false);
+  }
+
+  /**
+   * Whether the ViewSet's list takes `{pk}__in` (its schema declares the query parameter): then the
+   * records of a change are read by one list call a batch, else by a few retrieves at once. Asked
+   * once, in the background; until it answers (or if it cannot), retrieves.
+   */
+  #readSchema(): void {
+    const request = (this.#proxy as unknown as { request(method: string, path: string, options: object): Promise<unknown> }).request;
+    if (typeof request !== 'function') return;
+    request.call(this.#proxy, 'GET', '/schema', { background: true, repeat: { withinMs: 0 } }).then(
+      (document) => {
+        const paths = isRecord(document) && isRecord(document.paths) ? document.paths : {};
+        const list = Object.entries(paths).find(([path]) => path.replace(/\/$/, '') === this.#core.basePath.replace(/\/$/, ''))?.[1];
+        const parameters = isRecord(list) && isRecord(list.get) && Array.isArray(list.get.parameters) ? list.get.parameters : [];
+        this.#pkIn = typeof this.#proxy.list === 'function' && parameters.some((parameter) => isRecord(parameter) && parameter.in === 'query' && parameter.name === `${this.#pkField}__in`);
+      },
+      () => {},
+    );
+  }
+
+  // ------------------------------------------------------------------------------- follower
+
+  /** Calls an observer the options gave; what it throws is reported. */
+  #tell(observer: ((...args: never[]) => unknown) | undefined, ...args: unknown[]): void {
+    if (typeof observer !== 'function') return;
+    try {
+      (observer as (...args: unknown[]) => unknown)(...args);
+    } catch (error) {
+      this.#kit.warn('a live list observer failed', error);
+    }
+  }
+
+  /** The follower's mode, cursor or error changed (its `subscribe`). */
+  #followerNews(): void {
+    if (this.#readOnRecovery && this.#follower.cursor !== null && !this.#follower.error) {
+      this.#readOnRecovery = false;
+      void this.#read();
+    }
+    this.#changed(false);
+  }
+
+  /** One `records_changed`: rows deleted at once, created or updated ones read (or the list read again). */
+  #change(change: unknown): void {
+    if (this.#closed) return;
+    const tick = ++this.#tick;
+    const op = isRecord(change) ? change.op : undefined;
+    const changes = isRecord(change) ? change.changes : undefined;
+    const pks = Array.isArray(changes) ? changes.map((item) => (isRecord(item) ? item.pk : undefined)) : [];
+    if ((op !== 'created' && op !== 'updated' && op !== 'deleted') || !pks.length || !pks.every(isPk)) {
+      // not a change this list can read: read the list again
+      void this.#read();
+      return;
+    }
+    for (const pk of pks as (string | number)[]) {
+      const k = String(pk);
+      this.#seen.set(k, tick);
+      if (op === 'deleted') {
+        this.#gone.add(k);
+        this.#holds.delete(k);
+        this.#toFetch.delete(k);
+        this.#base.delete(k);
+      } else {
+        this.#gone.delete(k);
+        if (this.#patches) {
+          this.#toFetch.set(k, pk);
+          if (op === 'created' && !this.#base.has(k)) this.#base.set(k, { value: undefined, asOf: -1 });
+        }
+      }
+    }
+    if (op !== 'deleted' && !this.#patches) void this.#read();
+    this.#pumpFetch();
+    this.#changed(true);
+  }
+
+  // ------------------------------------------------------------------------------- reading
+
+  refresh(): Promise<void> {
+    return this.#read();
+  }
+
+  subscribe(listener: (list: LiveList<unknown>) => void): () => void {
+    if (typeof listener !== 'function') throw new TypeError('subscribe(listener) takes a function');
+    const entry = { listener };
+    this.#listeners.add(entry);
+    return () => void this.#listeners.delete(entry);
+  }
+
+  dismiss(key: string): void {
+    const write = this.#writes.get(key);
+    if (write && (write.state === 'failed' || write.state === 'unknown')) {
+      this.#writes.delete(key);
+      this.#changed(true);
+    }
+  }
+
+  /** Reads the list; coalesced: one read in flight, at most one waiting (which every later ask joins). */
+  #read(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    if (this.#reading) return (this.#queued ??= deferred()).promise;
+    const done = deferred();
+    void this.#runRead(done);
+    return done.promise;
+  }
+
+  async #runRead(done: Deferred): Promise<void> {
+    this.#reading = true;
+    this.#readTimer.clear();
+    const asOf = ++this.#tick;
+    try {
+      const proxy = this.#proxy;
+      const answer = await (typeof proxy.list === 'function' ? proxy.list(this.#params) : proxy.listPage(this.#params));
+      const rows = Array.isArray(answer) ? answer : isRecord(answer) && Array.isArray(answer.results) ? answer.results : null;
+      if (!rows) throw new TypeError('the list answer is not an array of records');
+      if (!this.#closed) this.#land(rows, asOf);
+      this.#readError = null;
+      this.#readFailures = 0;
+      done.resolve();
+    } catch (error) {
+      this.#readError = error instanceof Error ? error : new Error(String(error));
+      this.#readFailures++;
+      done.reject(error);
+      // tried again (unless a read is already waiting), the delay doubling up to 30 s
+      if (!this.#queued && !this.#closed) {
+        this.#readTimer.set(this.#kit.now() + Math.min(30_000, 250 * 2 ** this.#readFailures));
+      }
+    } finally {
+      this.#reading = false;
+      const queued = this.#queued;
+      this.#queued = null;
+      if (queued && !this.#closed) void this.#runRead(queued);
+      else queued?.resolve();
+      this.#changed(true);
+    }
+  }
+
+  /** A read's rows, asked for at `asOf`, become the rows: what an event changed since is kept as the event left it. */
+  #land(rows: unknown[], asOf: number): void {
+    const next = new Map<string, Held>();
+    const before = this.#base;
+    for (const value of rows) {
+      const pk = isRecord(value) ? value[this.#pkField] : undefined;
+      if (!isPk(pk)) continue;
+      const k = String(pk);
+      if (next.has(k)) continue;
+      const seen = this.#seen.get(k) ?? 0;
+      const held = before.get(k);
+      if (seen > asOf) {
+        // an event came after this read went out: deleted stays deleted; a newer value stays
+        if (this.#gone.has(k)) continue;
+        if (held && held.asOf > asOf) {
+          next.set(k, held);
+          continue;
+        }
+      }
+      next.set(k, { value: value as Record<string, unknown>, asOf });
+      if (!held?.value) this.#absorb(k, value as Record<string, unknown>, asOf);
+    }
+    if (this.#patches) {
+      // rows read after this read went out (created meanwhile) stay, at the end
+      // (and the places of rows created since, still being read)
+      for (const [k, held] of before) if (!next.has(k) && (held.asOf > asOf || (held.value === undefined && (this.#seen.get(k) ?? 0) > asOf))) next.set(k, held);
+      // the changes this read already shows need no read of their own
+      for (const k of this.#toFetch.keys()) if ((this.#seen.get(k) ?? 0) < asOf) this.#toFetch.delete(k);
+      if (!this.#toFetch.size) this.#fetchError = null;
+    }
+    for (const [k, hold] of this.#holds) if (hold.after < asOf) this.#holds.delete(k);
+    this.#base = next;
+    if (this.#loading) {
+      this.#loading = false;
+      this.#ready.resolve();
+    }
+  }
+
+  /** Reads the rows of changes, a batch at a time: one `{pk}__in` list call, or a few retrieves at once. */
+  #pumpFetch(): void {
+    const limit = this.#pkIn ? 1 : 4;
+    while (!this.#closed && this.#fetching < limit && this.#toFetch.size && !this.#fetchWaits) {
+      const batch: [string, string | number][] = [];
+      for (const entry of this.#toFetch) {
+        batch.push(entry);
+        this.#toFetch.delete(entry[0]);
+        if (batch.length >= (this.#pkIn ? this.#batch : 1)) break;
+      }
+      this.#fetching++;
+      void this.#fetch(batch, ++this.#tick);
+    }
+  }
+
+  async #fetch(batch: [string, string | number][], asOf: number): Promise<void> {
+    const proxy = this.#proxy;
+    try {
+      let found: unknown[];
+      if (this.#pkIn) {
+        const answer = await proxy.list({ [`${this.#pkField}__in`]: batch.map(([, pk]) => pk) });
+        if (!Array.isArray(answer)) throw new TypeError('the list answer is not an array of records');
+        found = answer;
+      } else {
+        found = [
+          await proxy.retrieve(batch[0][1]).catch((error: unknown) => {
+            // a record gone meanwhile is removed
+            if (error instanceof this.#kit.HttpError && error.status === 404) return undefined;
+            throw error;
+          }),
+        ];
+      }
+      const byKey = new Map<string, Record<string, unknown>>();
+      for (const value of found) {
+        const pk = isRecord(value) ? value[this.#pkField] : undefined;
+        if (isPk(pk)) byKey.set(String(pk), value as Record<string, unknown>);
+      }
+      for (const [k] of batch) this.#take(k, byKey.get(k), asOf);
+      this.#fetchFailures = 0;
+      if (!this.#toFetch.size) this.#fetchError = null;
+    } catch (error) {
+      // no change is dropped: its rows are read again later, and the list says it may be behind
+      for (const [k, pk] of batch) if ((this.#seen.get(k) ?? 0) < asOf && !this.#gone.has(k)) this.#toFetch.set(k, pk);
+      this.#fetchError = error instanceof Error ? error : new Error(String(error));
+      this.#fetchFailures++;
+      if (!this.#fetchWaits && !this.#closed) {
+        this.#fetchWaits = true;
+        this.#fetchTimer.set(this.#kit.now() + Math.min(30_000, 250 * 2 ** this.#fetchFailures));
+      }
+    } finally {
+      this.#fetching--;
+      this.#pumpFetch();
+      this.#changed(true);
+    }
+  }
+
+  /** A value of row `k` asked for at `asOf` (undefined: it is gone); taken unless an event or a value is newer. */
+  #take(k: string, value: Record<string, unknown> | undefined, asOf: number): void {
+    if (this.#closed || (this.#seen.get(k) ?? 0) > asOf) return;
+    const held = this.#base.get(k);
+    if (held && held.asOf > asOf) return;
+    const hold = this.#holds.get(k);
+    if (hold && hold.after <= asOf) this.#holds.delete(k);
+    if (value === undefined) {
+      this.#base.delete(k);
+      return;
+    }
+    this.#base.set(k, { value, asOf });
+    if (!held?.value) this.#absorb(k, value, asOf);
+  }
+
+  // ------------------------------------------------------------------------------- own writes
+
+  /** A call issued through any proxy: a create, update, partial update or destroy of this list's path and transport is shown at once. */
+  own(call: CallRecord, body: unknown, promise: Promise<unknown>): void {
+    const core = this.#core;
+    const transport = call.transport;
+    if (this.#closed || call.background || call.basePath !== core.basePath) return;
+    if (transport !== core.transport && (transport.name !== core.transport.name || transport.peerId !== core.transport.peerId)) return;
+    const rest = call.path.slice(call.basePath.length).replace(/\/$/, '');
+    const segment = /^\/([^/]+)$/.exec(rest)?.[1];
+    let op: Op | undefined;
+    if (call.method === 'POST' && rest === '') op = 'create';
+    else if (segment !== undefined && segment !== 'bulk') op = ({ PUT: 'update', PATCH: 'partialUpdate', DELETE: 'destroy' } as const)[call.method as 'PUT'];
+    if (!op) return;
+    let data = body;
+    if (typeof data === 'string') {
+      try {
+        data = JSON.parse(data);
+      } catch {
+        data = undefined;
+      }
+    }
+    if (op !== 'destroy' && !isRecord(data)) return;
+    let k: string | undefined;
+    try {
+      k = segment === undefined ? undefined : decodeURIComponent(segment);
+    } catch {
+      return;
+    }
+    const write: Write = {
+      key: call.key,
+      op,
+      k,
+      pk: k,
+      body: op === 'destroy' ? undefined : (data as Record<string, unknown>),
+      state: call.resumed || call.attempts > 1 ? 'repeating' : 'sending',
+      error: null,
+      resumed: Boolean(call.resumed),
+      asOf: ++this.#tick,
+    };
+    this.#writes.set(write.key, write);
+    promise.then(
+      (answer) => this.#settled(write, answer),
+      (error: unknown) => this.#failed(write, error),
+    );
+    // in the task of the call: the rows now; the listeners after the batch
+    this.#changed(true);
+    this.#render();
+  }
+
+  /** Activity of a call: a write being repeated. */
+  #activity(event: Record<string, unknown>): void {
+    const write = this.#writes.get(event.key as string);
+    if (write && event.type === 'retry' && write.state === 'sending') {
+      write.state = 'repeating';
+      this.#changed(true);
+    }
+  }
+
+  #settled(write: Write, answer: unknown): void {
+    if (this.#closed || this.#writes.get(write.key) !== write) return;
+    this.#writes.delete(write.key);
+    const { op, asOf } = write;
+    if (op === 'destroy') {
+      const k = write.k as string;
+      if ((this.#seen.get(k) ?? 0) <= asOf) {
+        this.#base.delete(k);
+        this.#gone.add(k);
+        this.#seen.set(k, ++this.#tick);
+      }
+    } else {
+      const pk = isRecord(answer) ? answer[this.#pkField] : undefined;
+      if (isPk(pk)) {
+        const k = String(pk);
+        const seen = this.#seen.get(k) ?? 0;
+        const held = this.#base.get(k);
+        if (this.#gone.has(k) || (held && held.asOf > asOf)) {
+          // deleted by an event, or read after this call went out: the server's state, not this answer
+        } else if (seen > asOf) {
+          // an event for the row came after this call went out: its read decides; until it lands
+          // the answer stays over the row (what it showed while pending), so the row does not flicker back
+          this.#holds.set(k, { value: answer as Record<string, unknown>, after: seen });
+          if (!held && !this.#patches) this.#base.set(k, { value: answer as Record<string, unknown>, asOf });
+        } else this.#base.set(k, { value: answer as Record<string, unknown>, asOf });
+      } else void this.#read();
+    }
+    this.#changed(true);
+  }
+
+  #failed(write: Write, error: unknown): void {
+    if (this.#closed || this.#writes.get(write.key) !== write) return;
+    write.error = error instanceof Error ? error : new Error(String(error));
+    // answered with an error: it did not happen; unanswered: it may have, so the list reads again
+    write.state = error instanceof this.#kit.HttpError ? 'failed' : 'unknown';
+    if (write.state === 'unknown') void this.#read();
+    this.#changed(true);
+  }
+
+  /** A row that appeared (`k`, read at `asOf`) may be a pending create's, answered later: it is shown once, marked with that create. */
+  #absorb(k: string, value: Record<string, unknown>, asOf: number): void {
+    for (const write of this.#writes.values()) {
+      if (write.op !== 'create' || write.absorbed !== undefined || write.asOf > asOf || (write.state !== 'sending' && write.state !== 'repeating')) continue;
+      const body = write.body as Record<string, unknown>;
+      if (Object.keys(body).every((name) => name === this.#pkField || JSON.stringify(body[name]) === JSON.stringify(value[name]))) {
+        write.absorbed = k;
+        return;
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------------------- silence
+
+  /** A muxws list: the rows may be behind once the peer's socket has said nothing for `silentAfterMs`. */
+  #watchSilence(): void {
+    this.#core.transport.pushPeer?.().then(
+      (peer) => {
+        if (this.#closed) return;
+        this.#peer = peer as never;
+        this.#checkSilence();
+      },
+      () => {},
+    );
+  }
+
+  #checkSilence(): void {
+    const peer = this.#peer;
+    if (!peer || this.#closed) return;
+    const heardAt = peer.heardAt ?? 0;
+    const quiet = this.#kit.now() - heardAt;
+    const silent = peer.isOpen && heardAt > 0 && quiet >= this.#silentAfterMs;
+    if (silent !== this.#silent) {
+      this.#silent = silent;
+      this.#changed(false);
+    }
+    // while silent, looked at often (the first word heard ends it); else when it would become so
+    const wait = silent || !peer.isOpen || heardAt === 0 ? 250 : Math.max(50, this.#silentAfterMs - quiet);
+    this.#silentTimer.set(this.#kit.now() + wait);
+  }
+
+  // ------------------------------------------------------------------------------- publishing
+
+  /** Something changed: the rows (when `rows`) and status are made again, and the listeners told once, after the batch. */
+  #changed(rows: boolean): void {
+    this.#rowsDirty ||= rows;
+    if (this.#flushQueued) return;
+    this.#flushQueued = true;
+    queueMicrotask(() => this.#flush());
+  }
+
+  #flush(): void {
+    this.#flushQueued = false;
+    const before = this.#handle.status;
+    this.#render();
+    const status = this.#status();
+    const same = (Object.keys(status) as (keyof LiveStatus)[]).every((name) => status[name] === before[name]);
+    if (!same) this.#handle.status = status;
+    // rows made since the listeners were last told (own() makes them at once, in the task of the call)
+    if (same && !this.#untold) return;
+    this.#untold = false;
+    for (const { listener } of [...this.#listeners]) {
+      try {
+        listener(this.#handle);
+      } catch (error) {
+        this.#kit.warn('a live list listener failed', error);
+      }
+    }
+  }
+
+  #status(): LiveStatus {
+    const follower = this.#follower;
+    const mode = follower.mode;
+    if (mode === 'push') this.#wasPush = true;
+    const followError = follower.error ?? null;
+    const why: LiveStaleReason | null = this.#closed ? 'closed'
+      : this.#loading ? (this.#readError ? 'read-failed' : 'loading')
+      : mode === 'refused' || this.#refused ? 'refused'
+      : this.#readError || this.#fetchError ? 'read-failed'
+      : mode === 'paused' ? 'paused'
+      : followError || this.#readOnRecovery ? 'follow-failed'
+      : this.#wasPush && mode === 'poll' ? 'reconnecting'
+      : this.#silent ? 'silent'
+      : null;
+    return Object.freeze({
+      mode: this.#closed ? 'closed' : mode,
+      loading: this.#loading,
+      stale: why !== null,
+      why,
+      error: this.#refused ?? this.#readError ?? this.#fetchError ?? followError,
+    });
+  }
+
+  /** Makes `rows` and `pending` again when the rows changed: the server's rows, own answers held over them, pending writes on top. */
+  #render(): void {
+    if (!this.#rowsDirty) return;
+    this.#rowsDirty = false;
+    const pkField = this.#pkField;
+    const marks = new WeakMap<object, Write>();
+    const over = new Map<string, Write[]>();
+    const creates: Write[] = [];
+    for (const write of this.#writes.values()) {
+      write.shown = undefined;
+      if (write.state === 'failed' || write.state === 'unknown') continue;
+      if (write.op === 'create') {
+        if (write.absorbed === undefined) creates.push(write);
+        else over.set(write.absorbed, [...(over.get(write.absorbed) ?? []), write]);
+      } else over.set(write.k as string, [...(over.get(write.k as string) ?? []), write]);
+    }
+    const rows: unknown[] = [];
+    const shownRow = new Map<Write, unknown>();
+    for (const [k, held] of this.#base) {
+      if (held.value === undefined) continue;
+      let value: Record<string, unknown> | undefined = this.#holds.get(k)?.value ?? held.value;
+      const writes = over.get(k);
+      if (writes) {
+        let mark: Write | undefined;
+        for (const write of writes) {
+          mark = write;
+          if (write.op === 'destroy') {
+            value = undefined;
+            break;
+          }
+          if (write.op === 'partialUpdate') value = { ...value, ...write.body };
+          else if (write.op === 'update') value = { ...write.body, [pkField]: value[pkField] };
+        }
+        if (value && mark) {
+          marks.set(value, mark);
+          shownRow.set(mark, value);
+        }
+      }
+      if (value) rows.push(value);
+    }
+    for (const write of creates) {
+      const value = { ...write.body };
+      marks.set(value, write);
+      shownRow.set(write, value);
+      rows.push(value);
+    }
+    const pending: PendingWrite[] = [];
+    for (const write of this.#writes.values()) {
+      write.shown = Object.freeze({
+        key: write.key,
+        op: write.op,
+        pk: write.pk,
+        state: write.state,
+        row: shownRow.get(write),
+        error: write.error,
+        resumed: write.resumed,
+      });
+      pending.push(write.shown);
+    }
+    this.#marks = marks;
+    this.#untold = true;
+    this.#handle.rows = Object.freeze(rows);
+    if (pending.length || this.#handle.pending.length) this.#handle.pending = Object.freeze(pending);
+  }
+
+  // ------------------------------------------------------------------------------- ready, close
+
+  get ready(): Promise<void> {
+    return this.#ready.promise;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    open.delete(this);
+    this.#readTimer.clear();
+    this.#fetchTimer.clear();
+    this.#silentTimer.clear();
+    for (const stop of this.#unlisten) stop();
+    this.#ready.reject(new Error('the live list was closed'));
+    this.#queued?.resolve();
+    this.#changed(false);
+    await this.#follower.close();
+  }
+}
+
+/** Takes over the handle `liveList()` returned: the list reads, follows and shows own writes from here. */
+export function start(kit: LiveServices, handle: LiveHandle, proxy: object, params: LiveParams | undefined, options: LiveOptions | undefined): LiveEngine {
+  try {
+    return new LiveEngine(kit, handle, proxy, params, options);
+  } catch (error) {
+    kit.warn('liveList() could not start', error);
+    throw error;
+  }
+}

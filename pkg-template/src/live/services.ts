@@ -1,0 +1,30 @@
+/**
+ * What the live list's chunk (live/live-list.ts) is given of the package, as one object with named
+ * members, handed to it by live/index.ts instead of imported: the chunk imports only types from
+ * outside its folder, so the bundle has no shared chunk. The follower's services (every app ships
+ * them for `watch()`) and four more.
+ */
+import { internalsOf } from '../caller.js';
+import { followServices } from '../follow-services.js';
+import { addListener, openCalls, observeCalls } from '../runtime.js';
+
+/**
+ * What the live list's chunk uses of the package. Made by a call marked pure, so that an app that
+ * never calls `liveList()` drops it whole (a spread at the top level is kept by bundlers otherwise:
+ * it could run a getter).
+ */
+export const liveServices = /* @__PURE__ */ (() => ({
+  /** `HttpError`, `warn`, `now` (the package's one clock), `wakeup` (its one kind of timer), … */
+  ...followServices,
+  /** A proxy's checked options (its base path and transport). */
+  internalsOf,
+  /** Installs an observer of every call issued and settled (own writes). */
+  observeCalls,
+  /** The calls not settled yet (the writes pending when a list opens, resumed ones included). */
+  openCalls,
+  /** Adds a call-activity listener (a write being repeated). */
+  addListener,
+}))();
+
+/** The type of {@link liveServices}. */
+export type LiveServices = typeof liveServices;

@@ -1,0 +1,119 @@
+/**
+ * The types of a live list (types only): what `liveList()` takes and gives.
+ */
+import type { EventMessage, Follower, FollowerMode, RecordsChanged, ResyncInfo } from '../events.js';
+import type { ListParams } from '../mixins.js';
+
+/**
+ * Why a live list's rows may be behind the server (`status.why` while `status.stale`):
+ * - `'loading'`: the first read has not landed yet;
+ * - `'reading'`: a change could not be patched in (a sorted, filtered or paged list, a resync, an
+ *   own write of unknown outcome) and the list is being read again;
+ * - `'read-failed'`: a read failed (`status.error` says why); it is tried again;
+ * - `'paused'`: the platform is offline;
+ * - `'reconnecting'`: a muxws list lost its socket and polls until it is subscribed again;
+ * - `'silent'`: a muxws list's socket has said nothing for `silentAfterMs` (it may be dead; the
+ *   peer's ping will tell);
+ * - `'follow-failed'`: the follower's polls or subscribes fail (`status.error`); it keeps trying;
+ * - `'refused'`: the server refused the topic (`status.error`); the rows stay as they were;
+ * - `'closed'`: `close()` was called.
+ */
+export type LiveStaleReason = 'loading' | 'reading' | 'read-failed' | 'paused' | 'reconnecting' | 'silent' | 'follow-failed' | 'refused' | 'closed';
+
+/** What a live list knows of its own freshness (a new frozen object per change). */
+export interface LiveStatus {
+  /** The follower's mode (`'push'`, `'poll'`, `'paused'`, `'refused'`, `'closed'`). */
+  readonly mode: FollowerMode;
+  /** No read has landed yet: `rows` is empty because nothing was read, not because the list is. */
+  readonly loading: boolean;
+  /** The rows may be behind the server; `why` says why. */
+  readonly stale: boolean;
+  /** Why the rows may be behind (the first reason that holds), null when they are current. */
+  readonly why: LiveStaleReason | null;
+  /** The error behind `why` (a failed read, a refused topic, the follower's failing polls), else null. */
+  readonly error: Error | null;
+}
+
+/**
+ * How an own write stands:
+ * - `'sending'`: its first attempt is out;
+ * - `'repeating'`: an attempt went unanswered and it is being repeated (under its key: it runs once);
+ * - `'unknown'`: it gave up unanswered, so whether the server ran it is unknown; the row is rolled
+ *   back and the list reads again, which shows what the server holds;
+ * - `'failed'`: the server answered it with an error: the row is rolled back, `error` says why.
+ */
+export type PendingState = 'sending' | 'repeating' | 'unknown' | 'failed';
+
+/** An own write a live list shows before (or instead of) the server's answer. */
+export interface PendingWrite<T = unknown> {
+  /** The call's Idempotency-Key (its `ViewSetCall.key`, its activity events' `key`). */
+  readonly key: string;
+  readonly op: 'create' | 'update' | 'partialUpdate' | 'destroy';
+  /** The primary key it writes (undefined for a create until it is answered). */
+  readonly pk: unknown;
+  readonly state: PendingState;
+  /** The row as shown while it is pending (undefined for a destroy). */
+  readonly row: T | undefined;
+  /** Why it failed or its outcome is unknown. */
+  readonly error: Error | null;
+  /** Resumed after a reload (a persisted call). */
+  readonly resumed: boolean;
+}
+
+/** The options of `liveList()`. */
+export interface LiveOptions {
+  /** The interval of the follower's polls (ms, default 2000). */
+  pollIntervalMs?: number;
+  /** The follower's check polls while pushes flow (ms, default 30000). */
+  checkIntervalMs?: number;
+  /** The path the events viewset is registered under (default `/events`). */
+  eventsPath?: string;
+  /**
+   * Over muxws: the rows count as possibly behind (`why: 'silent'`) once the peer's socket has said
+   * nothing this long (ms; default 20000, a peer's default `pingIntervalMs`: give yours).
+   */
+  silentAfterMs?: number;
+  /** How many records one `{pk}__in` list call asks at most (default 50). */
+  batch?: number;
+  /** Told of each change the list applies (for a log or a highlight): what it throws is reported, nothing else. */
+  onChange?(change: RecordsChanged, event: EventMessage<RecordsChanged>): void;
+  /** Told that the server no longer held what was missed: the list reads again. */
+  onResync?(info: ResyncInfo): void;
+}
+
+/**
+ * A list of a ViewSet's records kept current: read once, then patched with each change its topic
+ * carries (or read again when the client cannot tell where a changed row belongs), with the
+ * writes of this page's proxies shown at once.
+ */
+export interface LiveList<T> {
+  /** The rows: a new frozen array per change. */
+  readonly rows: readonly T[];
+  /** Freshness: the follower's mode, loading, stale and why, error. */
+  readonly status: LiveStatus;
+  /** The own writes not settled yet, and those that failed or whose outcome is unknown (until `dismiss`), oldest first. */
+  readonly pending: readonly PendingWrite<T>[];
+  /** The follower of the list's topic (its mode, cursor, scope), once the list's code is loaded. */
+  readonly follower: Follower | null;
+  /** Resolves once the first read landed (the follower holds its cursor from before that read); rejects when closed first. */
+  readonly ready: Promise<void>;
+  /** The pending write a row of `rows` shows, if any. */
+  pendingOf(row: T): PendingWrite<T> | undefined;
+  /** Forgets a failed or unknown write (`pending`). */
+  dismiss(key: string): void;
+  /**
+   * Calls `listener` once per batch of changes of `rows`, `status` or `pending`, after all three
+   * are consistent; returns its remover. A listener that throws is reported and harms nothing.
+   */
+  subscribe(listener: (list: LiveList<T>) => void): () => void;
+  /** Reads the list again (coalesced with a read under way); resolves once a read started after this call landed. */
+  refresh(): Promise<void>;
+  /** Stops following and forgets the rows' listeners (the server's subscription of the socket ends). */
+  close(): Promise<void>;
+}
+
+/** The query of a live list: a list's sort and filters, and a page's (the client reads again on every change). */
+export type LiveParams = ListParams & Record<string, unknown>;
+
+/** @internal The handle `liveList()` returns, as the chunk writes it (its one writer). */
+export type LiveHandle = { -readonly [K in keyof LiveList<unknown>]: LiveList<unknown>[K] };
