@@ -1,5 +1,6 @@
 //! The calls module's side of the boundary (docs/boundary.md): every code and record layout the
-//! module and the TS runtime exchange, declared once here. The TypeScript the runtime reads them
+//! module and the TS runtime exchange, declared once here (the exports' signatures are declared
+//! where they are defined, by `exports!` in `lib.rs`). The TypeScript the runtime reads them
 //! through, `pkg-template/src/abi/calls.ts`, is rendered from these declarations; a test fails when
 //! the file differs from them (`ABI_WRITE=1 cargo test -p fastapi-viewsets abi` writes it again).
 
@@ -529,8 +530,12 @@ mod tests {
     /// What `pkg-template/src/abi/calls.ts` holds: the tables above, rendered.
     fn typescript() -> String {
         use viewsets_core::{DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_DELAY_MS, DEFAULT_WITHIN_MS, MAX_DELAY_MS};
-        use wasm_abi::{typescript as ts, Constant, Labels, RecordTable};
-        let mut out = ts::header("src/abi.rs", "cargo test -p fastapi-viewsets abi");
+        use wasm_abi::{typescript as ts, Constant, ExportTable, Labels, RecordTable};
+        let mut out = ts::header("src/abi.rs and src/lib.rs", "cargo test -p fastapi-viewsets abi");
+        ts::export_table(
+            &mut out,
+            &ExportTable { name: "CallsExports", doc: "The calls module's exports (`exports!` in `src/lib.rs`): functions of numbers, called on the instance.\n", exports: crate::EXPORTS },
+        );
         let constant = |name, value: f64, doc| Constant { name, value, doc };
         ts::constants(
             &mut out,

@@ -298,8 +298,16 @@ mod tests {
 
     /// `pkg-template/src/abi/muxws.ts`: the tables above, rendered.
     fn typescript() -> String {
-        use wasm_abi::{typescript as ts, Code, CodeTable, Constant, RecordTable};
-        let mut out = ts::header("crates/muxws-wasm/src/abi.rs", "cargo test -p muxws-wasm abi");
+        use wasm_abi::{typescript as ts, Code, CodeTable, Constant, ExportTable, RecordTable};
+        let mut out = ts::header("crates/muxws-wasm/src/abi.rs and exports.rs", "cargo test -p muxws-wasm abi");
+        ts::export_table(
+            &mut out,
+            &ExportTable {
+                name: "MuxwsExports",
+                doc: "The muxws module's exports (`exports!` in `crates/muxws-wasm/src/exports.rs`): functions of numbers, called on the instance.\n",
+                exports: crate::exports::EXPORTS,
+            },
+        );
         let constant = |name, value: f64, doc| Constant { name, value, doc };
         ts::constants(
             &mut out,
