@@ -10,6 +10,8 @@
 // engine, which its first `watch()` imports by its URL (an asset of the entry chunk). It has no
 // budget of its own (issue 23 asks for the figure; BENCHMARKS.md prints it) and is never enforced.
 //   node scripts/size.mjs [pkg]      prints the figures; exits 1 when one is over what is enforced
+// It then prints the REST-only app built by webpack, Rollup and esbuild with their defaults
+// (scripts/size-bundlers.mjs), which nothing enforces.
 // The REST-only budget is enforced. The whole package misses issue 11's goal (the muxws module alone
 // is about 26 KB: README, "Size and speed"); it is printed against that goal and enforced against a
 // ceiling just above where it stands, so a regression still fails the build.
@@ -17,6 +19,9 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build } from 'vite';
+
+import { APPS, LABEL } from './size-apps.mjs';
+import { measureBundlers, sizeLine } from './size-bundlers.mjs';
 
 const pkgDir = resolve(process.argv[2] ?? 'pkg');
 /** The budgets of issue 11 (gzip -9 bytes). */
@@ -38,28 +43,6 @@ export const BUDGET = { full: 40 * 1024, rest: 18 * 1024 };
 // BENCHMARKS.md has the figures.
 // The REST-only app is held to 16.5 KiB (issue 29), measured as an app with Vite's defaults builds.
 export const ENFORCED = { full: 66 * 1024, rest: 16.5 * 1024 };
-
-const APPS = {
-  full: `import * as pkg from '@dynamicforms/fastapi-viewsets';
-globalThis.everything = pkg;
-pkg.connectMuxws('/ws').then((peer) => { globalThis.peer = peer; }, () => {});`,
-  rest: `import { restViewSet, ViewSetMixin, onCallActivity, pendingCallCount, retryNow, HttpError } from '@dynamicforms/fastapi-viewsets';
-class Items extends restViewSet()('id', [ViewSetMixin]) {}
-const items = new Items({ basePath: '/items' });
-onCallActivity(() => { document.title = String(pendingCallCount()); });
-document.body.onclick = () => retryNow();
-items.list().then((list) => { document.body.textContent = list.length; }, (error) => { if (error instanceof HttpError) document.body.textContent = error.status; });`,
-  watch: `import { restViewSet, ViewSetMixin, onCallActivity, pendingCallCount, retryNow, HttpError } from '@dynamicforms/fastapi-viewsets';
-class Items extends restViewSet()('id', [ViewSetMixin]) {}
-const items = new Items({ basePath: '/items' });
-onCallActivity(() => { document.title = String(pendingCallCount()); });
-document.body.onclick = () => retryNow();
-let rows = [];
-items.watch({ async onChange(change) { rows = await items.applyChanges(rows, change); document.body.textContent = rows.length; }, async onResync() { rows = await items.list(); } });
-items.list().then((list) => { rows = list; document.body.textContent = list.length; }, (error) => { if (error instanceof HttpError) document.body.textContent = error.status; });`,
-};
-/** What each app is called in the output. */
-const LABEL = { full: 'whole package', rest: 'REST-only app', watch: 'REST-only app with watch()' };
 
 /** Vite's modulepreload polyfill as it begins an app's entry: an app without the package, built with the same defaults. */
 async function vitePolyfill() {
@@ -134,7 +117,7 @@ for (const name of Object.keys(APPS)) {
   const parts = files.map(named).join(' + ');
   const later = onDemand.length ? ` (on demand only: ${onDemand.map(named).join(', ')})` : '';
   if (BUDGET[name] === undefined) {
-    console.log(`size (${LABEL[name]}, minified, gzip -9): ${parts} = ${total} B (${kib(total)})${later}; no budget of its own`);
+    console.log(`size (${LABEL[name]}, Vite 8 defaults, minified, gzip -9): ${parts} = ${total} B (${kib(total)})${later}; no budget of its own`);
     continue;
   }
   const within = total <= BUDGET[name];
@@ -142,8 +125,11 @@ for (const name of Object.keys(APPS)) {
   over ||= !enforced;
   const verdict = within ? 'within' : `OVER by ${kib(total - BUDGET[name])}`;
   const ceiling = ENFORCED[name] === BUDGET[name] ? '' : `; enforced ceiling ${kib(ENFORCED[name])}: ${enforced ? 'within' : 'OVER'}`;
-  console.log(`size (${LABEL[name]}, minified, gzip -9): ${parts} = ${total} B (${kib(total)})${later}; budget ${kib(BUDGET[name])}: ${verdict}${ceiling}`);
+  console.log(`size (${LABEL[name]}, Vite 8 defaults, minified, gzip -9): ${parts} = ${total} B (${kib(total)})${later}; budget ${kib(BUDGET[name])}: ${verdict}${ceiling}`);
 }
+// The REST-only app as the other bundlers build it with their defaults, beside Vite's (never enforced;
+// every app and bundler: node scripts/size-bundlers.mjs)
+for (const row of await measureBundlers(pkgDir, ['rest'])) console.log(`${sizeLine(row)}; not enforced`);
 if (over) {
   console.error('size: over what is enforced');
   process.exit(1);

@@ -7,9 +7,12 @@
  * inlines an asset under 4 KiB (`build.assetsInlineLimit`) as a `data:` URL, and a page whose
  * policy is `script-src 'self'` refuses to import one. Other servers and bundlers ignore the query.
  *
- * A load that fails is told apart by a probe, a `fetch` of the same URL: when the file answers (any
- * status: a 404, or a 200 that the page's policy refused to run, a `data:` URL that a policy refused,
- * a file served as something else than JavaScript), no repeat can fix the load, and it rejects at
+ * A load that fails is told apart by a probe, a `no-cors` `fetch` of the same URL: when the file
+ * answers (any status: a 404, or a 200 that the page's policy refused to run, a `data:` URL that a
+ * policy refused, a file served as something else than JavaScript, or status 0, the opaque answer
+ * of another origin, such as a URL outside a policy's 'self' on a server that sends no CORS
+ * headers: a probe in `cors` mode failed there as if the network had, and the call was repeated
+ * until its `withinMs`), no repeat can fix the load, and it rejects at
  * once with an Error naming the file, the answer and the likely causes, marked `refused`; when the
  * probe gets no answer either, the load was lost to the network and rejects with the platform's
  * error (the call is repeated). Either way the next load goes under a URL of its own (a browser
@@ -31,7 +34,7 @@ export const isRefused = (error: unknown): error is ChunkRefused => !!(error as 
 export function loadChunk<T>(file: string, base: URL, attempt: number): Promise<T> {
   const url = base.href + (attempt ? (base.search ? '&' : '?') + attempt : '');
   return import(/* @vite-ignore */ /* webpackIgnore: true */ url).catch(async (error: unknown) => {
-    const answer = await fetch(url, { cache: 'no-store' }).catch(() => null);
+    const answer = await fetch(url, { mode: 'no-cors' }).catch(() => null);
     if (!answer) throw error;
     throw Object.assign(new Error(`[fastapi-viewsets] ${file} not loaded, answered ${answer.status}: a Content Security Policy? not emitted by the bundler?`, { cause: error }), { refused: 1 });
   });

@@ -1,0 +1,157 @@
+// What the bundler consumer tests share (webpack, Rollup, esbuild): the packed package installed into
+// a fresh app, the app's page (one script, every part of the package), a static server of the
+// bundler's output that sends the README's policy, and a page run that collects what the page
+// requested, opened and logged.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** The policy of the README's CSP paragraph. */
+export const POLICY = "script-src 'self' 'wasm-unsafe-eval'";
+
+/** The four files of the package that it imports by their URLs (README, "Bundlers and a strict CSP"). */
+export const URL_FILES = ['follow-engine.js', 'axios-send.js', 'schema-check.js', 'wasm/muxws_bg.wasm'];
+
+// The app's one script. `/` calls through a fetch proxy, an axios proxy (axios itself, its browser
+// ES module build bundled by the app's bundler), watch() over REST, a muxws proxy and watch() over
+// muxws. `/?axios` makes one axios call with the default repeat window (600 s) and reports how it
+// ended and how long it took: what a page whose axios-send.js cannot load sees.
+export const MAIN_JS = `
+import { restViewSet, muxwsViewSet, connectMuxws, ViewSetMixin } from '@dynamicforms/fastapi-viewsets';
+import axios from './axios.js';
+
+class ItemApi extends restViewSet()('id', [ViewSetMixin]) {
+  echo(body) { return this.request('POST', '/echo', { body }); }
+}
+class MuxApi extends muxwsViewSet()('id', [ViewSetMixin]) {
+  echo(body) { return this.request('POST', '/echo', { body }); }
+}
+
+async function everything({ baseUrl, wsUrl }) {
+  const items = new ItemApi({ basePath: '/items', baseUrl, schemaCheck: false });
+  const restCall = items.echo({ from: 'rest' });
+  const restAnswer = await restCall;
+  const follower = items.watch({ onChange() {} });
+  await follower.ready;
+  const cursor = follower.cursor;
+  await follower.close();
+  // (a short repeat window: a sending half that never loads fails the call within seconds)
+  const viaAxios = new ItemApi({ basePath: '/items', baseUrl, schemaCheck: false, axiosInstance: axios.create(), repeat: { withinMs: 3000, delayMs: 500 } });
+  const axiosCall = viaAxios.echo({ from: 'axios' });
+  const axiosAnswer = await axiosCall;
+  const peer = await connectMuxws(wsUrl);
+  const wsItems = new MuxApi({ basePath: '/items', peer, schemaCheck: false });
+  const muxCall = wsItems.echo({ from: 'muxws' });
+  const muxAnswer = await muxCall;
+  const wsFollower = wsItems.watch({ onChange() {} });
+  await wsFollower.ready;
+  const mode = wsFollower.mode;
+  await wsFollower.close();
+  await peer.close();
+  return {
+    charset: document.characterSet,
+    rest: { key: restCall.key, seen: restAnswer.idempotency_key, cursor },
+    axios: { key: axiosCall.key, seen: axiosAnswer.idempotency_key },
+    muxws: { key: muxCall.key, seen: muxAnswer.idempotency_key, mode },
+  };
+}
+
+async function axiosOnce({ baseUrl }) {
+  const viaAxios = new ItemApi({ basePath: '/items', baseUrl, schemaCheck: false, axiosInstance: axios.create() });
+  const started = Date.now();
+  try {
+    await viaAxios.echo({ from: 'axios' });
+    return { ms: Date.now() - started, failed: false };
+  } catch (error) {
+    return { ms: Date.now() - started, failed: true, name: error.name, message: String(error.message), attempts: error.attempts };
+  }
+}
+
+fetch('/config.json').then((answer) => answer.json()).then(location.search === '?axios' ? axiosOnce : everything).then(
+  (result) => { window.__result = result; },
+  (error) => { window.__result = { error: String(error && error.stack || error) }; },
+);
+`;
+
+/**
+ * Makes a fresh app folder with the packed package installed (`npm pack` of `pkgDir`, `npm install`
+ * of the tarball, offline), `src/main.js` (MAIN_JS) and `src/axios.js` (axios's browser ES module).
+ */
+export function makeApp(name, pkgDir = path.join(repoRoot, 'pkg')) {
+  const app = fs.mkdtempSync(path.join(os.tmpdir(), `${name}-`));
+  const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', app, pkgDir], { encoding: 'utf8' }).trim().split('\n').pop();
+  fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name, private: true, type: 'module' }));
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--offline', path.join(app, tarball)], { cwd: app, stdio: 'ignore' });
+  fs.mkdirSync(path.join(app, 'src'));
+  fs.writeFileSync(path.join(app, 'src', 'main.js'), MAIN_JS);
+  fs.copyFileSync(path.join(repoRoot, 'node_modules', 'axios', 'dist', 'esm', 'axios.js'), path.join(app, 'src', 'axios.js'));
+  return app;
+}
+
+/** Copies the package's URL_FILES from the app's node_modules into `dist` (the README's step for Rollup and esbuild). */
+export function copyUrlFiles(app, dist) {
+  const from = path.join(app, 'node_modules', '@dynamicforms', 'fastapi-viewsets');
+  for (const file of URL_FILES) {
+    fs.mkdirSync(path.dirname(path.join(dist, file)), { recursive: true });
+    fs.copyFileSync(path.join(from, file), path.join(dist, file));
+  }
+}
+
+const TYPES = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.html': 'text/html', '.wasm': 'application/wasm', '.json': 'application/json' };
+
+/**
+ * Serves `dist` on a free 127.0.0.1 port, every answer with the policy (404 for a file it lacks), and
+ * `/config.json` with the backend's URLs. Resolves with `{ url, close() }`.
+ */
+export async function serveDist(dist, stack, { policy = POLICY } = {}) {
+  const server = http.createServer((request, response) => {
+    const pathname = new URL(request.url, 'http://x').pathname;
+    const headers = { 'content-security-policy': policy };
+    if (pathname === '/config.json') {
+      return response.writeHead(200, { ...headers, 'content-type': 'application/json' }).end(JSON.stringify({ baseUrl: stack.baseUrl, wsUrl: stack.wsUrl }));
+    }
+    const file = path.join(dist, pathname === '/' ? 'index.html' : pathname);
+    if (!file.startsWith(dist) || !fs.existsSync(file) || !fs.statSync(file).isFile()) return response.writeHead(404, headers).end();
+    response.writeHead(200, { ...headers, 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream' });
+    fs.createReadStream(file).pipe(response);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${server.address().port}/`, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
+/** Opens `url`, waits for `window.__result`; resolves with it and the page's requests, sockets, warnings, errors and policy violations. */
+export async function pageResult(browser, url) {
+  const page = await browser.newPage();
+  const seen = { requests: [], sockets: [], warnings: [], errors: [] };
+  page.on('pageerror', (error) => seen.errors.push(error.message));
+  page.on('console', (message) => (message.type() === 'error' ? seen.errors : message.type() === 'warning' ? seen.warnings : []).push(message.text()));
+  page.on('websocket', (socket) => seen.sockets.push(socket.url()));
+  page.on('request', (request) => seen.requests.push(request.url()));
+  try {
+    await page.goto(url);
+    await page.waitForFunction(() => window.__result !== undefined, null, { timeout: 30000 }).catch(() => {});
+    const result = await page.evaluate(() => window.__result);
+    if (result === undefined) throw new Error(`the page did not finish: ${seen.errors.join('; ')}`);
+    if (result.error) throw new Error(`the page failed: ${result.error} ${seen.errors.join('; ')}`);
+    return { ...result, ...seen };
+  } finally {
+    await page.close();
+  }
+}
+
+/** The assertions every bundler's app must pass: each of the five calls went out with its key and was answered. */
+export function checkEverything(assert, result) {
+  assert.match(result.rest.key, /^[0-9a-f-]{36}$/);
+  assert.deepEqual(result.rest.seen, [`"${result.rest.key}"`], 'a fetch proxy call');
+  assert.equal(typeof result.rest.cursor, 'number', 'watch() over REST loaded its engine and the first poll was answered');
+  assert.deepEqual(result.axios.seen, [`"${result.axios.key}"`], 'an axios proxy call: the sending half loaded');
+  assert.deepEqual(result.muxws.seen, [`"${result.muxws.key}"`], 'a muxws proxy call: the muxws module loaded');
+  assert.equal(result.muxws.mode, 'push', 'watch() over muxws subscribed');
+  assert.ok(result.requests.some((url) => /\.wasm(\?|$)/.test(url)), `the muxws module was fetched (${result.requests.join(', ')})`);
+  assert.deepEqual(result.errors.filter((text) => !/favicon|404 \(Not Found\)/.test(text)), [], 'nothing logged an error');
+}
