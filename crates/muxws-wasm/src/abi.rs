@@ -1,8 +1,9 @@
 //! The muxws module's side of the boundary (docs/boundary.md): the output record kinds and their
-//! fields, and the error classes, declared once here. The TypeScript the driver reads them through,
-//! `pkg-template/src/abi/muxws.ts` (and the kit's list of error classes,
-//! `pkg-template/src/abi/muxws-errors.ts`), is rendered from these declarations; a test fails when
-//! the files differ from them (`ABI_WRITE=1 cargo test -p muxws-wasm abi` writes them again).
+//! fields, the error classes and the reset and close codes, declared once here (the exports in
+//! `exports.rs`). The TypeScript the driver reads them through, `pkg-template/src/abi/muxws.ts`
+//! (and the driver's list of error classes, `pkg-template/src/abi/muxws-errors.ts`), is rendered
+//! from these declarations by `abi_typescript.rs`, whose test fails when the files differ from them
+//! (`ABI_WRITE=1 cargo test -p muxws-wasm abi` writes them again).
 //!
 //! Every record is [`OUT_FIELDS`] numbers: its kind, five fields, and the pointer and byte length
 //! of its text in the module's memory. The module writes a record's fields in the order declared
@@ -26,6 +27,44 @@ pub const TEXT_LENGTH: usize = 7;
 /// Where an export that refuses what it was given (a new peer's options, an open, a send) writes
 /// the error's class (an [`class`] code); the record's text is the message.
 pub const FAILURE_CLASS: usize = 1;
+
+wasm_abi::codes! {
+    /// The WebSocket close codes the driver and the module hand each other: a socket's end
+    /// (`socket_closed`), the `code` of a connection error.
+    pub mod close_code: CloseCode as CLOSE_CODES {
+        /// An orderly close (`muxws_proto::CLOSE_NORMAL`).
+        NORMAL Normal = muxws_proto::CLOSE_NORMAL as u32,
+        /// A socket lost without a close frame, or one the platform would not make
+        /// (`muxws_proto::CLOSE_ABNORMAL`).
+        ABNORMAL Abnormal = muxws_proto::CLOSE_ABNORMAL as u32,
+    }
+}
+
+wasm_abi::codes! {
+    /// The reset codes of `SPEC.md` §2.4 (`muxws_proto::code`): the `code` a `StreamReset` (and
+    /// each of its subclasses) carries; the retired 5 is left out (never sent, read as unknown).
+    pub mod reset_code: ResetCode as RESET_CODES {
+        /// Graceful: done, no longer interested.
+        NO_ERROR NoError = muxws_proto::code::NO_ERROR as u32,
+        /// The initiator asked the operation to stop.
+        CANCELLED Cancelled = muxws_proto::code::CANCELLED as u32,
+        /// The remote handler raised.
+        APPLICATION_ERROR ApplicationError = muxws_proto::code::APPLICATION_ERROR as u32,
+        /// The peer violated the specification.
+        PROTOCOL_ERROR ProtocolError = muxws_proto::code::PROTOCOL_ERROR as u32,
+        /// Not accepted and definitely not processed.
+        REFUSED Refused = muxws_proto::code::REFUSED as u32,
+        /// A local deadline expired.
+        TIMEOUT Timeout = muxws_proto::code::TIMEOUT as u32,
+        /// Over the frame cap or `max_payload_bytes`.
+        PAYLOAD_TOO_LARGE PayloadTooLarge = muxws_proto::code::PAYLOAD_TOO_LARGE as u32,
+        /// A bug in the peer implementation.
+        INTERNAL_ERROR InternalError = muxws_proto::code::INTERNAL_ERROR as u32,
+        /// Made locally when the socket died under the stream (or before it could open); never on
+        /// the wire.
+        CONNECTION_CLOSED ConnectionClosed = muxws_proto::code::CONNECTION_CLOSED as u32,
+    }
+}
 
 records! {
     layouts RECORDS;
@@ -276,7 +315,6 @@ pub const ERROR_CLASSES: [muxws_proto::ErrorClass; 11] = {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use alloc::string::String;
     use alloc::vec::Vec;
     use muxws_proto::ErrorClass;
 
@@ -294,90 +332,6 @@ mod tests {
             assert_eq!(class as usize, index + 1);
         }
         assert!(ERROR_CLASSES.iter().all(|class| (*class as u32) < class::CONFIG));
-    }
-
-    /// `pkg-template/src/abi/muxws.ts`: the tables above, rendered.
-    fn typescript() -> String {
-        use wasm_abi::{typescript as ts, Code, CodeTable, Constant, ExportTable, RecordTable};
-        let mut out = ts::header("crates/muxws-wasm/src/abi.rs and exports.rs", "cargo test -p muxws-wasm abi");
-        ts::export_table(
-            &mut out,
-            &ExportTable {
-                name: "MuxwsExports",
-                doc: "The muxws module's exports (`exports!` in `crates/muxws-wasm/src/exports.rs`): functions of numbers, called on the instance.\n",
-                exports: crate::exports::EXPORTS,
-            },
-        );
-        let constant = |name, value: f64, doc| Constant { name, value, doc };
-        ts::constants(
-            &mut out,
-            "Layout",
-            "The muxws module's output record and the version of its exports.\n",
-            &[
-                constant("OutFields", OUT_FIELDS as f64, "How many `f64` fields an output record has.\n"),
-                constant("TextAt", TEXT_AT as f64, "The field holding where the record's text starts in the module's memory.\n"),
-                constant("TextLength", TEXT_LENGTH as f64, "The field holding the byte length of the record's text.\n"),
-                constant(
-                    "FailureClass",
-                    FAILURE_CLASS as f64,
-                    "Where an export that refused what it was given writes the error's `ErrorClass`; the text is the message.\n",
-                ),
-                constant(
-                    "BoundaryVersion",
-                    f64::from(BOUNDARY_VERSION),
-                    "The version of the exports and records (`boundary_version()`).\n",
-                ),
-            ],
-        );
-        let mut codes: Vec<Code> = ERROR_CLASSES
-            .iter()
-            .map(|class| Code { name: class.name(), value: *class as u32, doc: "" })
-            .collect();
-        codes.push(Code { name: "Config", value: class::CONFIG, doc: "A bad option or argument: a `TypeError`.\n" });
-        let codes: &'static [Code] = Vec::leak(codes);
-        ts::code_table(
-            &mut out,
-            &CodeTable { name: "ErrorClass", doc: "The error class of a failed stream or connect, by the class of `errors.ts` it makes.\n", codes },
-        );
-        let records = RecordTable {
-            name: "MuxwsRecord",
-            doc: "What the muxws module has to say (`poll`), one record at a time.\n",
-            fields: OUT_FIELDS,
-            text: Some((TEXT_AT, TEXT_LENGTH)),
-            records: RECORDS,
-        };
-        ts::record_table(&mut out, &records);
-        out
-    }
-
-    /// `pkg-template/src/abi/muxws-errors.ts`: the error classes by code, for the driver's kit.
-    fn error_classes() -> String {
-        let mut out = ts::header("crates/muxws-wasm/src/abi.rs", "cargo test -p muxws-wasm abi");
-        let mut names: Vec<&str> = ERROR_CLASSES.iter().map(|class| class.name()).collect();
-        names.sort_unstable();
-        names.dedup();
-        out.push_str(&alloc::format!("\nimport {{ {} }} from '../errors.js';\n", names.join(", ")));
-        out.push_str("\n/** The muxws error classes by the module's class code (`ErrorClass`; 0, a code of none, is a protocol error). */\n");
-        let by_code: Vec<&str> = core::iter::once("ProtocolError").chain(ERROR_CLASSES.iter().map(|class| class.name())).collect();
-        out.push_str(&alloc::format!("export const ERROR_CLASSES = [{}] as const;\n", by_code.join(", ")));
-        out
-    }
-    use wasm_abi::typescript as ts;
-
-    /// The drift test: the TypeScript side is what the tables above render. `ABI_WRITE=1` writes it.
-    #[test]
-    fn the_typescript_tables_are_current() {
-        for (file, want) in [("muxws.ts", typescript()), ("muxws-errors.ts", error_classes())] {
-            let path = alloc::format!("{}/../../pkg-template/src/abi/{file}", env!("CARGO_MANIFEST_DIR"));
-            if std::env::var_os("ABI_WRITE").is_some() {
-                std::fs::write(&path, &want).unwrap();
-            }
-            let have = std::fs::read_to_string(&path).unwrap_or_default();
-            assert!(
-                have == want,
-                "pkg-template/src/abi/{file} is not what the tables in crates/muxws-wasm/src/abi.rs render: run `ABI_WRITE=1 cargo test -p muxws-wasm abi`, then review the diff"
-            );
-        }
     }
 
     /// Every declared field fits the record, and no two fields of a record share an offset unless

@@ -119,7 +119,8 @@ wasm_abi::exports! {
         with(|m| m.input(size as usize).as_mut_ptr() as u32)
     }
 
-    /// The address of the output record: 8 `f64` (see `records.rs`); it does not move.
+    /// The address of the output record: `OUT_FIELDS` `f64`, its kinds and fields declared in
+    /// `abi.rs`; it does not move.
     fn out() -> u32 {
         with(|m| m.out.fields.as_ptr() as u32)
     }

@@ -7,7 +7,9 @@
 //!   as `connectMuxws` names the options;
 //! - [`out`] — the output record, and the records of socket actions and stream events;
 //! - [`source`] — outbound payloads that stay driver-side strings, read a window at a time;
-//! - [`abi`] — the numbers the module and its driver agree on, declared once (the driver reads them through `pkg-template/src/abi/muxws.ts`, rendered from them);
+//! - [`abi`] — the numbers the module and its driver agree on, declared once (the driver reads them
+//!   through `pkg-template/src/abi/muxws.ts`, rendered from them and from the exports' table by the
+//!   drift test, `abi_typescript`);
 //! - `exports` — the exports, declared once (`wasm_abi::exports!`: the functions, wasm32 only, and
 //!   the table their TypeScript interface is rendered from), each a one-line forward into
 //!   [`module`]; and the one import (plain `extern "C"`, no wasm-bindgen).
@@ -36,5 +38,7 @@ pub mod source;
 // the call of the driver's reader, the one import.
 mod exports;
 
+#[cfg(test)]
+mod abi_typescript;
 #[cfg(test)]
 mod tests;

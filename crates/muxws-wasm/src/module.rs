@@ -397,7 +397,7 @@ impl<R: TextReader + Clone + 'static> Module<R> {
     ) {
         let reason = text_of(&self.input, reason_len).unwrap_or_default();
         if let Some(slot) = slot_of(&mut self.slots, peer) {
-            let code = u16::try_from(code).unwrap_or(1006);
+            let code = u16::try_from(code).unwrap_or(muxws_proto::CLOSE_ABNORMAL);
             if slot.opened != socket {
                 // A dial that produced no socket: the upgrade was refused, or nothing answered.
                 slot.fallback.refused(ms(now));
@@ -715,7 +715,7 @@ fn event_record(slot: &mut Slot, out: &mut Out, next_tag: &mut u32, event: Event
             let (code, (reason_at, payload_at)) = match &error {
                 ConnectError::Hello(e) => (e.code() as f64, write_details(&mut out.text, e)),
                 ConnectError::NotOpened { code, .. } => (f64::from(*code), (-1.0, -1.0)),
-                _ => (1006.0, (-1.0, -1.0)),
+                _ => (f64::from(muxws_proto::CLOSE_ABNORMAL), (-1.0, -1.0)),
             };
             out.set(
                 kind::CONNECT_FAILED,

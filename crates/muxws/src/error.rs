@@ -45,7 +45,8 @@ pub mod code {
 }
 
 /// The JS error class an error maps to (WSM-ERR-004); [`ErrorClass::name`] is its `name`. The
-/// discriminants are the class numbers the wasm module reports (`records.rs`).
+/// discriminants are the class numbers the wasm module reports (its `ErrorClass` table,
+/// `crates/muxws-wasm/src/abi.rs`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum ErrorClass {
     /// `ProtocolError`.
@@ -348,7 +349,7 @@ impl ConnectError {
                     out.push_str(reason);
                     out.push(')');
                 }
-                if *code != 1006 && *code != 0 {
+                if *code != crate::CLOSE_ABNORMAL && *code != 0 {
                     out.push_str(" (close code ");
                     push_u64(out, u64::from(*code));
                     out.push(')');

@@ -18,7 +18,8 @@ export interface MuxwsExports {
    */
   input(size: number): number;
   /**
-   * The address of the output record: 8 `f64` (see `records.rs`); it does not move.
+   * The address of the output record: `OUT_FIELDS` `f64`, its kinds and fields declared in
+   * `abi.rs`; it does not move.
    *
    * `fn out() -> u32`
    */
@@ -245,6 +246,48 @@ export const enum ErrorClass {
   ConnectionLost = 11,
   /** A bad option or argument: a `TypeError`. */
   Config = 12,
+}
+
+/**
+ * The WebSocket close codes the driver and the module hand each other: a socket's end
+ * (`socket_closed`), the `code` of a connection error.
+ */
+export const enum CloseCode {
+  /** An orderly close (`muxws_proto::CLOSE_NORMAL`). */
+  Normal = 1000,
+  /**
+   * A socket lost without a close frame, or one the platform would not make
+   * (`muxws_proto::CLOSE_ABNORMAL`).
+   */
+  Abnormal = 1006,
+}
+
+/**
+ * The reset codes of `SPEC.md` §2.4 (`muxws_proto::code`): the `code` a `StreamReset` (and
+ * each of its subclasses) carries; the retired 5 is left out (never sent, read as unknown).
+ */
+export const enum ResetCode {
+  /** Graceful: done, no longer interested. */
+  NoError = 0,
+  /** The initiator asked the operation to stop. */
+  Cancelled = 1,
+  /** The remote handler raised. */
+  ApplicationError = 2,
+  /** The peer violated the specification. */
+  ProtocolError = 3,
+  /** Not accepted and definitely not processed. */
+  Refused = 4,
+  /** A local deadline expired. */
+  Timeout = 6,
+  /** Over the frame cap or `max_payload_bytes`. */
+  PayloadTooLarge = 7,
+  /** A bug in the peer implementation. */
+  InternalError = 8,
+  /**
+   * Made locally when the socket died under the stream (or before it could open); never on
+   * the wire.
+   */
+  ConnectionClosed = 9,
 }
 
 /** The kinds of MuxwsRecord records (field 0). */
