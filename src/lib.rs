@@ -18,7 +18,7 @@ use alloc::vec::Vec;
 use core::cell::UnsafeCell;
 
 use viewsets_core::{
-    check_key, is_key_header, is_set_again_by_axios, new_key_text, write_structured_field, CallEngine, CallSpec, KeyError, RepeatPolicy,
+    check_key, is_set_again_by_axios, new_key_text, write_structured_field, CallEngine, CallSpec, KeyError, RepeatPolicy,
     Transport,
 };
 
@@ -155,16 +155,11 @@ wasm_abi::exports! {
         })
     }
 
-    /// The header rules for the (ASCII) name in the text window (`len` bytes): bit 1, it is the
-    /// Idempotency-Key header (replaced by the call's key); bit 2, axios sets it again on every
-    /// request (the axios transport does not carry it): [`abi::header_rule`]. A name with other
-    /// characters is neither.
+    /// The header rules for the (ASCII) name in the text window (`len` bytes), as
+    /// [`abi::header_rule`] bits: `SET_AGAIN_BY_AXIOS`, axios sets it again on every request (the
+    /// axios transport does not carry it). A name with other characters has none.
     fn header_rule(len: u32) -> u32 {
-        with(|calls| {
-            let name = window(calls, len);
-            let bit = |holds: bool, bit: u32| if holds { bit } else { 0 };
-            bit(is_key_header(name), abi::header_rule::KEY_HEADER) | bit(is_set_again_by_axios(name), abi::header_rule::SET_AGAIN_BY_AXIOS)
-        })
+        with(|calls| if is_set_again_by_axios(window(calls, len)) { abi::header_rule::SET_AGAIN_BY_AXIOS } else { 0 })
     }
 
     /// Issues a call and returns its id (≥ 1). `peer` 0 is REST, any other value the muxws peer the
@@ -286,8 +281,9 @@ wasm_abi::exports! {
     }
 }
 
-/// See [`boundary_version`].
-pub const BOUNDARY_VERSION: u32 = 5;
+/// See [`boundary_version`]. 6: `header_rule` has one bit, `SET_AGAIN_BY_AXIOS` (1); the
+/// key-header bit, which nothing read, is gone.
+pub const BOUNDARY_VERSION: u32 = 6;
 
 #[cfg(test)]
 mod tests {

@@ -35,10 +35,9 @@ export interface CallsExports {
    */
   key_field(len: number, badIndex: number, badCode: number): number;
   /**
-   * The header rules for the (ASCII) name in the text window (`len` bytes): bit 1, it is the
-   * Idempotency-Key header (replaced by the call's key); bit 2, axios sets it again on every
-   * request (the axios transport does not carry it): [`abi::header_rule`]. A name with other
-   * characters is neither.
+   * The header rules for the (ASCII) name in the text window (`len` bytes), as
+   * [`abi::header_rule`] bits: `SET_AGAIN_BY_AXIOS`, axios sets it again on every request (the
+   * axios transport does not carry it). A name with other characters has none.
    *
    * `fn header_rule(len: u32) -> u32`
    */
@@ -237,10 +236,8 @@ export const enum PendingFlag {
 
 /** What `header_rule` says of a header name (bits). */
 export const enum HeaderRule {
-  /** It is `Idempotency-Key`, in any letter case (replaced by the call's key). */
-  KeyHeader = 1,
   /** axios sets it again on every request: the axios transport does not carry it. */
-  SetAgainByAxios = 2,
+  SetAgainByAxios = 1,
 }
 
 /** A muxws peer's news (`peer_state`). */
@@ -299,11 +296,10 @@ export interface EngineActionHandler {
    * Settle `call` with the outcome of its last attempt.
    * @param call The call's id.
    * @param attempt The last attempt's number.
-   * @param end How it ended: an `EndCode` with its flags.
-   * @param status The answer's status (0 when none came).
+   * @param end How it ended: an `EndCode` with its flags (the answer's status is the runtime's, kept with the attempt's outcome).
    * @param ok The answer succeeded (a status below 400).
    */
-  settle(call: number, attempt: number, end: EndCode, status: number, ok: boolean): void;
+  settle(call: number, attempt: number, end: EndCode, ok: boolean): void;
   /**
    * Reconnect muxws peer `peer` now (`retryNow()` while calls wait for it).
    * @param peer The peer's id.
@@ -331,7 +327,7 @@ export function handleEngineAction(r: ArrayLike<number>, at: number, h: EngineAc
     case 2:
       return h.abandonAttempt(r[at + 1], r[at + 2], r[at + 3]);
     case 3:
-      return h.settle(r[at + 1], r[at + 2], r[at + 3], r[at + 4], r[at + 5] === 1);
+      return h.settle(r[at + 1], r[at + 2], r[at + 3], r[at + 4] === 1);
     case 4:
       return h.reconnectNow(r[at + 1]);
     case 5:
