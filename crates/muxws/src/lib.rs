@@ -78,10 +78,8 @@ pub use connection::{
     GOAWAY_CLOSE_FALLBACK_MS, MAX_HEADER_KEYS, MAX_STREAM_ID,
 };
 pub use error::{code, ConfigError, ConnectError, ErrorClass, OpenError, SendError, StreamError};
-// `split_frame` is re-exported for the test suites only; neither the peer nor the wasm module
-// calls it.
 pub use fragment::{
-    check_sendable, check_sendable_source, split_frame, Assembler, AssemblyError, FragmentError,
+    check_sendable, check_sendable_source, Assembler, AssemblyError, FragmentError,
     PayloadSource, Split, Splitter, TextSource, DEFAULT_MAX_PAYLOAD_BYTES, MAX_FRAME_BYTES,
     MIN_FRAME_BYTES,
 };
