@@ -222,73 +222,9 @@ records! {
     }
 }
 
-/// The record kinds by the names the module uses (`poll` returns them; 0: nothing to report).
-pub mod kind {
-    /// [`super::dial`].
-    pub const DIAL: u32 = super::dial::KIND;
-    /// [`super::send`].
-    pub const SEND: u32 = super::send::KIND;
-    /// [`super::close`].
-    pub const CLOSE: u32 = super::close::KIND;
-    /// [`super::established`].
-    pub const ESTABLISHED: u32 = super::established::KIND;
-    /// [`super::connect_failed`].
-    pub const CONNECT_FAILED: u32 = super::connect_failed::KIND;
-    /// [`super::reconnected`].
-    pub const RECONNECTED: u32 = super::reconnected::KIND;
-    /// [`super::closed`].
-    pub const CLOSED: u32 = super::closed::KIND;
-    /// [`super::goaway`].
-    pub const GOAWAY: u32 = super::goaway::KIND;
-    /// [`super::reply_headers`].
-    pub const REPLY_HEADERS: u32 = super::reply_headers::KIND;
-    /// [`super::payload`].
-    pub const PAYLOAD: u32 = super::payload::KIND;
-    /// [`super::fragment`].
-    pub const FRAGMENT: u32 = super::fragment::KIND;
-    /// [`super::end`].
-    pub const END: u32 = super::end::KIND;
-    /// [`super::stream_closed`].
-    pub const STREAM_CLOSED: u32 = super::stream_closed::KIND;
-    /// [`super::stream_failed`].
-    pub const STREAM_FAILED: u32 = super::stream_failed::KIND;
-    /// [`super::release`].
-    pub const RELEASE: u32 = super::release::KIND;
-    /// [`super::open_failed`].
-    pub const OPEN_FAILED: u32 = super::open_failed::KIND;
-    /// [`super::push`].
-    pub const PUSH: u32 = super::push::KIND;
-    /// [`super::fallback`].
-    pub const FALLBACK: u32 = super::fallback::KIND;
-}
-
-/// Error classes (the driver makes the classes of `errors.ts` from them): the protocol layer's
-/// [`muxws_proto::ErrorClass`] numbers, and [`class::CONFIG`] for an option it refused.
+/// The one error class the module adds to the protocol's [`muxws_proto::ErrorClass`] (whose
+/// numbers it reports as they are).
 pub mod class {
-    use muxws_proto::ErrorClass;
-
-    /// `ProtocolError`.
-    pub const PROTOCOL_ERROR: u32 = ErrorClass::ProtocolError as u32;
-    /// `ConnectionClosed`.
-    pub const CONNECTION_CLOSED: u32 = ErrorClass::ConnectionClosed as u32;
-    /// `ConnectionGoingAway`.
-    pub const CONNECTION_GOING_AWAY: u32 = ErrorClass::ConnectionGoingAway as u32;
-    /// `StreamClosed`.
-    pub const STREAM_CLOSED: u32 = ErrorClass::StreamClosed as u32;
-    /// `CodecMismatch`.
-    pub const CODEC_MISMATCH: u32 = ErrorClass::CodecMismatch as u32;
-    /// `ConnectionRefused`.
-    pub const CONNECTION_REFUSED: u32 = ErrorClass::ConnectionRefused as u32;
-    /// `StreamReset`.
-    pub const STREAM_RESET: u32 = ErrorClass::StreamReset as u32;
-    /// `RemoteError`.
-    pub const REMOTE_ERROR: u32 = ErrorClass::RemoteError as u32;
-    /// `StreamTimeout`.
-    pub const STREAM_TIMEOUT: u32 = ErrorClass::StreamTimeout as u32;
-    /// `StreamRefused`.
-    pub const STREAM_REFUSED: u32 = ErrorClass::StreamRefused as u32;
-    /// `ConnectionLost`.
-    pub const CONNECTION_LOST: u32 = ErrorClass::ConnectionLost as u32;
     /// A bad option or argument: the driver throws a `TypeError`.
     pub const CONFIG: u32 = 12;
 }
