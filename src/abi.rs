@@ -306,16 +306,10 @@ pub fn write_pending(records: &mut Vec<f64>, call: &PendingCall) {
     records.extend_from_slice(&record);
 }
 
-/// Milliseconds from JavaScript as the engine's `u64`: negative and NaN are 0, fractions dropped,
-/// anything beyond the clock's range saturates.
-pub fn ms(value: f64) -> u64 {
-    value as u64
-}
-
 /// Optional milliseconds from JavaScript: negative and NaN (`undefined` too) are none, the rest as
-/// [`ms`].
+/// [`wasm_abi::ms`].
 pub fn optional_ms(value: f64) -> Option<u64> {
-    (value >= 0.0).then(|| ms(value))
+    (value >= 0.0).then(|| wasm_abi::ms(value))
 }
 
 /// `repeat.jitter` (a fraction 0…1) in the engine's units of `1 / JITTER_WHOLE`: negative and NaN
@@ -605,13 +599,5 @@ mod tests {
             assert!(layout.fields.iter().all(|field| field.at > 0 && field.at < ACTION_FIELDS), "{}", layout.name);
         }
         assert!(PENDING[0].fields.iter().all(|field| field.at < PENDING_FIELDS));
-    }
-
-    #[test]
-    fn ms_never_panics() {
-        assert_eq!(ms(f64::NAN), 0);
-        assert_eq!(ms(-5.0), 0);
-        assert_eq!(ms(1.9), 1);
-        assert_eq!(ms(f64::INFINITY), u64::MAX);
     }
 }

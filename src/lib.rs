@@ -22,7 +22,8 @@ use viewsets_core::{
     Transport,
 };
 
-use abi::{attempt_end, jitter, ms, optional_ms, write_action, write_pending};
+use abi::{attempt_end, jitter, optional_ms, write_action, write_pending};
+use wasm_abi::ms;
 
 /// The engine, the two record buffers JavaScript reads after `drain_actions`/`pending_fill`, and
 /// the text window.
@@ -38,12 +39,7 @@ struct Calls {
 /// its own length and calls no JavaScript, so it is never taken twice at once. A plain cell rather
 /// than a `RefCell`, whose borrow check could only fail by panicking (its message and location
 /// stayed in the module), and no lazy set-up: both are smaller wasm.
-struct OneThread(UnsafeCell<Calls>);
-
-// SAFETY: wasm32-unknown-unknown without the `atomics` feature has exactly one thread.
-unsafe impl Sync for OneThread {}
-
-static CALLS: OneThread = OneThread(UnsafeCell::new(Calls {
+static CALLS: OneThread<UnsafeCell<Calls>> = OneThread(UnsafeCell::new(Calls {
     engine: CallEngine::new(),
     actions: Vec::new(),
     pending: Vec::new(),
@@ -57,19 +53,8 @@ fn with<R>(f: impl FnOnce(&mut Calls) -> R) -> R {
     f(unsafe { &mut *CALLS.0.get() })
 }
 
-#[cfg(target_arch = "wasm32")]
-#[global_allocator]
-// SAFETY: the module is single-threaded (see `OneThread`).
-static ALLOCATOR: lol_alloc::AssumeSingleThreaded<lol_alloc::FreeListAllocator> =
-    unsafe { lol_alloc::AssumeSingleThreaded::new(lol_alloc::FreeListAllocator::new()) };
-
-/// No code path panics on any input; were one to, the module traps instead of pulling in std's
-/// panic and formatting machinery.
-#[cfg(target_arch = "wasm32")]
-#[panic_handler]
-fn panic(_: &core::panic::PanicInfo) -> ! {
-    core::arch::wasm32::unreachable()
-}
+// `OneThread`, the allocator and the panic handler, as the muxws module has them.
+wasm_abi::one_thread_module!();
 
 /// The first `len` bytes of the text window (all of it when `len` is larger).
 fn window(calls: &Calls, len: u32) -> &[u8] {

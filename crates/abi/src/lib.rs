@@ -15,7 +15,27 @@
 
 extern crate alloc;
 
+mod one_thread;
 pub mod typescript;
+
+/// Milliseconds from JavaScript (an `f64` of the runtime's clock) as the `u64` the engines count:
+/// negative and NaN are 0, fractions dropped, anything beyond `u64`'s range saturates (what Rust's
+/// `as` does: one instruction, nothing that can panic). Both modules' exports take times so.
+#[inline]
+pub fn ms(value: f64) -> u64 {
+    value as u64
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn ms_never_panics() {
+        assert_eq!(super::ms(f64::NAN), 0);
+        assert_eq!(super::ms(-5.0), 0);
+        assert_eq!(super::ms(1.9), 1);
+        assert_eq!(super::ms(f64::INFINITY), u64::MAX);
+    }
+}
 
 /// A table of named codes: a TypeScript `const enum`.
 #[derive(Clone, Copy, Debug)]

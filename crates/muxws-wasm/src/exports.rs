@@ -35,31 +35,13 @@ mod host {
         fn read(source: u32, from: u32, pointer: u32, length: u32) -> u32;
     }
 
-    /// A value of the module's one thread: without the `atomics` target feature a wasm module runs on
-    /// exactly one, so a `static` cell is safe.
-    struct OneThread<T>(T);
-
-    // SAFETY: wasm32-unknown-unknown without the `atomics` feature has exactly one thread.
-    #[allow(unsafe_code)]
-    unsafe impl<T> Sync for OneThread<T> {}
+    // `OneThread`, the allocator and the panic handler, as the calls module has them.
+    wasm_abi::one_thread_module!();
 
     /// Sources released and not yet reported (see [`TextReader::release`]).
     static RELEASED: OneThread<Cell<Vec<u32>>> = OneThread(Cell::new(Vec::new()));
     static MODULE: OneThread<RefCell<Module<JsReader>>> =
         OneThread(RefCell::new(Module::new(JsReader)));
-
-    #[global_allocator]
-    // SAFETY: the module is single-threaded (see `OneThread`).
-    #[allow(unsafe_code)]
-    static ALLOCATOR: lol_alloc::AssumeSingleThreaded<lol_alloc::FreeListAllocator> =
-        unsafe { lol_alloc::AssumeSingleThreaded::new(lol_alloc::FreeListAllocator::new()) };
-
-    /// No code path panics on any input; were one to, the module traps instead of pulling in std's
-    /// panic and formatting machinery.
-    #[panic_handler]
-    fn panic(_: &core::panic::PanicInfo) -> ! {
-        core::arch::wasm32::unreachable()
-    }
 
     /// Reads payloads through the driver's reader (the import [`read`]).
     #[derive(Clone)]

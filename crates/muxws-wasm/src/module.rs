@@ -26,6 +26,7 @@ pub use crate::config::PeerConfig;
 use crate::source::{PulledText, TextReader};
 use vec_fifo::Fifo;
 use viewsets_core::Fallback;
+use wasm_abi::ms;
 
 /// A stream the application knows: its wire handle and the tag the driver knows it by.
 struct Live {
@@ -124,17 +125,6 @@ fn offer(peer: &Peer) -> String {
         out.push_str(protocol);
     }
     out
-}
-
-/// Milliseconds as the protocol layer counts them. Out of line: it is called from most entry
-/// points.
-#[inline(never)]
-fn ms(value: f64) -> u64 {
-    if value.is_nan() || value < 0.0 {
-        0
-    } else {
-        value as u64
-    }
 }
 
 fn slot_of(slots: &mut [Option<Slot>], peer: u32) -> Option<&mut Slot> {
