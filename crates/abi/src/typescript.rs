@@ -258,7 +258,8 @@ fn result_type(export: &Export) -> &'static str {
 
 /// The exports of a module as the interface of its instance (`memory`, then each export with its
 /// parameters named, every number a `number`); for each [`Form::Named`] export, the interface of
-/// its arguments (`<Name>Args`) and the function calling it with them in the declared order.
+/// its arguments (`<Name>Args`) and the function calling it with them in the declared order, the
+/// only way to call it (the instance's member is `unknown`: a positional call does not compile).
 pub fn export_table(out: &mut String, table: &ExportTable) {
     out.push('\n');
     doc(out, table.doc, "");
@@ -266,6 +267,13 @@ pub fn export_table(out: &mut String, table: &ExportTable) {
     out.push_str("  /** The module's memory, where its windows and records are. */\n");
     out.push_str("  readonly memory: WebAssembly.Memory;\n");
     for export in table.exports {
+        if export.form == Form::Named {
+            // No positional call compiles: only the function below calls it, by name.
+            let via = format!("Called only through `{}()`, which takes its arguments by name.", camel(export.name));
+            doc(out, &format!("{}\n{}\n\n{via}\n", export.doc, signature(export)), "  ");
+            out.push_str(&format!("  readonly {}: unknown;\n", export.name));
+            continue;
+        }
         doc(out, &format!("{}\n{}\n", export.doc, signature(export)), "  ");
         let params: alloc::vec::Vec<String> = export.params.iter().map(|p| format!("{}: number", camel(p.name))).collect();
         out.push_str(&format!("  {}({}): {};\n", export.name, params.join(", "), result_type(export)));
@@ -282,11 +290,11 @@ pub fn export_table(out: &mut String, table: &ExportTable) {
         out.push_str("}\n\n");
         let values: alloc::vec::Vec<String> = export.params.iter().map(|p| format!("a.{}", camel(p.name))).collect();
         out.push_str(&format!("/** Calls `{}` of `e` with the arguments `a` names, in the order it takes them. */\n", export.name));
+        let result = result_type(export);
         out.push_str(&format!(
-            "export function {}(e: {}, a: {args}): {} {{\n  return e.{}({});\n}}\n",
+            "export function {}(e: {}, a: {args}): {result} {{\n  return (e.{} as (...args: number[]) => {result})({});\n}}\n",
             camel(export.name),
             table.name,
-            result_type(export),
             export.name,
             values.join(", ")
         ));

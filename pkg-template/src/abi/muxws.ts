@@ -28,8 +28,10 @@ export interface MuxwsExports {
    * A new peer (see [`Module::peer_new`]); its handle, or 0 with the error in the record.
    *
    * `fn peer_new(ping_interval_ms: f64, ping_timeout_ms: f64, hello_timeout_ms: f64, max_frame_bytes: f64, max_payload_bytes: f64, initial_delay_ms: f64, factor: f64, max_delay_ms: f64, jitter: f64, max_attempts: f64, call_concurrency: f64, lazy: u32, seed: f64, protocols_len: i32, hello_headers_len: i32, hello_payload_len: i32) -> u32`
+   *
+   * Called only through `peerNew()`, which takes its arguments by name.
    */
-  peer_new(pingIntervalMs: number, pingTimeoutMs: number, helloTimeoutMs: number, maxFrameBytes: number, maxPayloadBytes: number, initialDelayMs: number, factor: number, maxDelayMs: number, jitter: number, maxAttempts: number, callConcurrency: number, lazy: number, seed: number, protocolsLen: number, helloHeadersLen: number, helloPayloadLen: number): number;
+  readonly peer_new: unknown;
   /**
    * [`Module::peer_free`].
    *
@@ -214,7 +216,7 @@ export interface PeerNewArgs {
 
 /** Calls `peer_new` of `e` with the arguments `a` names, in the order it takes them. */
 export function peerNew(e: MuxwsExports, a: PeerNewArgs): number {
-  return e.peer_new(a.pingIntervalMs, a.pingTimeoutMs, a.helloTimeoutMs, a.maxFrameBytes, a.maxPayloadBytes, a.initialDelayMs, a.factor, a.maxDelayMs, a.jitter, a.maxAttempts, a.callConcurrency, a.lazy, a.seed, a.protocolsLen, a.helloHeadersLen, a.helloPayloadLen);
+  return (e.peer_new as (...args: number[]) => number)(a.pingIntervalMs, a.pingTimeoutMs, a.helloTimeoutMs, a.maxFrameBytes, a.maxPayloadBytes, a.initialDelayMs, a.factor, a.maxDelayMs, a.jitter, a.maxAttempts, a.callConcurrency, a.lazy, a.seed, a.protocolsLen, a.helloHeadersLen, a.helloPayloadLen);
 }
 
 /** The muxws module's output record and the version of its exports. */
