@@ -8,6 +8,8 @@ use alloc::vec::Vec;
 
 use wasm_abi::typescript as ts;
 
+use muxws_proto::ErrorClass;
+
 use crate::abi::*;
 
 /// `pkg-template/src/abi/muxws.ts`: the tables of `abi.rs` and `exports.rs`, rendered.
@@ -43,7 +45,7 @@ fn typescript() -> String {
             ),
         ],
     );
-    let mut codes: Vec<Code> = ERROR_CLASSES
+    let mut codes: Vec<Code> = ErrorClass::ALL
         .iter()
         .map(|class| Code { name: class.name(), value: *class as u32, doc: "" })
         .collect();
@@ -66,15 +68,15 @@ fn typescript() -> String {
     out
 }
 
-/// `pkg-template/src/abi/muxws-errors.ts`: the error classes by code, for the driver's kit.
+/// `pkg-template/src/abi/muxws-errors.ts`: the error classes by code, for the driver (handed to it among `muxwsServices`).
 fn error_classes() -> String {
     let mut out = ts::header("crates/muxws-wasm/src/abi.rs", "cargo test -p muxws-wasm abi");
-    let mut names: Vec<&str> = ERROR_CLASSES.iter().map(|class| class.name()).collect();
+    let mut names: Vec<&str> = ErrorClass::ALL.iter().map(|class| class.name()).collect();
     names.sort_unstable();
     names.dedup();
     out.push_str(&alloc::format!("\nimport {{ {} }} from '../errors.js';\n", names.join(", ")));
     out.push_str("\n/** The muxws error classes by the module's class code (`ErrorClass`; 0, a code of none, is a protocol error). */\n");
-    let by_code: Vec<&str> = core::iter::once("ProtocolError").chain(ERROR_CLASSES.iter().map(|class| class.name())).collect();
+    let by_code: Vec<&str> = core::iter::once("ProtocolError").chain(ErrorClass::ALL.iter().map(|class| class.name())).collect();
     out.push_str(&alloc::format!("export const ERROR_CLASSES = [{}] as const;\n", by_code.join(", ")));
     out
 }
