@@ -1,5 +1,6 @@
 //! The calls module's side of the boundary (docs/boundary.md): every code and record layout the
-//! module and the TS runtime exchange, declared once here. The TypeScript the runtime reads them
+//! module and the TS runtime exchange, declared once here (the exports' signatures are declared
+//! where they are defined, by `exports!` in `lib.rs`). The TypeScript the runtime reads them
 //! through, `pkg-template/src/abi/calls.ts`, is rendered from these declarations; a test fails when
 //! the file differs from them (`ABI_WRITE=1 cargo test -p fastapi-viewsets abi` writes it again).
 
@@ -99,10 +100,8 @@ codes! {
 codes! {
     /// What `header_rule` says of a header name (bits).
     pub mod header_rule: HeaderRule as HEADER_RULES {
-        /// It is `Idempotency-Key`, in any letter case (replaced by the call's key).
-        KEY_HEADER KeyHeader = 1,
         /// axios sets it again on every request: the axios transport does not carry it.
-        SET_AGAIN_BY_AXIOS SetAgainByAxios = 2,
+        SET_AGAIN_BY_AXIOS SetAgainByAxios = 1,
     }
 }
 
@@ -132,12 +131,11 @@ records! {
         CALL call: 1 => Num,
         /// The last attempt's number.
         ATTEMPT attempt: 2 => Num,
-        /// How it ended: an `EndCode` with its flags.
+        /// How it ended: an `EndCode` with its flags (the answer's status is the runtime's, kept
+        /// with the attempt's outcome).
         END end: 3 => Enum("EndCode"),
-        /// The answer's status (0 when none came).
-        STATUS status: 4 => Num,
         /// The answer succeeded (a status below 400).
-        OK ok: 5 => Bool,
+        OK ok: 4 => Bool,
     }
     /// Reconnect muxws peer `peer` now (`retryNow()` while calls wait for it).
     pub mod reconnect_now: ReconnectNow = 4 {
@@ -260,13 +258,7 @@ pub fn write_action(records: &mut Vec<f64>, action: &Action) {
             record[settle::CALL] = *call as f64;
             record[settle::ATTEMPT] = f64::from(*attempt);
             record[settle::END] = f64::from(end_code(end));
-            // The status of an answer and whether it succeeded: `AttemptEnd::is_success` from one
-            // look at the end (a test holds the two equal); 0 and 0 for the other ends, which never
-            // succeed.
-            if let AttemptEnd::HttpAnswer { status, .. } | AttemptEnd::MuxwsReply { status } = *end {
-                record[settle::STATUS] = f64::from(status);
-                record[settle::OK] = f64::from(u8::from(status < 400));
-            }
+            record[settle::OK] = f64::from(u8::from(end.is_success()));
         }
         Action::ReconnectNow { peer } => {
             kind(&mut record, reconnect_now::KIND);
@@ -314,16 +306,10 @@ pub fn write_pending(records: &mut Vec<f64>, call: &PendingCall) {
     records.extend_from_slice(&record);
 }
 
-/// Milliseconds from JavaScript as the engine's `u64`: negative and NaN are 0, fractions dropped,
-/// anything beyond the clock's range saturates.
-pub fn ms(value: f64) -> u64 {
-    value as u64
-}
-
 /// Optional milliseconds from JavaScript: negative and NaN (`undefined` too) are none, the rest as
-/// [`ms`].
+/// [`wasm_abi::ms`].
 pub fn optional_ms(value: f64) -> Option<u64> {
-    (value >= 0.0).then(|| ms(value))
+    (value >= 0.0).then(|| wasm_abi::ms(value))
 }
 
 /// `repeat.jitter` (a fraction 0…1) in the engine's units of `1 / JITTER_WHOLE`: negative and NaN
@@ -425,17 +411,17 @@ mod tests {
             (Action::AbandonAttempt { call: 8, attempt: 3, why: Abandon::Cancelled }, [2.0, 8.0, 3.0, 2.0, 0.0, 0.0, 0.0, 0.0]),
             (
                 Action::Settle { call: 9, attempt: 4, end: AttemptEnd::HttpAnswer { status: 201, json_detail: false } },
-                [3.0, 9.0, 4.0, 0.0, 201.0, 1.0, 0.0, 0.0],
+                [3.0, 9.0, 4.0, 0.0, 1.0, 0.0, 0.0, 0.0],
             ),
             (
                 Action::Settle { call: 9, attempt: 4, end: AttemptEnd::HttpAnswer { status: 404, json_detail: true } },
-                [3.0, 9.0, 4.0, 256.0, 404.0, 0.0, 0.0, 0.0],
+                [3.0, 9.0, 4.0, 256.0, 0.0, 0.0, 0.0, 0.0],
             ),
             (
                 Action::Settle { call: 9, attempt: 1, end: AttemptEnd::ConnectionLost { closed_for_good: true } },
                 [3.0, 9.0, 1.0, 518.0, 0.0, 0.0, 0.0, 0.0],
             ),
-            (Action::Settle { call: 9, attempt: 2, end: AttemptEnd::MuxwsReply { status: 200 } }, [3.0, 9.0, 2.0, 4.0, 200.0, 1.0, 0.0, 0.0]),
+            (Action::Settle { call: 9, attempt: 2, end: AttemptEnd::MuxwsReply { status: 200 } }, [3.0, 9.0, 2.0, 4.0, 1.0, 0.0, 0.0, 0.0]),
             (Action::ReconnectNow { peer: 5 }, [4.0, 5.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]),
             (event(ActivityKind::Start), [5.0, 6.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1_234.0]),
             (
@@ -464,24 +450,23 @@ mod tests {
         }
     }
 
-    /// A settle record's `ok` field is `AttemptEnd::is_success`, and its status the answer's, for
-    /// every status of both kinds of answer and for the other ends.
+    /// A settle record's `ok` field says an answer below 400, for every status of both kinds of
+    /// answer, and never for the other ends.
     #[test]
-    fn settle_records_succeed_as_is_success_says() {
+    fn settle_records_succeed_on_an_answer_below_400() {
         let mut records = Vec::new();
-        let mut check = |end: AttemptEnd, status: f64| {
+        let mut check = |end: AttemptEnd, ok: bool| {
             records.clear();
-            let ok = f64::from(u8::from(end.is_success()));
             write_action(&mut records, &Action::Settle { call: 1, attempt: 1, end });
-            assert_eq!(records[4..6], [status, ok]);
+            assert_eq!(records[settle::OK], f64::from(u8::from(ok)));
         };
         for status in 0..=u16::MAX {
-            check(AttemptEnd::HttpAnswer { status, json_detail: status % 2 == 0 }, f64::from(status));
-            check(AttemptEnd::MuxwsReply { status }, f64::from(status));
+            check(AttemptEnd::HttpAnswer { status, json_detail: status % 2 == 0 }, status < 400);
+            check(AttemptEnd::MuxwsReply { status }, status < 400);
         }
-        check(AttemptEnd::NetworkError, 0.0);
-        check(AttemptEnd::OpenGoingAway { closed_for_good: true }, 0.0);
-        check(AttemptEnd::OtherError, 0.0);
+        check(AttemptEnd::NetworkError, false);
+        check(AttemptEnd::OpenGoingAway { closed_for_good: true }, false);
+        check(AttemptEnd::OtherError, false);
     }
 
 
@@ -529,8 +514,12 @@ mod tests {
     /// What `pkg-template/src/abi/calls.ts` holds: the tables above, rendered.
     fn typescript() -> String {
         use viewsets_core::{DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_DELAY_MS, DEFAULT_WITHIN_MS, MAX_DELAY_MS};
-        use wasm_abi::{typescript as ts, Constant, Labels, RecordTable};
-        let mut out = ts::header("src/abi.rs", "cargo test -p fastapi-viewsets abi");
+        use wasm_abi::{typescript as ts, Constant, ExportTable, Labels, RecordTable};
+        let mut out = ts::header("src/abi.rs and src/lib.rs", "cargo test -p fastapi-viewsets abi");
+        ts::export_table(
+            &mut out,
+            &ExportTable { name: "CallsExports", doc: "The calls module's exports (`exports!` in `src/lib.rs`): functions of numbers, called on the instance.\n", exports: crate::EXPORTS },
+        );
         let constant = |name, value: f64, doc| Constant { name, value, doc };
         ts::constants(
             &mut out,
@@ -605,18 +594,10 @@ mod tests {
         write_action(&mut records, &Action::Settle { call: 9, attempt: 4, end: AttemptEnd::HttpAnswer { status: 201, json_detail: true } });
         let layout = ACTIONS.iter().find(|layout| f64::from(layout.kind) == records[0]).unwrap();
         let named: Vec<(&str, f64)> = layout.fields.iter().map(|field| (field.name, records[field.at])).collect();
-        assert_eq!(named, [("call", 9.0), ("attempt", 4.0), ("end", 256.0), ("status", 201.0), ("ok", 1.0)]);
+        assert_eq!(named, [("call", 9.0), ("attempt", 4.0), ("end", 256.0), ("ok", 1.0)]);
         for layout in ACTIONS {
             assert!(layout.fields.iter().all(|field| field.at > 0 && field.at < ACTION_FIELDS), "{}", layout.name);
         }
         assert!(PENDING[0].fields.iter().all(|field| field.at < PENDING_FIELDS));
-    }
-
-    #[test]
-    fn ms_never_panics() {
-        assert_eq!(ms(f64::NAN), 0);
-        assert_eq!(ms(-5.0), 0);
-        assert_eq!(ms(1.9), 1);
-        assert_eq!(ms(f64::INFINITY), u64::MAX);
     }
 }

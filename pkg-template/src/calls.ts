@@ -7,33 +7,8 @@
  * Its bytes come inside this module (`wasm/calls-bytes.js`, written by scripts/inline-wasm.mjs), not
  * as a file fetched after it: importing the package is one round trip, in browsers, bundlers and Node alike.
  */
-import { Layout } from './abi/calls.js';
+import { Layout, type CallsExports } from './abi/calls.js';
 import { wasmBytes } from './wasm/calls-bytes.js';
-
-/** The module's exports: plain functions of numbers (`src/lib.rs`). */
-export interface CallsExports {
-  readonly memory: WebAssembly.Memory;
-  boundary_version(): number;
-  scratch(length: number): number;
-  key_generate(a: number, b: number, c: number, d: number): number;
-  key_field(length: number, badIndex: number, badCode: number): number;
-  header_rule(length: number): number;
-  call_issue(peer: number, withinMs: number, delayMs: number, attemptTimeoutMs: number, background: number, now: number, jitter: number, jitterSeed: number): number;
-  call_headers_captured(call: number, attempt: number): void;
-  call_attempt_ended(call: number, attempt: number, end: number, status: number, now: number, retryAfterMs: number): void;
-  call_cancel(call: number, now: number): void;
-  peer_state(peer: number, state: number, now: number): void;
-  retry_now(now: number): void;
-  set_online(online: number, now: number): void;
-  handle_timeout(now: number): void;
-  next_timeout(): number;
-  drain_actions(): number;
-  action_records(): number;
-  pending_count(): number;
-  pending_fill(): number;
-  pending_records(): number;
-  live_calls(): number;
-}
 
 /**
  * The module's one import, as wasm-bindgen's output names it: the routine that fills wasm-bindgen's

@@ -6,20 +6,13 @@
 import type { AttemptHandle, CallParts, CallRecord, PushPeer, Transport } from './runtime.js';
 import type { CallPending } from './muxws-stream.js';
 import { EndCode } from './abi/calls.js';
-import { ErrorClass } from './abi/muxws.js';
+import { ErrorClass, ResetCode } from './abi/muxws.js';
 import {
-  captureHeaders,
   closedForGood,
-  describe,
-  failAttempt,
-  hasDetail,
-  intercept,
   makeError,
-  muxwsBody,
-  refusedError,
-  report,
-  restTransport,
   type Refusal,
+  refusedError,
+  services,
 } from './muxws-module.js';
 
 /** What the call transport asks of its peer (`PeerCore`). */
@@ -93,8 +86,8 @@ interface MuxwsSend {
 
 /** What every attempt of a ViewSet call over muxws sends, composed once when it is issued. */
 function prepareCall(parts: CallParts): MuxwsSend {
-  const payload = muxwsBody(parts.body, 'options.body') ?? 'null';
-  const merged = intercept(parts);
+  const payload = services.muxwsBody(parts.body, 'options.body') ?? 'null';
+  const merged = services.intercept(parts);
   const headers: Record<string, string> = { ':method': parts.method, ':path': parts.path };
   // The query as fetch sends it, so that both transports send one query string.
   if (parts.query) headers[':query'] = UNENCODED.test(parts.query) ? new URL(`http://h/?${parts.query}`).search.slice(1) : parts.query;
@@ -150,7 +143,7 @@ function callHeaders(object: Record<string, unknown>): string {
 function openAttempt(peer: CallPeer, call: Readonly<CallRecord>, attempt: number, carried: string | null): AttemptHandle | null {
   const rest = peer.restBase !== undefined && !peer.isOpen;
   if (peer.isClosed && !rest) {
-    failAttempt(call.id, attempt, closedForGood(), EndCode.OpenConnectionClosed | EndCode.ClosedForGood);
+    services.failAttempt(call.id, attempt, closedForGood(), EndCode.OpenConnectionClosed | EndCode.ClosedForGood);
     return null;
   }
   const send = call.send as MuxwsSend;
@@ -160,13 +153,13 @@ function openAttempt(peer: CallPeer, call: Readonly<CallRecord>, attempt: number
     peer.intercept(object, send.value);
     object['idempotency-key'] = call.keyField;
     headers = callHeaders(object);
-    captureHeaders(call.id, attempt, headers);
+    services.captureHeaders(call.id, attempt, headers);
   }
   if (rest) return restAttempt(peer.restBase!, call, attempt, headers, send.payload);
   const pending: CallPending = { kind: 'call', call, attempt, id: 0, headers: null, parts: [], payload: null, paid: 0 };
   const tag = peer.openStream(headers, send.payload, true, pending);
   if (typeof tag !== 'number') {
-    failAttempt(call.id, attempt, refusedError(tag, { code: 9 }), endOf(tag.cls, false, peer.isClosed));
+    services.failAttempt(call.id, attempt, refusedError(tag, { code: ResetCode.ConnectionClosed }), endOf(tag.cls, false, peer.isClosed));
     return null;
   }
   return {
@@ -207,14 +200,14 @@ function endOf(cls: number, opened: boolean, forGood: boolean): number {
 export function finishCall(pending: CallPending, error: Error | null, cls: number, opened: boolean, peer: CallPeer): void {
   const { call, attempt } = pending;
   if (!call) return;
-  if (error) return failAttempt(call.id, attempt, error, endOf(cls, opened, peer.isClosed));
+  if (error) return services.failAttempt(call.id, attempt, error, endOf(cls, opened, peer.isClosed));
   const headers = pending.headers ?? {};
   const status = statusOf(headers[':status']);
   if (status < 0) {
-    return failAttempt(call.id, attempt, makeError(ErrorClass.ProtocolError, `the reply's :status ${describe(headers[':status'])} is not an HTTP status`));
+    return services.failAttempt(call.id, attempt, makeError(ErrorClass.ProtocolError, `the reply's :status ${services.describe(headers[':status'])} is not an HTTP status`));
   }
   const body = pending.paid ? pending.payload : null;
-  report(call.id, attempt, EndCode.MuxwsReply | (hasDetail(body) ? EndCode.JsonDetail : 0), status, { kind: 'answer', status, body, headers: () => headers });
+  services.report(call.id, attempt, EndCode.MuxwsReply | (services.hasDetail(body) ? EndCode.JsonDetail : 0), status, { kind: 'answer', status, body, headers: () => headers });
 }
 
 /**
@@ -232,5 +225,5 @@ function restAttempt(base: string, call: Readonly<CallRecord>, attempt: number, 
   const query = fields[':query'];
   const url = base + fields[':path'] + (query ? `?${query}` : '');
   const send = { url, headers, typed: true, body: { init: body, contentType: null, pending: null, form: null } };
-  return restTransport.openAttempt(Object.create(call, { send: { value: send } }) as CallRecord, attempt, null);
+  return services.restTransport.openAttempt(Object.create(call, { send: { value: send } }) as CallRecord, attempt, null);
 }

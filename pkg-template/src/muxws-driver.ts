@@ -24,8 +24,8 @@
  *   value's `toString`) or from the platform (`new WebSocket`, `send`) ends at most the call or
  *   stream it belongs to; the pumping state is restored in `finally`.
  */
-import type { DriverKit } from './muxws-kit.js';
-import { addStats, get, instantiate, mw, sources, TransportUrlError } from './muxws-module.js';
+import type { MuxwsServices } from './muxws-kit.js';
+import { instantiate, mw, services, sources } from './muxws-module.js';
 import type { Options } from './muxws-options.js';
 import { followOnline, PeerCore } from './muxws-peer.js';
 import type { StreamCore } from './muxws-stream.js';
@@ -37,10 +37,10 @@ export type { StreamCore } from './muxws-stream.js';
 let loading: Promise<void> | null = null;
 
 /** Compiles and instantiates the muxws module once, with what the package lends the driver. */
-function load(given: DriverKit): Promise<void> {
+function load(given: MuxwsServices): Promise<void> {
   loading ??= instantiate(given).then(() => {
     followOnline();
-    addStats(() => ({ muxwsMemoryBytes: mw.memory.buffer.byteLength, muxwsSources: sources.size }));
+    services.addStats(() => ({ muxwsMemoryBytes: mw.memory.buffer.byteLength, muxwsSources: sources.size }));
   }).catch((error: unknown) => {
     loading = null;
     throw error;
@@ -63,7 +63,7 @@ function socketUrl(url: unknown): string {
     resolved.protocol = resolved.protocol === 'https:' ? 'wss:' : 'ws:';
     return resolved.href;
   }
-  if (!/^wss?:\/\//i.test(url)) throw new TransportUrlError(`muxws dials ws:// or wss:// URLs (or a path on the page's origin), not ${url}`);
+  if (!/^wss?:\/\//i.test(url)) throw new services.TransportUrlError(`muxws dials ws:// or wss:// URLs (or a path on the page's origin), not ${url}`);
   return url;
 }
 
@@ -75,7 +75,7 @@ export async function connect<P extends object>(
   url: unknown,
   options: unknown,
   wrap: (core: PeerCore) => P,
-  given: DriverKit,
+  given: MuxwsServices,
   wrapStream: (core: StreamCore) => object,
 ): Promise<P> {
   await load(given);
@@ -92,7 +92,7 @@ export async function connect<P extends object>(
   const core = new PeerCore(target, (options ?? {}) as Options);
   const peer = wrap(core);
   core.start(peer, wrapStream);
-  if (get(options, 'lazy') === true) return peer;
+  if (services.get(options, 'lazy') === true) return peer;
   await core.ready;
   return peer;
 }

@@ -1,10 +1,11 @@
 /**
  * What the muxws driver uses of the rest of the package, handed to it by `connectMuxws()` instead
- * of imported. The driver imports nothing but types and its own module's glue (wasm-loader.ts,
- * which only it uses, so that it ships in the driver's file), so the bundler emits two files:
- * `index.js` and the `muxws-driver.js` it loads on demand. Were the driver to import
- * these modules, they would go into a third, shared file that `index.js` imports statically: one
- * more round trip before an app's first call, for every app, muxws or not.
+ * of imported, as one object with named members (the driver keeps it as `services`, in
+ * muxws-module.ts). The driver imports nothing of the package but types, the const enums and
+ * functions rendered into `abi/muxws.ts`, and its own module's glue (wasm-loader.ts, which only it
+ * uses), so that all of it ships in the driver's file (`muxws-driver.js`, loaded on demand) and
+ * nothing of it in a file shared with `index.js`: such a file `index.js` would import statically,
+ * one more round trip before an app's first call, for every app, muxws or not.
  */
 import { muxwsBody } from './body.js';
 import { describe, get } from './caller.js';
@@ -17,35 +18,49 @@ import { addStats, captureHeaders, failAttempt, peerState, registerPeer, report,
 import { wakeup } from './timer.js';
 
 /**
- * The functions and error classes the muxws driver is given (one array, made once; a plain literal,
- * so an app that never calls `connectMuxws()` drops it and what only it names). An array, not an
- * object: neither file then spells the names (the driver takes the items out by position, in
- * `load`, in this order; their types, each different, catch a mismatch).
+ * The functions and error classes the muxws driver is given (made once; a plain literal, so an app
+ * that never calls `connectMuxws()` drops it and what only it names).
  */
-export const driverKit = [
+export const muxwsServices = {
+  /** `body.ts`: a payload's JSON text. */
   muxwsBody,
+  /** `caller.ts`: a value described for a message. */
   describe,
+  /** `caller.ts`: a defensive property read. */
   get,
   /** The muxws error classes by the module's class code (rendered from the module's table). */
-  ERROR_CLASSES as readonly (new (message: string, props?: ErrorProps) => Error)[],
+  errorClasses: ERROR_CLASSES as readonly (new (message: string, props?: ErrorProps) => Error)[],
+  /** `errors.ts`: the error of a URL muxws cannot dial. */
   TransportUrlError,
+  /** `rest.ts`: whether an answer body is an error body holding `detail`. */
   hasDetail,
+  /** `rest.ts`: the proxy's interceptors applied to a call's headers. */
   intercept,
+  /** `runtime.ts`: adds a source of `stats()` figures. */
   addStats,
+  /** `runtime.ts`: keeps an attempt's final headers for its repeats. */
   captureHeaders,
+  /** `runtime.ts`: tells the engine a peer's state. */
   peerState,
+  /** `runtime.ts`: registers a peer and its transport. */
   registerPeer,
+  /** `runtime.ts`: reports an attempt's answer. */
   report,
+  /** `runtime.ts`: forgets a peer. */
   unregisterPeer,
+  /** `runtime.ts`: a warning on the console. */
   warn,
+  /** `runtime.ts`: ends an attempt with an error. */
   failAttempt,
+  /** `clock.ts`: the time the modules are given. */
   now,
+  /** `timer.ts`: one platform timer. */
   wakeup,
-  /** The REST transport, which a peer's calls fall back to (`restFallback`). */
+  /** `rest.ts`: the REST transport, which a peer's calls fall back to (`restFallback`). */
   restTransport,
   /** The package's one source of online / offline. */
   online,
-] as const;
+};
 
-/** The type of {@link driverKit}. */
-export type DriverKit = typeof driverKit;
+/** The type of {@link muxwsServices}: what the driver may use of the package. */
+export type MuxwsServices = typeof muxwsServices;

@@ -3,14 +3,14 @@
  * wrapper of its own, reading them from the connect options, and calling them so that one that
  * throws harms nothing.
  */
-import { get, warn } from './muxws-module.js';
+import { services } from './muxws-module.js';
 
 /** An `onClose` or `onReconnect` listener, an open interceptor. */
 export type Listener = (...args: any[]) => unknown; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /** Listener options: a function or an array of functions. */
 export function functions(options: unknown, name: string): Listener[] {
-  const value = get(options, name);
+  const value = services.get(options, name);
   if (value === undefined || value === null) return [];
   const list = Array.isArray(value) ? value : [value];
   if (!list.every((f) => typeof f === 'function')) throw new TypeError(`${name} must be a function or an array of functions`);
@@ -34,7 +34,7 @@ export function notify(listeners: Set<Listener>, which: 'onClose' | 'onReconnect
     try {
       listener(...args);
     } catch (error) {
-      warn(`a muxws ${which} listener threw; the peer and the other listeners go on`, error);
+      services.warn(`a muxws ${which} listener threw; the peer and the other listeners go on`, error);
     }
   }
 }

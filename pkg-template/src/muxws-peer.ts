@@ -6,29 +6,20 @@
  * `muxws-calls.ts`.
  */
 import { PeerState } from './abi/calls.js';
-import { ErrorClass, handleMuxwsRecord, Layout, MuxwsRecordKind, type MuxwsRecordHandler } from './abi/muxws.js';
+import { CloseCode, ErrorClass, handleMuxwsRecord, Layout, MuxwsRecordKind, ResetCode, type MuxwsRecordHandler } from './abi/muxws.js';
 import {
   closedForGood,
-  describe,
-  get,
   makeError,
-  muxwsBody,
   mw,
-  now,
-  online,
-  peerState,
   put,
   putShort,
   record,
   refusal,
   refusedError,
-  registerPeer,
+  services,
   source,
   sources,
   textOf,
-  unregisterPeer,
-  wakeup,
-  warn,
   type Refusal,
 } from './muxws-module.js';
 import { deferred, StreamCore, type CallPending, type Deferred, type Pending, type RequestPending } from './muxws-stream.js';
@@ -76,7 +67,7 @@ export class PeerCore implements CallPeer {
   /** When a socket of this peer last delivered anything (the package clock's ms; 0: never). */
   #heardAt = 0;
   /** The platform timer of this peer's next timeout in the module. */
-  readonly #wakeup = wakeup(() => this.#input(() => mw.timer(this.#handle, now())));
+  readonly #wakeup = services.wakeup(() => this.#input(() => mw.timer(this.#handle, services.now())));
 
   /** @internal Made by `connect()`. */
   constructor(url: string, options: Options) {
@@ -84,7 +75,7 @@ export class PeerCore implements CallPeer {
     this.#fallback = fallbackOf(options, url);
     this.#handle = makePeer(options, this.#onClose, this.#onReconnect, this.#onStream, this.#interceptors);
     this.#cap = mw.frame_cap(this.#handle);
-    if (this.#fallback) mw.fallback(this.#handle, this.#fallback.afterMs, now());
+    if (this.#fallback) mw.fallback(this.#handle, this.#fallback.afterMs, services.now());
     // Before the first socket opens: a push that follows the connect at once is not refused.
     this.#acceptPushes();
   }
@@ -97,9 +88,9 @@ export class PeerCore implements CallPeer {
   start(facade: object, wrapStream: (core: StreamCore) => object): void {
     this.#facade = facade;
     this.#wrapStream = wrapStream;
-    this.#peerId = registerPeer((peerId) => callTransport(peerId, this), facade, this).peerId;
+    this.#peerId = services.registerPeer((peerId) => callTransport(peerId, this), facade, this).peerId;
     // Until the first connection the peer is not available: calls wait for it.
-    peerState(this.#peerId, PeerState.Unavailable);
+    services.peerState(this.#peerId, PeerState.Unavailable);
     livePeers.add(this);
     this.#pump();
   }
@@ -176,7 +167,7 @@ export class PeerCore implements CallPeer {
       if (!written.whole) return { cls: ErrorClass.ProtocolError, message: 'the stream headers are longer than the frame cap; headers are never fragmented' };
       length = written.lengths[0];
     }
-    const tag = mw.open(this.#handle, length, source(payload), payload.length, end ? 1 : 0, call ? 1 : 0, now());
+    const tag = mw.open(this.#handle, length, source(payload), payload.length, end ? 1 : 0, call ? 1 : 0, services.now());
     const refused = tag === 0 ? refusal() : null;
     this.#pump();
     if (refused) return refused;
@@ -200,20 +191,20 @@ export class PeerCore implements CallPeer {
   #direct(payload: unknown, options: unknown, end: boolean): { tag: number; headers: Record<string, unknown> } {
     if (this.isClosed) throw closedForGood();
     if (options !== undefined && (options === null || typeof options !== 'object')) throw new TypeError('options must be an object');
-    const given = get(options, 'headers');
+    const given = services.get(options, 'headers');
     if (given != null && typeof given !== 'object') throw new TypeError('options.headers must be an object');
     const headers: Record<string, unknown> = { ...(given as object | undefined) };
     this.intercept(headers, payload);
     const text = given != null || Object.keys(headers).length > 0 ? JSON.stringify(headers) : null;
-    const body = muxwsBody(payload, 'the payload') ?? 'null';
+    const body = services.muxwsBody(payload, 'the payload') ?? 'null';
     const tag = this.openStream(text, body, end, null);
-    if (typeof tag !== 'number') throw refusedError(tag, { code: 9 });
+    if (typeof tag !== 'number') throw refusedError(tag, { code: ResetCode.ConnectionClosed });
     return { tag, headers };
   }
 
   /** `open(payload, {headers, end = true})`: a stream at once; throws `ConnectionLost`, `ConnectionGoingAway`, `ConnectionClosed`. */
   open(payload: unknown, options: unknown): StreamCore {
-    const { tag, headers } = this.#direct(payload, options, get(options, 'end') !== false);
+    const { tag, headers } = this.#direct(payload, options, services.get(options, 'end') !== false);
     const stream = new StreamCore(this, tag, mw.stream_id(this.#handle, tag), headers);
     this.#pending.set(tag, { kind: 'stream', stream, id: stream.id, headers: null, parts: [], payload: null, paid: 0 });
     return stream;
@@ -229,7 +220,7 @@ export class PeerCore implements CallPeer {
       this.#pending.set(tag, pending);
       // the deadline is the module's, served by the peer's one timer
       if (timeoutMs > 0) {
-        mw.set_deadline(this.#handle, tag, now() + timeoutMs);
+        mw.set_deadline(this.#handle, tag, services.now() + timeoutMs);
         this.#rearm();
       }
       return done.promise;
@@ -240,7 +231,7 @@ export class PeerCore implements CallPeer {
 
   /** @internal `stream.send()`. */
   sendOn(stream: StreamCore, tag: number, payload: unknown, end: boolean): void {
-    const text = payload === undefined ? null : muxwsBody(payload, 'the payload');
+    const text = payload === undefined ? null : services.muxwsBody(payload, 'the payload');
     const cls = mw.send(this.#handle, tag, text === null ? 0 : source(text), text?.length ?? 0, end ? 1 : 0);
     const refused = cls === 0 ? null : refusal();
     this.#pump();
@@ -255,8 +246,8 @@ export class PeerCore implements CallPeer {
   /** `close({code, reason, drainMs})`; resolves once `onClose` reported `willRetry: false`. */
   close(options: unknown): Promise<void> {
     if (this.isClosed) return Promise.resolve();
-    const code = get(options, 'code') ?? 0;
-    const reason = get(options, 'reason');
+    const code = services.get(options, 'code') ?? 0;
+    const reason = services.get(options, 'reason');
     if (typeof code !== 'number') return Promise.reject(new TypeError('close(): code must be a number'));
     let drain: number;
     try {
@@ -266,7 +257,7 @@ export class PeerCore implements CallPeer {
     }
     const done = new Promise<void>((resolve) => this.#closing.push(resolve));
     const length = reason === undefined ? -1 : putShort(String(reason));
-    mw.close(this.#handle, code, length, drain, now());
+    mw.close(this.#handle, code, length, drain, services.now());
     this.#pump();
     return done;
   }
@@ -323,12 +314,12 @@ export class PeerCore implements CallPeer {
       mw.finish(this.#handle, tag);
       // a pushed stream the server never ends would hold one of its 100 slots for good: it is reset
       // (TIMEOUT) once it has been held this long after its handlers returned
-      mw.set_deadline(this.#handle, tag, now() + PUSH_HOLD_MS);
+      mw.set_deadline(this.#handle, tag, services.now() + PUSH_HOLD_MS);
       this.#rearm();
       this.#pump();
     };
     const fail = (caught: unknown) => {
-      warn('a muxws onStream handler threw; its stream is reset, the peer goes on', caught);
+      services.warn('a muxws onStream handler threw; its stream is reset, the peer goes on', caught);
       this.cancelStream(tag, 'the push handler failed');
     };
     if (threw) fail(error);
@@ -343,7 +334,7 @@ export class PeerCore implements CallPeer {
 
   /** Skips a pending reconnect backoff and dials now. */
   reconnectNow(): void {
-    mw.reconnect_now(this.#handle, now());
+    mw.reconnect_now(this.#handle, services.now());
     this.#pump();
   }
 
@@ -392,13 +383,13 @@ export class PeerCore implements CallPeer {
   #drain(sends: boolean): boolean {
     let budget = FLUSH_BYTES;
     for (;;) {
-      const kind = mw.poll(this.#handle, now(), sends && budget > 0 ? 1 : 0);
+      const kind = mw.poll(this.#handle, services.now(), sends && budget > 0 ? 1 : 0);
       if (kind === 0) return sends && budget <= 0;
       if (kind === MuxwsRecordKind.Send) budget -= record()[Layout.TextLength];
       try {
         handleMuxwsRecord(record(), 0, this.#records, textOf);
       } catch (error) {
-        warn('a muxws step failed; the other streams and calls go on', error);
+        services.warn('a muxws step failed; the other streams and calls go on', error);
       }
     }
   }
@@ -409,7 +400,7 @@ export class PeerCore implements CallPeer {
     send: (socket, _bytes, text) => this.#sockets.get(socket)?.send(text),
     close: (socket, code, reason) => this.#sockets.get(socket)?.close(code, reason),
     established: () => {
-      peerState(this.#peerId, PeerState.Available);
+      services.peerState(this.#peerId, PeerState.Available);
       this.#connecting?.resolve(this.#facade);
       this.#connecting = null;
     },
@@ -419,10 +410,10 @@ export class PeerCore implements CallPeer {
       const error = makeError(cls, message, { code, reason: reason || undefined, payload: payload ? JSON.parse(payload) : undefined });
       this.#connecting?.reject(error);
       this.#connecting = null;
-      if (!this.#fallback) peerState(this.#peerId, PeerState.ClosedForGood);
+      if (!this.#fallback) services.peerState(this.#peerId, PeerState.ClosedForGood);
     },
     reconnected: (count) => {
-      peerState(this.#peerId, PeerState.Available);
+      services.peerState(this.#peerId, PeerState.Available);
       notify(this.#onReconnect, 'onReconnect', count, this.#facade);
     },
     closed: (code, wasClean, willRetry, reason) => {
@@ -434,7 +425,7 @@ export class PeerCore implements CallPeer {
         for (const resolve of this.#closing.splice(0)) resolve();
       }
       // Closed for good with a fallback: the fallback's record follows, which sends its calls over REST.
-      if (willRetry || !this.#fallback) peerState(this.#peerId, willRetry ? PeerState.Unavailable : PeerState.ClosedForGood);
+      if (willRetry || !this.#fallback) services.peerState(this.#peerId, willRetry ? PeerState.Unavailable : PeerState.ClosedForGood);
     },
     fallback: (on) => {
       this.#restBase = on ? this.#fallback?.base : undefined;
@@ -442,9 +433,9 @@ export class PeerCore implements CallPeer {
       if (!on) return;
       this.#falling.resolve(this.#facade);
       // The calls that wait for the socket go now, over REST.
-      peerState(this.#peerId, PeerState.Available);
+      services.peerState(this.#peerId, PeerState.Available);
     },
-    goAway: () => peerState(this.#peerId, PeerState.Unavailable),
+    goAway: () => services.peerState(this.#peerId, PeerState.Unavailable),
     release: (source) => sources.delete(source),
     replyHeaders: (tag, headers) => {
       const pending = this.#pending.get(tag);
@@ -497,7 +488,7 @@ export class PeerCore implements CallPeer {
       });
       this.#finish(tag, error, cls, true);
     },
-    openFailed: (tag, cls, message) => this.#finish(tag, makeError(cls, message, { code: 9 }), cls, false),
+    openFailed: (tag, cls, message) => this.#finish(tag, makeError(cls, message, { code: ResetCode.ConnectionClosed }), cls, false),
   };
 
   #payload(pending: Pending, value: unknown): void {
@@ -529,7 +520,7 @@ export class PeerCore implements CallPeer {
     try {
       feed();
     } catch (error) {
-      warn('a muxws socket event could not be handled', error);
+      services.warn('a muxws socket event could not be handled', error);
     }
     this.#pump();
   }
@@ -539,22 +530,22 @@ export class PeerCore implements CallPeer {
     let ws: PlatformSocket;
     try {
       ws = new PlatformSocket(this.#url, protocols, {
-        opened: (protocol) => this.#input(() => mw.socket_opened(handle, socket, putShort(String(protocol)), now())),
+        opened: (protocol) => this.#input(() => mw.socket_opened(handle, socket, putShort(String(protocol)), services.now())),
         message: (data) =>
           this.#input(() => {
-            this.#heardAt = now();
-            if (typeof data !== 'string') return mw.socket_binary(handle, socket, now());
+            this.#heardAt = services.now();
+            if (typeof data !== 'string') return mw.socket_binary(handle, socket, services.now());
             const { lengths, whole } = put([data], this.#cap + 1);
-            mw.socket_message(handle, socket, lengths[0], whole ? 1 : 0, now());
+            mw.socket_message(handle, socket, lengths[0], whole ? 1 : 0, services.now());
           }),
         ended: (code, reason, clean) => {
           this.#sockets.delete(socket);
-          this.#input(() => mw.socket_closed(handle, socket, code, putShort(reason), clean ? 1 : 0, now()));
+          this.#input(() => mw.socket_closed(handle, socket, code, putShort(reason), clean ? 1 : 0, services.now()));
         },
       });
     } catch (error) {
       // The platform refused to make it: a socket that never opened, with what the platform said.
-      return this.#input(() => mw.socket_closed(handle, socket, 1006, putShort(describe(error)), 0, now()));
+      return this.#input(() => mw.socket_closed(handle, socket, CloseCode.Abnormal, putShort(services.describe(error)), 0, services.now()));
     }
     this.#sockets.set(socket, ws);
   }
@@ -571,12 +562,12 @@ export class PeerCore implements CallPeer {
     this.#freed = true;
     mw.peer_free(this.#handle);
     // What the peer still held (an unsent upload of a retired socket) is released now.
-    while (mw.poll(this.#handle, now(), 0) === MuxwsRecordKind.Release) sources.delete(record()[1]);
+    while (mw.poll(this.#handle, services.now(), 0) === MuxwsRecordKind.Release) handleMuxwsRecord(record(), 0, this.#records, textOf);
     for (const ws of this.#sockets.values()) ws.detach();
     this.#sockets.clear();
     this.#wakeup.clear();
     livePeers.delete(this);
-    unregisterPeer();
+    services.unregisterPeer();
   }
 }
 
@@ -589,13 +580,13 @@ const livePeers = new Set<PeerCore>();
  * it; a connected or closed peer is left as it is. Elsewhere (Node) nothing changes.
  */
 export function followOnline(): void {
-  online.subscribe((isOnline) => {
+  services.online.subscribe((isOnline) => {
     if (!isOnline) return;
     for (const peer of livePeers) {
       try {
         peer.reconnectNow();
       } catch (error) {
-        warn('a muxws peer could not redial on the online event', error);
+        services.warn('a muxws peer could not redial on the online event', error);
       }
     }
   });

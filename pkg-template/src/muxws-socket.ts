@@ -3,7 +3,8 @@
  * as calls of the peer's handler, ended exactly once (whether the platform says `error`, `close`,
  * or a `send` fails), and whose `close` never throws.
  */
-import { describe, get } from './muxws-module.js';
+import { CloseCode } from './abi/muxws.js';
+import { services } from './muxws-module.js';
 
 /** What a socket tells its peer. */
 export interface SocketEvents {
@@ -29,7 +30,7 @@ export class PlatformSocket {
     ws.onopen = () => events.opened(ws.protocol);
     ws.onmessage = (event) => events.message(event.data);
     // Node 20 reports a refused handshake with `error` alone; browsers send `error`, then `close`.
-    ws.onerror = (event) => this.#end(1006, get(event, 'message'), false);
+    ws.onerror = (event) => this.#end(CloseCode.Abnormal, services.get(event, 'message'), false);
     ws.onclose = (event) => this.#end(event.code, event.reason, event.wasClean);
   }
 
@@ -37,7 +38,7 @@ export class PlatformSocket {
   #end(code: unknown, reason: unknown, clean: boolean): void {
     if (this.#ws.onclose === null) return;
     this.detach();
-    this.#events.ended(typeof code === 'number' ? code : 1006, typeof reason === 'string' ? reason : '', clean);
+    this.#events.ended(typeof code === 'number' ? code : CloseCode.Abnormal, typeof reason === 'string' ? reason : '', clean);
   }
 
   /** Stops reporting: nothing the platform says of this socket reaches the peer any more. */
@@ -46,7 +47,7 @@ export class PlatformSocket {
     ws.onopen = ws.onmessage = ws.onerror = ws.onclose = null;
   }
 
-  /** Sends `text`; a socket that cannot send is lost (closed, and ended with 1006). */
+  /** Sends `text`; a socket that cannot send is lost (closed, and ended with 1006, `CloseCode.Abnormal`). */
   send(text: string): void {
     try {
       this.#ws.send(text);
@@ -56,7 +57,7 @@ export class PlatformSocket {
       } catch {
         // already gone
       }
-      this.#end(1006, `the socket could not send: ${describe(error)}`, false);
+      this.#end(CloseCode.Abnormal, `the socket could not send: ${services.describe(error)}`, false);
     }
   }
 

@@ -8,7 +8,7 @@
  */
 import { internalsOf, keepInternals } from './caller.js';
 import type { PeerCore, StreamCore } from './muxws-driver.js';
-import { driverKit } from './muxws-kit.js';
+import { muxwsServices } from './muxws-kit.js';
 
 /** The driver's stream behind `stream`, read also through a wrapper of it (caller.ts: `keepInternals`). */
 function streamOf(stream: object): StreamCore {
@@ -271,5 +271,5 @@ export class MuxwsPeer {
  */
 export async function connectMuxws(url: string, options: ConnectOptions = {}): Promise<MuxwsPeer> {
   const driver = await import('./muxws-driver.js');
-  return driver.connect(url, options, (core) => new MuxwsPeer(core), driverKit, (core) => new MuxwsStream(core));
+  return driver.connect(url, options, (core) => new MuxwsPeer(core), muxwsServices, (core) => new MuxwsStream(core));
 }

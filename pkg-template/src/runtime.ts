@@ -456,9 +456,8 @@ const actions: EngineActionHandler = {
     }
   },
   abandonAttempt: abandon,
-  settle(id, attempt, end, _status, ok) {
+  settle(id, attempt, end, ok) {
     try {
-      // The status is not read: the outcome holds it.
       settle(id, attempt, end, ok);
     } catch (error) {
       // A settle that fails (making its error from a hostile answer) rejects the call with it,

@@ -1,10 +1,11 @@
 //! The boundary between the package's wasm modules and its TypeScript facade, described once.
 //!
-//! The two sides speak numbers: codes (how an attempt ended, a record's kind, an error class) and
-//! records of `f64` fields read by offset. Each table is declared here once with [`codes!`] or
-//! [`records!`], which define the Rust constants the module writes *and* a description of the
-//! table; [`typescript`] renders the descriptions as the TypeScript the facade imports (const
-//! enums, which the compiler inlines, and one decoder per record table, which names every field).
+//! The two sides speak numbers: exports taking and returning numbers, codes (how an attempt ended,
+//! a record's kind, an error class) and records of `f64` fields read by offset. Each table is
+//! declared here once with [`exports!`], [`codes!`] or [`records!`], which define what the module
+//! exports or writes *and* a description of the table; [`typescript`] renders the descriptions as
+//! the TypeScript the facade imports (the interface of the instance's exports, const enums, which
+//! the compiler inlines, and one decoder per record table, which names every field).
 //! Each module keeps the rendered file in `pkg-template/src/abi/` and a test that fails when it
 //! differs from what the tables render now (`ABI_WRITE=1` rewrites it), so a code changed on one
 //! side cannot compile on both and fail only end to end.
@@ -14,7 +15,27 @@
 
 extern crate alloc;
 
+mod one_thread;
 pub mod typescript;
+
+/// Milliseconds from JavaScript (an `f64` of the runtime's clock) as the `u64` the engines count:
+/// negative and NaN are 0, fractions dropped, anything beyond `u64`'s range saturates (what Rust's
+/// `as` does: one instruction, nothing that can panic). Both modules' exports take times so.
+#[inline]
+pub fn ms(value: f64) -> u64 {
+    value as u64
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn ms_never_panics() {
+        assert_eq!(super::ms(f64::NAN), 0);
+        assert_eq!(super::ms(-5.0), 0);
+        assert_eq!(super::ms(1.9), 1);
+        assert_eq!(super::ms(f64::INFINITY), u64::MAX);
+    }
+}
 
 /// A table of named codes: a TypeScript `const enum`.
 #[derive(Clone, Copy, Debug)]
@@ -197,5 +218,125 @@ macro_rules! records {
                 fields: &[$($crate::Field { name: stringify!($field), at: $at, ty: $crate::Ty::$ty $(($arg))?, doc: concat!($($fdoc, "\n"),*) }),*],
             }
         ),*];
+    };
+}
+
+/// How an export of an [`ExportTable`] is made and called.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// A plain `extern "C"` function of numbers, called on the instance.
+    Plain,
+    /// A plain `extern "C"` function whose arguments TypeScript passes by name: the renderer adds
+    /// an interface of its parameters and a function calling the export with them in order, so
+    /// that no caller writes a positional list whose numbers could be swapped unseen.
+    Named,
+    /// Made by `#[wasm_bindgen]` (the one item wasm-pack's wasm-bindgen needs).
+    Bindgen,
+}
+
+/// One parameter of an [`Export`].
+#[derive(Clone, Copy, Debug)]
+pub struct Param {
+    /// Its name in Rust (snake_case; camelCase in TypeScript).
+    pub name: &'static str,
+    /// Its Rust type (`u32`, `i32`, `f64`: a `number` in TypeScript).
+    pub ty: &'static str,
+}
+
+/// One export of an [`ExportTable`].
+#[derive(Clone, Copy, Debug)]
+pub struct Export {
+    /// Its name, in Rust and on the instance.
+    pub name: &'static str,
+    /// Its doc comment.
+    pub doc: &'static str,
+    /// How it is made and called.
+    pub form: Form,
+    /// Its parameters, in order.
+    pub params: &'static [Param],
+    /// Its result's Rust type; empty for none.
+    pub result: &'static str,
+}
+
+/// The exports of a module: the interface of its instance in TypeScript.
+#[derive(Clone, Copy, Debug)]
+pub struct ExportTable {
+    /// The interface's name in TypeScript.
+    pub name: &'static str,
+    /// Its doc comment.
+    pub doc: &'static str,
+    /// The exports, in the order declared.
+    pub exports: &'static [Export],
+}
+
+/// Defines a module's exports and, beside them, the [`Export`]s describing them (`$table`, for an
+/// [`ExportTable`]): each `fn` becomes a `#[no_mangle] pub extern "C" fn` (a `@named` one too, its
+/// arguments passed by name in TypeScript; a `@bindgen` one a `#[wasm_bindgen]` function), compiled
+/// where `cfg` holds. The table exists on every target, so that a native test renders it.
+///
+/// ```
+/// wasm_abi::exports! {
+///     table EXPORTS; cfg(all());
+///     /// The sum.
+///     fn add(a: u32, b: u32) -> u32 { a + b }
+///     /// A peer from named options.
+///     @named fn make(within_ms: f64, delay_ms: f64) -> u32 { (within_ms + delay_ms) as u32 }
+/// }
+/// assert_eq!(add(1, 2), 3);
+/// assert_eq!((EXPORTS[0].params[1].name, EXPORTS[0].result), ("b", "u32"));
+/// assert_eq!(EXPORTS[1].form, wasm_abi::Form::Named);
+/// ```
+#[macro_export]
+macro_rules! exports {
+    (table $table:ident; cfg($cfg:meta); $($(#[doc = $doc:literal])* $(@$form:ident)? fn $name:ident($($param:ident: $pty:ty),* $(,)?) $(-> $ret:ty)? $body:block)*) => {
+        $(
+            $crate::export_fn! {
+                [$($form)?] [$cfg] $(#[doc = $doc])* fn $name($($param: $pty),*) $(-> $ret)? $body
+            }
+        )*
+        /// The exports above, for the TypeScript side.
+        pub const $table: &[$crate::Export] = &[$(
+            $crate::Export {
+                name: stringify!($name),
+                doc: concat!($($doc, "\n"),*),
+                form: $crate::export_form!($($form)?),
+                params: &[$($crate::Param { name: stringify!($param), ty: stringify!($pty) }),*],
+                result: concat!("" $(, stringify!($ret))?),
+            }
+        ),*];
+    };
+}
+
+/// One function of [`exports!`], made as its form says (not for direct use).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! export_fn {
+    ([bindgen] [$cfg:meta] $(#[doc = $doc:literal])* fn $($rest:tt)*) => {
+        $(#[doc = $doc])*
+        #[cfg($cfg)]
+        #[wasm_bindgen::prelude::wasm_bindgen]
+        pub fn $($rest)*
+    };
+    ([$($form:ident)?] [$cfg:meta] $(#[doc = $doc:literal])* fn $($rest:tt)*) => {
+        $(#[doc = $doc])*
+        #[cfg($cfg)]
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub extern "C" fn $($rest)*
+    };
+}
+
+/// The [`Form`] of an export of [`exports!`] (not for direct use).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! export_form {
+    () => {
+        $crate::Form::Plain
+    };
+    (named) => {
+        $crate::Form::Named
+    };
+    (bindgen) => {
+        $crate::Form::Bindgen
     };
 }

@@ -1,11 +1,13 @@
-//! Renders the boundary tables as TypeScript: const enums for codes and constants, arrays of string
-//! literals for labels, and for each record table a kind enum, an interface per record, their union
-//! and a decoder that reads a record into it. The output is deterministic (what a test compares).
+//! Renders the boundary tables as TypeScript: the interface of a module's exports (with an encoder
+//! of named arguments for each export that takes them so), const enums for codes and constants,
+//! arrays of string literals for labels, and for each record table a kind enum, an interface per
+//! record, their union and a decoder that reads a record into it. The output is deterministic (what
+//! a test compares).
 
 use alloc::format;
 use alloc::string::String;
 
-use crate::{CodeTable, Constant, Labels, RecordLayout, RecordTable, Ty};
+use crate::{CodeTable, Constant, Export, ExportTable, Form, Labels, RecordLayout, RecordTable, Ty};
 
 /// The first lines of a rendered file: where it comes from and how it is made again.
 pub fn header(source: &str, command: &str) -> String {
@@ -218,5 +220,93 @@ fn read(ty: Ty, at: usize) -> String {
         Ty::OptNum => format!("{field} === {field} ? {field} : null"),
         Ty::Bit(mask) => format!("({field} & {mask}) !== 0"),
         Ty::Num | Ty::Enum(_) | Ty::TextHead | Ty::TextFrom | Ty::Text => field,
+    }
+}
+
+/// `snake_case` as `camelCase`.
+fn camel(name: &str) -> String {
+    let mut out = String::new();
+    let mut upper = false;
+    for ch in name.chars() {
+        match (ch, upper) {
+            ('_', _) => upper = true,
+            (ch, true) => {
+                out.push(ch.to_ascii_uppercase());
+                upper = false;
+            }
+            (ch, false) => out.push(ch),
+        }
+    }
+    out
+}
+
+/// An export's Rust signature, as its doc comment shows it.
+fn signature(export: &Export) -> String {
+    let params: alloc::vec::Vec<String> = export.params.iter().map(|p| format!("{}: {}", p.name, p.ty)).collect();
+    let result = if export.result.is_empty() { String::new() } else { format!(" -> {}", export.result) };
+    format!("`fn {}({}){result}`", export.name, params.join(", "))
+}
+
+/// The TypeScript result type of an export.
+fn result_type(export: &Export) -> &'static str {
+    if export.result.is_empty() {
+        "void"
+    } else {
+        "number"
+    }
+}
+
+/// The exports of a module as the interface of its instance (`memory`, then each export with its
+/// parameters named, every number a `number`); for each [`Form::Named`] export, the interface of
+/// its arguments (`<Name>Args`) and the function calling it with them in the declared order, the
+/// only way to call it (the instance's member is `unknown`: a positional call does not compile).
+pub fn export_table(out: &mut String, table: &ExportTable) {
+    out.push('\n');
+    doc(out, table.doc, "");
+    out.push_str(&format!("export interface {} {{\n", table.name));
+    out.push_str("  /** The module's memory, where its windows and records are. */\n");
+    out.push_str("  readonly memory: WebAssembly.Memory;\n");
+    for export in table.exports {
+        if export.form == Form::Named {
+            // No positional call compiles: only the function below calls it, by name.
+            let via = format!("Called only through `{}()`, which takes its arguments by name.", camel(export.name));
+            doc(out, &format!("{}\n{}\n\n{via}\n", export.doc, signature(export)), "  ");
+            out.push_str(&format!("  readonly {}: unknown;\n", export.name));
+            continue;
+        }
+        doc(out, &format!("{}\n{}\n", export.doc, signature(export)), "  ");
+        let params: alloc::vec::Vec<String> = export.params.iter().map(|p| format!("{}: number", camel(p.name))).collect();
+        out.push_str(&format!("  {}({}): {};\n", export.name, params.join(", "), result_type(export)));
+    }
+    out.push_str("}\n");
+    for export in table.exports.iter().filter(|export| export.form == Form::Named) {
+        let args = format!("{}Args", pascal(export.name));
+        out.push('\n');
+        out.push_str(&format!("/** The arguments of `{}`, by name. */\n", export.name));
+        out.push_str(&format!("export interface {args} {{\n"));
+        for param in export.params {
+            out.push_str(&format!("  /** `{}`. */\n  {}: number;\n", param.ty, camel(param.name)));
+        }
+        out.push_str("}\n\n");
+        let values: alloc::vec::Vec<String> = export.params.iter().map(|p| format!("a.{}", camel(p.name))).collect();
+        out.push_str(&format!("/** Calls `{}` of `e` with the arguments `a` names, in the order it takes them. */\n", export.name));
+        let result = result_type(export);
+        out.push_str(&format!(
+            "export function {}(e: {}, a: {args}): {result} {{\n  return (e.{} as (...args: number[]) => {result})({});\n}}\n",
+            camel(export.name),
+            table.name,
+            export.name,
+            values.join(", ")
+        ));
+    }
+}
+
+/// `snake_case` as `PascalCase`.
+fn pascal(name: &str) -> String {
+    let camel = camel(name);
+    let mut chars = camel.chars();
+    match chars.next() {
+        Some(first) => format!("{}{}", first.to_ascii_uppercase(), chars.as_str()),
+        None => camel,
     }
 }

@@ -1,8 +1,9 @@
 //! The muxws module's side of the boundary (docs/boundary.md): the output record kinds and their
-//! fields, and the error classes, declared once here. The TypeScript the driver reads them through,
-//! `pkg-template/src/abi/muxws.ts` (and the kit's list of error classes,
-//! `pkg-template/src/abi/muxws-errors.ts`), is rendered from these declarations; a test fails when
-//! the files differ from them (`ABI_WRITE=1 cargo test -p muxws-wasm abi` writes them again).
+//! fields, the error classes and the reset and close codes, declared once here (the exports in
+//! `exports.rs`). The TypeScript the driver reads them through, `pkg-template/src/abi/muxws.ts`
+//! (and the driver's list of error classes, `pkg-template/src/abi/muxws-errors.ts`), is rendered
+//! from these declarations by `abi_typescript.rs`, whose test fails when the files differ from them
+//! (`ABI_WRITE=1 cargo test -p muxws-wasm abi` writes them again).
 //!
 //! Every record is [`OUT_FIELDS`] numbers: its kind, five fields, and the pointer and byte length
 //! of its text in the module's memory. The module writes a record's fields in the order declared
@@ -26,6 +27,44 @@ pub const TEXT_LENGTH: usize = 7;
 /// Where an export that refuses what it was given (a new peer's options, an open, a send) writes
 /// the error's class (an [`class`] code); the record's text is the message.
 pub const FAILURE_CLASS: usize = 1;
+
+wasm_abi::codes! {
+    /// The WebSocket close codes the driver and the module hand each other: a socket's end
+    /// (`socket_closed`), the `code` of a connection error.
+    pub mod close_code: CloseCode as CLOSE_CODES {
+        /// An orderly close (`muxws_proto::CLOSE_NORMAL`).
+        NORMAL Normal = muxws_proto::CLOSE_NORMAL as u32,
+        /// A socket lost without a close frame, or one the platform would not make
+        /// (`muxws_proto::CLOSE_ABNORMAL`).
+        ABNORMAL Abnormal = muxws_proto::CLOSE_ABNORMAL as u32,
+    }
+}
+
+wasm_abi::codes! {
+    /// The reset codes of `SPEC.md` §2.4 (`muxws_proto::code`): the `code` a `StreamReset` (and
+    /// each of its subclasses) carries; the retired 5 is left out (never sent, read as unknown).
+    pub mod reset_code: ResetCode as RESET_CODES {
+        /// Graceful: done, no longer interested.
+        NO_ERROR NoError = muxws_proto::code::NO_ERROR as u32,
+        /// The initiator asked the operation to stop.
+        CANCELLED Cancelled = muxws_proto::code::CANCELLED as u32,
+        /// The remote handler raised.
+        APPLICATION_ERROR ApplicationError = muxws_proto::code::APPLICATION_ERROR as u32,
+        /// The peer violated the specification.
+        PROTOCOL_ERROR ProtocolError = muxws_proto::code::PROTOCOL_ERROR as u32,
+        /// Not accepted and definitely not processed.
+        REFUSED Refused = muxws_proto::code::REFUSED as u32,
+        /// A local deadline expired.
+        TIMEOUT Timeout = muxws_proto::code::TIMEOUT as u32,
+        /// Over the frame cap or `max_payload_bytes`.
+        PAYLOAD_TOO_LARGE PayloadTooLarge = muxws_proto::code::PAYLOAD_TOO_LARGE as u32,
+        /// A bug in the peer implementation.
+        INTERNAL_ERROR InternalError = muxws_proto::code::INTERNAL_ERROR as u32,
+        /// Made locally when the socket died under the stream (or before it could open); never on
+        /// the wire.
+        CONNECTION_CLOSED ConnectionClosed = muxws_proto::code::CONNECTION_CLOSED as u32,
+    }
+}
 
 records! {
     layouts RECORDS;
@@ -183,193 +222,23 @@ records! {
     }
 }
 
-/// The record kinds by the names the module uses (`poll` returns them; 0: nothing to report).
-pub mod kind {
-    /// [`super::dial`].
-    pub const DIAL: u32 = super::dial::KIND;
-    /// [`super::send`].
-    pub const SEND: u32 = super::send::KIND;
-    /// [`super::close`].
-    pub const CLOSE: u32 = super::close::KIND;
-    /// [`super::established`].
-    pub const ESTABLISHED: u32 = super::established::KIND;
-    /// [`super::connect_failed`].
-    pub const CONNECT_FAILED: u32 = super::connect_failed::KIND;
-    /// [`super::reconnected`].
-    pub const RECONNECTED: u32 = super::reconnected::KIND;
-    /// [`super::closed`].
-    pub const CLOSED: u32 = super::closed::KIND;
-    /// [`super::goaway`].
-    pub const GOAWAY: u32 = super::goaway::KIND;
-    /// [`super::reply_headers`].
-    pub const REPLY_HEADERS: u32 = super::reply_headers::KIND;
-    /// [`super::payload`].
-    pub const PAYLOAD: u32 = super::payload::KIND;
-    /// [`super::fragment`].
-    pub const FRAGMENT: u32 = super::fragment::KIND;
-    /// [`super::end`].
-    pub const END: u32 = super::end::KIND;
-    /// [`super::stream_closed`].
-    pub const STREAM_CLOSED: u32 = super::stream_closed::KIND;
-    /// [`super::stream_failed`].
-    pub const STREAM_FAILED: u32 = super::stream_failed::KIND;
-    /// [`super::release`].
-    pub const RELEASE: u32 = super::release::KIND;
-    /// [`super::open_failed`].
-    pub const OPEN_FAILED: u32 = super::open_failed::KIND;
-    /// [`super::push`].
-    pub const PUSH: u32 = super::push::KIND;
-    /// [`super::fallback`].
-    pub const FALLBACK: u32 = super::fallback::KIND;
-}
-
-/// Error classes (the driver makes the classes of `errors.ts` from them): the protocol layer's
-/// [`muxws_proto::ErrorClass`] numbers, and [`class::CONFIG`] for an option it refused.
+/// The one error class the module adds to the protocol's [`muxws_proto::ErrorClass`] (whose
+/// numbers it reports as they are).
 pub mod class {
-    use muxws_proto::ErrorClass;
-
-    /// `ProtocolError`.
-    pub const PROTOCOL_ERROR: u32 = ErrorClass::ProtocolError as u32;
-    /// `ConnectionClosed`.
-    pub const CONNECTION_CLOSED: u32 = ErrorClass::ConnectionClosed as u32;
-    /// `ConnectionGoingAway`.
-    pub const CONNECTION_GOING_AWAY: u32 = ErrorClass::ConnectionGoingAway as u32;
-    /// `StreamClosed`.
-    pub const STREAM_CLOSED: u32 = ErrorClass::StreamClosed as u32;
-    /// `CodecMismatch`.
-    pub const CODEC_MISMATCH: u32 = ErrorClass::CodecMismatch as u32;
-    /// `ConnectionRefused`.
-    pub const CONNECTION_REFUSED: u32 = ErrorClass::ConnectionRefused as u32;
-    /// `StreamReset`.
-    pub const STREAM_RESET: u32 = ErrorClass::StreamReset as u32;
-    /// `RemoteError`.
-    pub const REMOTE_ERROR: u32 = ErrorClass::RemoteError as u32;
-    /// `StreamTimeout`.
-    pub const STREAM_TIMEOUT: u32 = ErrorClass::StreamTimeout as u32;
-    /// `StreamRefused`.
-    pub const STREAM_REFUSED: u32 = ErrorClass::StreamRefused as u32;
-    /// `ConnectionLost`.
-    pub const CONNECTION_LOST: u32 = ErrorClass::ConnectionLost as u32;
     /// A bad option or argument: the driver throws a `TypeError`.
     pub const CONFIG: u32 = 12;
 }
 
-/// Every protocol error class, in the order of its number; a new class fails to compile in
-/// `listed` (tests).
-pub const ERROR_CLASSES: [muxws_proto::ErrorClass; 11] = {
-    use muxws_proto::ErrorClass::*;
-    [
-        ProtocolError,
-        ConnectionClosed,
-        ConnectionGoingAway,
-        StreamClosed,
-        CodecMismatch,
-        ConnectionRefused,
-        StreamReset,
-        RemoteError,
-        StreamTimeout,
-        StreamRefused,
-        ConnectionLost,
-    ]
-};
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use alloc::string::String;
     use alloc::vec::Vec;
     use muxws_proto::ErrorClass;
 
+    /// The class the module adds is not one of the protocol's.
     #[test]
-    fn every_error_class_is_listed_in_order() {
-        fn listed(class: ErrorClass) -> bool {
-            match class {
-                ErrorClass::ProtocolError | ErrorClass::ConnectionClosed | ErrorClass::ConnectionGoingAway | ErrorClass::StreamClosed => true,
-                ErrorClass::CodecMismatch | ErrorClass::ConnectionRefused | ErrorClass::StreamReset | ErrorClass::RemoteError => true,
-                ErrorClass::StreamTimeout | ErrorClass::StreamRefused | ErrorClass::ConnectionLost => true,
-            }
-        }
-        for (index, class) in ERROR_CLASSES.into_iter().enumerate() {
-            assert!(listed(class));
-            assert_eq!(class as usize, index + 1);
-        }
-        assert!(ERROR_CLASSES.iter().all(|class| (*class as u32) < class::CONFIG));
-    }
-
-    /// `pkg-template/src/abi/muxws.ts`: the tables above, rendered.
-    fn typescript() -> String {
-        use wasm_abi::{typescript as ts, Code, CodeTable, Constant, RecordTable};
-        let mut out = ts::header("crates/muxws-wasm/src/abi.rs", "cargo test -p muxws-wasm abi");
-        let constant = |name, value: f64, doc| Constant { name, value, doc };
-        ts::constants(
-            &mut out,
-            "Layout",
-            "The muxws module's output record and the version of its exports.\n",
-            &[
-                constant("OutFields", OUT_FIELDS as f64, "How many `f64` fields an output record has.\n"),
-                constant("TextAt", TEXT_AT as f64, "The field holding where the record's text starts in the module's memory.\n"),
-                constant("TextLength", TEXT_LENGTH as f64, "The field holding the byte length of the record's text.\n"),
-                constant(
-                    "FailureClass",
-                    FAILURE_CLASS as f64,
-                    "Where an export that refused what it was given writes the error's `ErrorClass`; the text is the message.\n",
-                ),
-                constant(
-                    "BoundaryVersion",
-                    f64::from(BOUNDARY_VERSION),
-                    "The version of the exports and records (`boundary_version()`).\n",
-                ),
-            ],
-        );
-        let mut codes: Vec<Code> = ERROR_CLASSES
-            .iter()
-            .map(|class| Code { name: class.name(), value: *class as u32, doc: "" })
-            .collect();
-        codes.push(Code { name: "Config", value: class::CONFIG, doc: "A bad option or argument: a `TypeError`.\n" });
-        let codes: &'static [Code] = Vec::leak(codes);
-        ts::code_table(
-            &mut out,
-            &CodeTable { name: "ErrorClass", doc: "The error class of a failed stream or connect, by the class of `errors.ts` it makes.\n", codes },
-        );
-        let records = RecordTable {
-            name: "MuxwsRecord",
-            doc: "What the muxws module has to say (`poll`), one record at a time.\n",
-            fields: OUT_FIELDS,
-            text: Some((TEXT_AT, TEXT_LENGTH)),
-            records: RECORDS,
-        };
-        ts::record_table(&mut out, &records);
-        out
-    }
-
-    /// `pkg-template/src/abi/muxws-errors.ts`: the error classes by code, for the driver's kit.
-    fn error_classes() -> String {
-        let mut out = ts::header("crates/muxws-wasm/src/abi.rs", "cargo test -p muxws-wasm abi");
-        let mut names: Vec<&str> = ERROR_CLASSES.iter().map(|class| class.name()).collect();
-        names.sort_unstable();
-        names.dedup();
-        out.push_str(&alloc::format!("\nimport {{ {} }} from '../errors.js';\n", names.join(", ")));
-        out.push_str("\n/** The muxws error classes by the module's class code (`ErrorClass`; 0, a code of none, is a protocol error). */\n");
-        let by_code: Vec<&str> = core::iter::once("ProtocolError").chain(ERROR_CLASSES.iter().map(|class| class.name())).collect();
-        out.push_str(&alloc::format!("export const ERROR_CLASSES = [{}] as const;\n", by_code.join(", ")));
-        out
-    }
-    use wasm_abi::typescript as ts;
-
-    /// The drift test: the TypeScript side is what the tables above render. `ABI_WRITE=1` writes it.
-    #[test]
-    fn the_typescript_tables_are_current() {
-        for (file, want) in [("muxws.ts", typescript()), ("muxws-errors.ts", error_classes())] {
-            let path = alloc::format!("{}/../../pkg-template/src/abi/{file}", env!("CARGO_MANIFEST_DIR"));
-            if std::env::var_os("ABI_WRITE").is_some() {
-                std::fs::write(&path, &want).unwrap();
-            }
-            let have = std::fs::read_to_string(&path).unwrap_or_default();
-            assert!(
-                have == want,
-                "pkg-template/src/abi/{file} is not what the tables in crates/muxws-wasm/src/abi.rs render: run `ABI_WRITE=1 cargo test -p muxws-wasm abi`, then review the diff"
-            );
-        }
+    fn config_is_not_a_protocol_class() {
+        assert!(ErrorClass::ALL.iter().all(|class| (*class as u32) < class::CONFIG));
     }
 
     /// Every declared field fits the record, and no two fields of a record share an offset unless

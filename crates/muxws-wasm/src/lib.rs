@@ -7,9 +7,12 @@
 //!   as `connectMuxws` names the options;
 //! - [`out`] — the output record, and the records of socket actions and stream events;
 //! - [`source`] — outbound payloads that stay driver-side strings, read a window at a time;
-//! - [`abi`] — the numbers the module and its driver agree on, declared once (the driver reads them through `pkg-template/src/abi/muxws.ts`, rendered from them);
-//! - `exports` — the exports and the one import (wasm32 only; plain `extern "C"`, no
-//!   wasm-bindgen), each export a one-line forward into [`module`].
+//! - [`abi`] — the numbers the module and its driver agree on, declared once (the driver reads them
+//!   through `pkg-template/src/abi/muxws.ts`, rendered from them and from the exports' table by the
+//!   drift test, `abi_typescript`);
+//! - `exports` — the exports, declared once (`wasm_abi::exports!`: the functions, wasm32 only, and
+//!   the table their TypeScript interface is rendered from), each a one-line forward into
+//!   [`module`]; and the one import (plain `extern "C"`, no wasm-bindgen).
 //!
 //! `no_std` in wasm (with `alloc`, a small free-list allocator and a panic handler that traps), so
 //! that none of std's panic and formatting machinery is linked.
@@ -30,11 +33,12 @@ pub mod out;
 pub mod abi;
 pub mod source;
 
-#[cfg(target_arch = "wasm32")]
 #[allow(unsafe_code)]
 // `#[no_mangle]`: the exports are named for the driver, which calls them on the instance; and
 // the call of the driver's reader, the one import.
 mod exports;
 
+#[cfg(test)]
+mod abi_typescript;
 #[cfg(test)]
 mod tests;

@@ -13,12 +13,12 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use muxws_proto::{
-    ConnectError, ConnectionConfig, Event, Headers, Hello, Outbound, Payload,
+    ConnectError, ConnectionConfig, ErrorClass, Event, Headers, Hello, Outbound, Payload,
     PayloadSource, Peer, PeerOptions, ReconnectOptions, SendError, StreamEvent,
     StreamRef, TextSource,
 };
 
-use crate::abi::{class, kind};
+use crate::abi::{self, class};
 use crate::config::{option_names, resolve};
 use crate::out::{action_record, stream_record, write_details};
 pub use crate::out::Out;
@@ -26,6 +26,7 @@ pub use crate::config::PeerConfig;
 use crate::source::{PulledText, TextReader};
 use vec_fifo::Fifo;
 use viewsets_core::Fallback;
+use wasm_abi::ms;
 
 /// A stream the application knows: its wire handle and the tag the driver knows it by.
 struct Live {
@@ -126,17 +127,6 @@ fn offer(peer: &Peer) -> String {
     out
 }
 
-/// Milliseconds as the protocol layer counts them. Out of line: it is called from most entry
-/// points.
-#[inline(never)]
-fn ms(value: f64) -> u64 {
-    if value.is_nan() || value < 0.0 {
-        0
-    } else {
-        value as u64
-    }
-}
-
 fn slot_of(slots: &mut [Option<Slot>], peer: u32) -> Option<&mut Slot> {
     let index = usize::try_from(peer).ok()?.checked_sub(1)?;
     slots.get_mut(index)?.as_mut()
@@ -172,7 +162,7 @@ fn open_now(
 
 fn closed_for_good() -> (u32, String) {
     (
-        class::CONNECTION_CLOSED,
+        ErrorClass::ConnectionClosed as u32,
         "the muxws peer is closed for good".to_owned(),
     )
 }
@@ -397,7 +387,7 @@ impl<R: TextReader + Clone + 'static> Module<R> {
     ) {
         let reason = text_of(&self.input, reason_len).unwrap_or_default();
         if let Some(slot) = slot_of(&mut self.slots, peer) {
-            let code = u16::try_from(code).unwrap_or(1006);
+            let code = u16::try_from(code).unwrap_or(muxws_proto::CLOSE_ABNORMAL);
             if slot.opened != socket {
                 // A dial that produced no socket: the upgrade was refused, or nothing answered.
                 slot.fallback.refused(ms(now));
@@ -477,7 +467,7 @@ impl<R: TextReader + Clone + 'static> Module<R> {
                 let text = &mut self.out.text;
                 text.push_str("the stream's headers are not a JSON object: ");
                 e.write_message(text);
-                return self.out.failed(class::PROTOCOL_ERROR);
+                return self.out.failed(ErrorClass::ProtocolError as u32);
             }
         };
         let tag = self.tag();
@@ -644,7 +634,7 @@ impl<R: TextReader + Clone + 'static> Module<R> {
     pub fn poll(&mut self, peer: u32, now: f64, sends: bool) -> u32 {
         self.out.clear();
         if let Some(handle) = self.reader.next_released() {
-            return self.out.set(kind::RELEASE, &[f64::from(handle)]);
+            return self.out.set(abi::release::KIND, &[f64::from(handle)]);
         }
         let now = ms(now);
         let Module {
@@ -655,7 +645,7 @@ impl<R: TextReader + Clone + 'static> Module<R> {
         };
         if let Some(failed) = slot.failed.pop_front() {
             return out.put(
-                kind::OPEN_FAILED,
+                abi::open_failed::KIND,
                 &[f64::from(failed.tag), f64::from(failed.class)],
                 failed.message,
             );
@@ -673,7 +663,7 @@ impl<R: TextReader + Clone + 'static> Module<R> {
         }
         // After the events that changed it, so the driver hears of the loss first.
         match slot.fallback.poll_change() {
-            Some(on) => out.set(kind::FALLBACK, &[f64::from(u8::from(on))]),
+            Some(on) => out.set(abi::fallback::KIND, &[f64::from(u8::from(on))]),
             None => 0,
         }
     }
@@ -698,12 +688,12 @@ fn event_record(slot: &mut Slot, out: &mut Out, next_tag: &mut u32, event: Event
         Event::Established => {
             slot.fallback.connected();
             drain_waiting(slot, now);
-            out.set(kind::ESTABLISHED, &[])
+            out.set(abi::established::KIND, &[])
         }
         Event::Reconnected { attempt } => {
             slot.fallback.connected();
             drain_waiting(slot, now);
-            out.set(kind::RECONNECTED, &[f64::from(attempt)])
+            out.set(abi::reconnected::KIND, &[f64::from(attempt)])
         }
         Event::ConnectFailed(error) => {
             slot.fallback.closed_for_good();
@@ -715,10 +705,10 @@ fn event_record(slot: &mut Slot, out: &mut Out, next_tag: &mut u32, event: Event
             let (code, (reason_at, payload_at)) = match &error {
                 ConnectError::Hello(e) => (e.code() as f64, write_details(&mut out.text, e)),
                 ConnectError::NotOpened { code, .. } => (f64::from(*code), (-1.0, -1.0)),
-                _ => (1006.0, (-1.0, -1.0)),
+                _ => (f64::from(muxws_proto::CLOSE_ABNORMAL), (-1.0, -1.0)),
             };
             out.set(
-                kind::CONNECT_FAILED,
+                abi::connect_failed::KIND,
                 &[0.0, f64::from(error.class() as u32), code, reason_at, payload_at],
             )
         }
@@ -730,7 +720,7 @@ fn event_record(slot: &mut Slot, out: &mut Out, next_tag: &mut u32, event: Event
                 fail_waiting(slot);
             }
             out.put(
-                kind::CLOSED,
+                abi::closed::KIND,
                 &[
                     f64::from(reason.code),
                     f64::from(u8::from(reason.was_clean)),
@@ -744,7 +734,7 @@ fn event_record(slot: &mut Slot, out: &mut Out, next_tag: &mut u32, event: Event
             reason,
             last_stream,
         } => out.put(
-            kind::GOAWAY,
+            abi::goaway::KIND,
             &[code as f64, last_stream as f64],
             reason.unwrap_or_default(),
         ),
@@ -771,7 +761,7 @@ fn event_record(slot: &mut Slot, out: &mut Out, next_tag: &mut u32, event: Event
                 Payload::Absent => -1.0,
             };
             out.set(
-                kind::PUSH,
+                abi::push::KIND,
                 &[f64::from(*next_tag), stream.id as f64, f64::from(u8::from(end)), payload_at],
             )
         }

@@ -5,7 +5,7 @@ use alloc::string::String;
 
 use muxws_proto::{Action, Payload, StreamError, StreamEvent};
 
-use crate::abi::{kind, OUT_FIELDS};
+use crate::abi::{self, OUT_FIELDS};
 
 /// The output record and its text.
 pub struct Out {
@@ -68,14 +68,14 @@ pub(crate) fn action_record(out: &mut Out, action: Action, offer: &str) -> u32 {
     match action {
         Action::Dial { socket } => {
             out.text.push_str(offer);
-            out.set(kind::DIAL, &[socket as f64])
+            out.set(abi::dial::KIND, &[socket as f64])
         }
-        Action::Send { socket, text } => out.put(kind::SEND, &[socket as f64], text),
+        Action::Send { socket, text } => out.put(abi::send::KIND, &[socket as f64], text),
         Action::Close {
             socket,
             code,
             reason,
-        } => out.put(kind::CLOSE, &[socket as f64, f64::from(code)], reason),
+        } => out.put(abi::close::KIND, &[socket as f64, f64::from(code)], reason),
     }
 }
 
@@ -85,19 +85,19 @@ pub(crate) fn stream_record(out: &mut Out, tag: f64, event: StreamEvent) -> u32 
     match event {
         StreamEvent::ReplyHeaders(headers) => {
             headers.write_json(&mut out.text);
-            out.set(kind::REPLY_HEADERS, &[tag])
+            out.set(abi::reply_headers::KIND, &[tag])
         }
-        StreamEvent::Payload(raw) => out.put(kind::PAYLOAD, &[tag], raw.into_string()),
+        StreamEvent::Payload(raw) => out.put(abi::payload::KIND, &[tag], raw.into_string()),
         StreamEvent::Fragment { text, more } => {
-            out.put(kind::FRAGMENT, &[tag, f64::from(u8::from(more))], text)
+            out.put(abi::fragment::KIND, &[tag, f64::from(u8::from(more))], text)
         }
-        StreamEvent::End { .. } => out.set(kind::END, &[tag]),
-        StreamEvent::Closed => out.set(kind::STREAM_CLOSED, &[tag]),
+        StreamEvent::End { .. } => out.set(abi::end::KIND, &[tag]),
+        StreamEvent::Closed => out.set(abi::stream_closed::KIND, &[tag]),
         StreamEvent::Failed(error) => {
             error.write_message(&mut out.text);
             let (reason_at, payload_at) = write_details(&mut out.text, &error);
             out.set(
-                kind::STREAM_FAILED,
+                abi::stream_failed::KIND,
                 &[
                     tag,
                     f64::from(error.class() as u32),

@@ -96,7 +96,8 @@ impl<R: TextReader> Drop for PulledText<R> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use muxws_proto::{split_frame, Frame, FrameType, Payload, Split, Splitter};
+    use muxws_proto::fragment::split_frame;
+    use muxws_proto::{Frame, FrameType, Payload, Split, Splitter};
     use std::cell::RefCell;
     use std::rc::Rc;
 

@@ -5,7 +5,8 @@ use proptest::prelude::*;
 use serde_json::{json, Value};
 
 use crate::module::{Module, PeerConfig};
-use crate::abi::{class, kind};
+use crate::abi::{self, class};
+use muxws_proto::ErrorClass;
 use crate::source::tests::FakeStrings;
 
 /// One output record, read as the driver reads it.
@@ -80,7 +81,7 @@ impl Driver {
                 return out;
             }
             let record = self.record(kind);
-            if kind == kind::RELEASE {
+            if kind == abi::release::KIND {
                 self.strings.forget(record.fields[0] as u32);
             }
             out.push(record);
@@ -90,12 +91,12 @@ impl Driver {
     fn connected(&mut self, config: PeerConfig) -> u32 {
         let peer = self.peer(config);
         let dial = self.poll(peer, true);
-        assert_eq!(dial[0].kind, kind::DIAL);
+        assert_eq!(dial[0].kind, abi::dial::KIND);
         assert_eq!(dial[0].text, "muxws.v1.json,token.a");
         let lens = self.write(&["muxws.v1.json"]);
         self.module
             .socket_opened(peer, dial[0].fields[0], lens[0], self.now);
-        assert_eq!(kinds(&self.poll(peer, true)), [kind::ESTABLISHED]);
+        assert_eq!(kinds(&self.poll(peer, true)), [abi::established::KIND]);
         peer
     }
 
@@ -139,7 +140,7 @@ fn the_dial_offers_the_non_empty_subprotocols_in_their_order() {
     let peer = d.module.peer_new(&PeerConfig::default(), lens[0], -1, -1);
     assert!(peer > 0, "{}", d.module.out.text);
     let dial = d.poll(peer, true);
-    assert_eq!(dial[0].kind, kind::DIAL);
+    assert_eq!(dial[0].kind, abi::dial::KIND);
     assert_eq!(dial[0].text, "muxws.v1.json,token.a,ünï,b");
 }
 
@@ -155,7 +156,7 @@ fn first_of(records: &[Record], kind: u32) -> &Record {
 fn sent(records: &[Record]) -> Vec<Value> {
     records
         .iter()
-        .filter(|r| r.kind == kind::SEND)
+        .filter(|r| r.kind == abi::send::KIND)
         .map(|r| serde_json::from_str(&r.text).unwrap())
         .collect()
 }
@@ -188,7 +189,7 @@ fn a_viewset_call_goes_out_and_its_answer_comes_back_as_records() {
             "payload": {"note": "é"}})]
     );
     assert!(
-        records.iter().any(|r| r.kind == kind::RELEASE),
+        records.iter().any(|r| r.kind == abi::release::KIND),
         "the small body was read once"
     );
     d.receive(
@@ -199,10 +200,10 @@ fn a_viewset_call_goes_out_and_its_answer_comes_back_as_records() {
     assert_eq!(
         kinds(&records),
         [
-            kind::REPLY_HEADERS,
-            kind::PAYLOAD,
-            kind::END,
-            kind::STREAM_CLOSED
+            abi::reply_headers::KIND,
+            abi::payload::KIND,
+            abi::end::KIND,
+            abi::stream_closed::KIND
         ]
     );
     assert!(records.iter().all(|r| r.fields[0] == f64::from(tag)));
@@ -271,18 +272,18 @@ fn waiting_calls_fail_with_connection_closed_when_the_peer_closes_for_good() {
     let records = d.poll(peer, true);
     let failed: Vec<&Record> = records
         .iter()
-        .filter(|r| r.kind == kind::OPEN_FAILED)
+        .filter(|r| r.kind == abi::open_failed::KIND)
         .collect();
     assert_eq!(failed.len(), 1);
     assert_eq!(failed[0].fields[0], f64::from(waiting));
-    assert_eq!(failed[0].fields[1], f64::from(class::CONNECTION_CLOSED));
-    let closed = first_of(&records, kind::CLOSED);
+    assert_eq!(failed[0].fields[1], f64::from(ErrorClass::ConnectionClosed as u32));
+    let closed = first_of(&records, abi::closed::KIND);
     assert_eq!((closed.fields[2], closed.text.as_str()), (0.0, "bye"));
     assert!(d.module.is_closed(peer));
     // Opening now: ConnectionClosed, nothing sent.
     let (source, units) = d.source("1");
     assert_eq!(d.module.open(peer, -1, source, units, true, true, d.now), 0);
-    assert_eq!(d.module.out.fields[1], f64::from(class::CONNECTION_CLOSED));
+    assert_eq!(d.module.out.fields[1], f64::from(ErrorClass::ConnectionClosed as u32));
     d.poll(peer, true);
     d.module.peer_free(peer);
     assert!(d.module.is_closed(peer));
@@ -302,7 +303,7 @@ fn ten_megabytes_each_way_pass_a_window_and_a_fragment_at_a_time() {
         if kind == 0 {
             break;
         }
-        if kind == kind::SEND {
+        if kind == abi::send::KIND {
             let text = &d.module.out.text;
             largest = largest.max(text.len());
             let frame: Value = serde_json::from_str(text).unwrap();
@@ -333,13 +334,13 @@ fn ten_megabytes_each_way_pass_a_window_and_a_fragment_at_a_time() {
     let records = d.poll(peer, true);
     let fragments: Vec<&Record> = records
         .iter()
-        .filter(|r| r.kind == kind::FRAGMENT)
+        .filter(|r| r.kind == abi::fragment::KIND)
         .collect();
     assert_eq!(fragments.len(), parts);
     assert_eq!(fragments.last().unwrap().fields[1], 0.0);
     assert!(fragments[..parts - 1].iter().all(|r| r.fields[1] == 1.0));
     d.module.checked(peer, tag, true);
-    assert_eq!(kinds(&d.poll(peer, true)), [kind::END, kind::STREAM_CLOSED]);
+    assert_eq!(kinds(&d.poll(peer, true)), [abi::end::KIND, abi::stream_closed::KIND]);
 }
 
 #[test]
@@ -360,8 +361,8 @@ fn a_payload_the_driver_could_not_parse_fails_its_stream_with_a_reset() {
     d.module.checked(peer, tag, false);
     let records = d.poll(peer, true);
     assert_eq!(sent(&records)[0]["code"], json!(3));
-    let failed = first_of(&records, kind::STREAM_FAILED);
-    assert_eq!(failed.fields[1], f64::from(class::STREAM_RESET));
+    let failed = first_of(&records, abi::stream_failed::KIND);
+    assert_eq!(failed.fields[1], f64::from(ErrorClass::StreamReset as u32));
     assert_eq!(failed.fields[2], 3.0);
 }
 
@@ -387,19 +388,19 @@ fn a_request_deadline_is_served_by_the_peers_timer_and_times_the_stream_out() {
     // early: nothing happens
     d.now = start + 1_999.0;
     d.module.timer(peer, d.now);
-    assert!(d.poll(peer, true).iter().all(|r| r.kind != kind::STREAM_FAILED));
+    assert!(d.poll(peer, true).iter().all(|r| r.kind != abi::stream_failed::KIND));
     d.now = start + 2_000.0;
     d.module.timer(peer, d.now);
     let records = d.poll(peer, true);
     assert_eq!(sent(&records), [json!({"type": "reset", "stream": 3, "code": 6, "reason": "deadline exceeded"})]);
-    let failed = first_of(&records, kind::STREAM_FAILED);
+    let failed = first_of(&records, abi::stream_failed::KIND);
     assert_eq!(failed.fields[0], f64::from(soon));
-    assert_eq!(failed.fields[1], f64::from(class::STREAM_TIMEOUT));
+    assert_eq!(failed.fields[1], f64::from(ErrorClass::StreamTimeout as u32));
     assert_eq!(d.module.next_timeout(peer), start + 5_000.0, "the other deadline is next");
     // the other one is answered before its deadline: its deadline goes with it
     d.receive(peer, json!({"type": "data", "stream": 1, "end": true, "headers": {":status": 200}, "payload": 1}));
     let records = d.poll(peer, true);
-    assert!(records.iter().any(|r| r.kind == kind::STREAM_CLOSED && r.fields[0] == f64::from(late)), "{records:?}");
+    assert!(records.iter().any(|r| r.kind == abi::stream_closed::KIND && r.fields[0] == f64::from(late)), "{records:?}");
     assert_eq!(d.module.next_timeout(peer), -1.0, "no deadline is left");
     // unknown peers and tags are ignored
     d.module.set_deadline(peer, 999, start);
@@ -424,7 +425,7 @@ fn a_message_over_the_cap_is_refused_from_its_head() {
     d.module.socket_message(peer, 1.0, lens[0], false, d.now);
     let records = d.poll(peer, true);
     assert_eq!(sent(&records)[0]["code"], json!(7));
-    let failed = first_of(&records, kind::STREAM_FAILED);
+    let failed = first_of(&records, abi::stream_failed::KIND);
     assert_eq!(failed.fields[2], 7.0);
     assert!(d.module.is_open(peer));
 }
@@ -440,9 +441,9 @@ fn stream_failures_carry_message_reason_and_payload_as_offsets_into_one_text() {
         json!({"type": "reset", "stream": 1, "code": 2, "reason": "boom", "payload": {"type": "E"}}),
     );
     let records = d.poll(peer, true);
-    let failed = first_of(&records, kind::STREAM_FAILED);
+    let failed = first_of(&records, abi::stream_failed::KIND);
     assert_eq!(failed.fields[0], f64::from(tag));
-    assert_eq!(failed.fields[1], f64::from(class::REMOTE_ERROR));
+    assert_eq!(failed.fields[1], f64::from(ErrorClass::RemoteError as u32));
     let (reason_at, payload_at) = (failed.fields[3] as usize, failed.fields[4] as usize);
     assert_eq!(
         &failed.text[..reason_at],
@@ -463,13 +464,13 @@ fn a_lazy_peer_refuses_opens_until_its_first_connection_and_retries_failed_dials
     let dial = d.poll(peer, true);
     let (source, units) = d.source("1");
     assert_eq!(d.module.open(peer, -1, source, units, true, true, d.now), 0);
-    assert_eq!(d.module.out.fields[1], f64::from(class::CONNECTION_LOST));
+    assert_eq!(d.module.out.fields[1], f64::from(ErrorClass::ConnectionLost as u32));
     let lens = d.write(&["Received network error or non-101 status code."]);
     d.module
         .socket_closed(peer, dial[0].fields[0], 1006, lens[0], false, d.now);
     let records = d.poll(peer, true);
     assert!(
-        records.iter().all(|r| r.kind != kind::CONNECT_FAILED),
+        records.iter().all(|r| r.kind != abi::connect_failed::KIND),
         "{records:?}"
     );
     let at = d.module.next_timeout(peer);
@@ -477,11 +478,11 @@ fn a_lazy_peer_refuses_opens_until_its_first_connection_and_retries_failed_dials
     d.now = at;
     d.module.timer(peer, d.now);
     let redial = d.poll(peer, true);
-    assert_eq!(redial[0].kind, kind::DIAL);
+    assert_eq!(redial[0].kind, abi::dial::KIND);
     let lens = d.write(&["muxws.v1.json"]);
     d.module
         .socket_opened(peer, redial[0].fields[0], lens[0], d.now);
-    assert_eq!(kinds(&d.poll(peer, true)), [kind::ESTABLISHED]);
+    assert_eq!(kinds(&d.poll(peer, true)), [abi::established::KIND]);
 }
 
 #[test]
@@ -493,8 +494,8 @@ fn a_refused_first_connect_is_connection_refused_and_a_wrong_subprotocol_codec_m
     d.module
         .socket_closed(peer, dial[0].fields[0], 1006, lens[0], false, d.now);
     let failed = d.poll(peer, true);
-    assert_eq!(failed[0].kind, kind::CONNECT_FAILED);
-    assert_eq!(failed[0].fields[1], f64::from(class::CONNECTION_REFUSED));
+    assert_eq!(failed[0].kind, abi::connect_failed::KIND);
+    assert_eq!(failed[0].fields[1], f64::from(ErrorClass::ConnectionRefused as u32));
     assert_eq!(failed[0].fields[2], 1006.0, "the close code the platform reported");
     assert!(!failed[0].text.contains("CodecMismatch"));
 
@@ -504,8 +505,8 @@ fn a_refused_first_connect_is_connection_refused_and_a_wrong_subprotocol_codec_m
     d.module
         .socket_opened(peer, dial[0].fields[0], lens[0], d.now);
     let records = d.poll(peer, true);
-    let failed = first_of(&records, kind::CONNECT_FAILED);
-    assert_eq!(failed.fields[1], f64::from(class::CODEC_MISMATCH));
+    let failed = first_of(&records, abi::connect_failed::KIND);
+    assert_eq!(failed.fields[1], f64::from(ErrorClass::CodecMismatch as u32));
     assert!(failed.text.contains("token.a") && failed.text.contains("muxws.v1.json"));
 }
 
@@ -529,7 +530,7 @@ fn bad_options_and_bad_headers_are_errors_not_panics() {
             .open(peer, lens[0], source, units, true, false, d.now),
         0
     );
-    assert_eq!(d.module.out.fields[1], f64::from(class::PROTOCOL_ERROR));
+    assert_eq!(d.module.out.fields[1], f64::from(ErrorClass::ProtocolError as u32));
     // Headers over the frame cap: a ProtocolError, nothing sent.
     let big = json!({"x": "y".repeat(70_000)}).to_string();
     let lens = d.write(&[&big]);
@@ -539,7 +540,7 @@ fn bad_options_and_bad_headers_are_errors_not_panics() {
             .open(peer, lens[0], source, units, true, true, d.now),
         0
     );
-    assert_eq!(d.module.out.fields[1], f64::from(class::PROTOCOL_ERROR));
+    assert_eq!(d.module.out.fields[1], f64::from(ErrorClass::ProtocolError as u32));
     let records = d.poll(peer, true);
     assert!(sent(&records).is_empty());
     assert_eq!(d.strings.count(), 0, "the refused bodies were released");
@@ -569,8 +570,8 @@ fn a_hello_reset_fails_the_first_connect_with_its_stream_error_unwrapped() {
         json!({"type": "reset", "stream": 1, "code": 2, "reason": "who are you", "payload": {"need": "token"}}),
     );
     let records = d.poll(peer, true);
-    let failed = first_of(&records, kind::CONNECT_FAILED);
-    assert_eq!(failed.fields[1], f64::from(class::REMOTE_ERROR));
+    let failed = first_of(&records, abi::connect_failed::KIND);
+    assert_eq!(failed.fields[1], f64::from(ErrorClass::RemoteError as u32));
     assert_eq!(failed.fields[2], 2.0, "the reset's code");
     let (reason_at, payload_at) = (failed.fields[3] as usize, failed.fields[4] as usize);
     assert_eq!(&failed.text[reason_at..payload_at], "who are you");
@@ -712,11 +713,11 @@ proptest! {
                 }
                 Op::Poll(sends) => {
                     for record in d.poll(peer, sends) {
-                        if record.kind == kind::DIAL {
+                        if record.kind == abi::dial::KIND {
                             socket = record.fields[0];
                         }
                         // a kind the driver knows: DIAL (1) to PUSH (17), the last
-                        prop_assert!((kind::DIAL..=kind::PUSH).contains(&record.kind), "record kind {}", record.kind);
+                        prop_assert!((abi::dial::KIND..=abi::push::KIND).contains(&record.kind), "record kind {}", record.kind);
                     }
                 }
                 Op::Free => d.module.peer_free(peer),
@@ -739,27 +740,27 @@ fn a_send_on_a_stream_that_is_over_is_refused_with_stream_closed() {
     let peer = d.peer(quiet());
     // no stream was ever opened with this tag, and none of an unknown peer
     let (source, units) = d.source("\"late\"");
-    assert_eq!(d.module.send(peer, 77, source, units, true), class::STREAM_CLOSED);
-    assert_eq!(d.module.out.fields[1], f64::from(class::STREAM_CLOSED));
+    assert_eq!(d.module.send(peer, 77, source, units, true), ErrorClass::StreamClosed as u32);
+    assert_eq!(d.module.out.fields[1], f64::from(ErrorClass::StreamClosed as u32));
     assert!(!d.module.out.text.is_empty(), "the refusal carries the protocol layer's message");
-    assert_eq!(d.module.send(peer + 1, 77, 0, 0, true), class::STREAM_CLOSED);
+    assert_eq!(d.module.send(peer + 1, 77, 0, 0, true), ErrorClass::StreamClosed as u32);
 }
 
 #[test]
 fn error_classes_are_the_numbers_the_driver_maps() {
     // The driver reads them through the rendered ErrorClass (pkg-template/src/abi/muxws.ts).
     let numbers = [
-        class::PROTOCOL_ERROR,
-        class::CONNECTION_CLOSED,
-        class::CONNECTION_GOING_AWAY,
-        class::STREAM_CLOSED,
-        class::CODEC_MISMATCH,
-        class::CONNECTION_REFUSED,
-        class::STREAM_RESET,
-        class::REMOTE_ERROR,
-        class::STREAM_TIMEOUT,
-        class::STREAM_REFUSED,
-        class::CONNECTION_LOST,
+        ErrorClass::ProtocolError as u32,
+        ErrorClass::ConnectionClosed as u32,
+        ErrorClass::ConnectionGoingAway as u32,
+        ErrorClass::StreamClosed as u32,
+        ErrorClass::CodecMismatch as u32,
+        ErrorClass::ConnectionRefused as u32,
+        ErrorClass::StreamReset as u32,
+        ErrorClass::RemoteError as u32,
+        ErrorClass::StreamTimeout as u32,
+        ErrorClass::StreamRefused as u32,
+        ErrorClass::ConnectionLost as u32,
         class::CONFIG,
     ];
     assert_eq!(numbers, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
@@ -786,7 +787,7 @@ fn error_records_carry_the_protocol_layer_s_texts() {
     let (source, units) = d.source("1");
     assert_eq!(
         d.module.send(peer, 99, source, units, true),
-        class::STREAM_CLOSED
+        ErrorClass::StreamClosed as u32
     );
     assert_eq!(d.module.out.text, "the stream is no longer open");
     assert_eq!(d.module.out.fields[7], d.module.out.text.len() as f64);
@@ -809,11 +810,11 @@ fn a_push_with_a_handler_comes_out_whole_and_its_end_is_the_driver_s() {
     let dial = d.poll(peer, true);
     let lens = d.write(&["muxws.v1.json"]);
     d.module.socket_opened(peer, dial[0].fields[0], lens[0], d.now);
-    assert_eq!(kinds(&d.poll(peer, true)), [kind::ESTABLISHED]);
+    assert_eq!(kinds(&d.poll(peer, true)), [abi::established::KIND]);
     let headers = json!({":event": "records_changed", ":version": 1, ":topic": "/items", ":rev": 1_796_153_364_996_u64, ":prev": 0});
     d.receive(peer, json!({"type": "open", "stream": 2, "end": true, "headers": headers, "payload": {"op": "created", "changes": [{"pk": 1}]}}));
     let records = d.poll(peer, true);
-    let push = first_of(&records, kind::PUSH);
+    let push = first_of(&records, abi::push::KIND);
     assert_eq!(push.fields[1], 2.0, "the wire id");
     assert_eq!(push.fields[2], 1.0, "a one-shot push");
     let (got_headers, payload) = push_parts(push);
@@ -827,7 +828,7 @@ fn a_push_with_a_handler_comes_out_whole_and_its_end_is_the_driver_s() {
     d.module.finish(peer, tag);
     let records = d.poll(peer, true);
     assert_eq!(sent(&records), [json!({"type": "data", "stream": 2, "end": true})]);
-    assert!(records.iter().any(|r| r.kind == kind::STREAM_CLOSED && r.fields[0] == f64::from(tag)));
+    assert!(records.iter().any(|r| r.kind == abi::stream_closed::KIND && r.fields[0] == f64::from(tag)));
     assert_eq!(d.module.stream_id(peer, tag), 0.0);
 }
 
@@ -837,21 +838,21 @@ fn without_a_handler_a_push_is_refused_and_a_fragmented_one_is_joined_first() {
     let peer = d.connected(quiet());
     d.receive(peer, json!({"type": "open", "stream": 2, "end": true, "payload": 1}));
     let records = d.poll(peer, true);
-    assert!(records.iter().all(|r| r.kind != kind::PUSH));
+    assert!(records.iter().all(|r| r.kind != abi::push::KIND));
     assert_eq!(sent(&records)[0]["type"], "reset");
     assert_eq!(sent(&records)[0]["code"], 4, "REFUSED (WSM-STM-033)");
     // With a handler: an open in fragments comes out once, joined, with its headers.
     d.module.accept_pushes(peer, true);
     d.receive(peer, json!({"type": "open", "stream": 4, "headers": {":topic": "imports:7"}, "fragment": "{\"rows\":", "more": true}));
-    assert!(d.poll(peer, true).iter().all(|r| r.kind != kind::PUSH), "not before the last fragment");
+    assert!(d.poll(peer, true).iter().all(|r| r.kind != abi::push::KIND), "not before the last fragment");
     d.receive(peer, json!({"type": "open", "stream": 4, "fragment": "412}", "end": true}));
     let records = d.poll(peer, true);
-    let push = first_of(&records, kind::PUSH);
+    let push = first_of(&records, abi::push::KIND);
     assert_eq!(push_parts(push), (json!({":topic": "imports:7"}), Some(json!({"rows": 412}))));
     // An open without headers or payload.
     d.receive(peer, json!({"type": "open", "stream": 6}));
     let records = d.poll(peer, true);
-    let push = first_of(&records, kind::PUSH);
+    let push = first_of(&records, abi::push::KIND);
     assert_eq!(push_parts(push), (json!({}), None));
     assert_eq!(push.fields[2], 0.0, "not ended: the server may send more on it");
 }

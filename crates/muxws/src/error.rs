@@ -45,7 +45,8 @@ pub mod code {
 }
 
 /// The JS error class an error maps to (WSM-ERR-004); [`ErrorClass::name`] is its `name`. The
-/// discriminants are the class numbers the wasm module reports (`records.rs`).
+/// discriminants are the class numbers the wasm module reports (its `ErrorClass` table,
+/// `crates/muxws-wasm/src/abi.rs`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum ErrorClass {
     /// `ProtocolError`.
@@ -73,6 +74,22 @@ pub enum ErrorClass {
 }
 
 impl ErrorClass {
+    /// Every class, in the order of its number (1 up): what the wasm module's error table is
+    /// rendered from. A new class fails to compile in the test that checks this list.
+    pub const ALL: [ErrorClass; 11] = [
+        ErrorClass::ProtocolError,
+        ErrorClass::ConnectionClosed,
+        ErrorClass::ConnectionGoingAway,
+        ErrorClass::StreamClosed,
+        ErrorClass::CodecMismatch,
+        ErrorClass::ConnectionRefused,
+        ErrorClass::StreamReset,
+        ErrorClass::RemoteError,
+        ErrorClass::StreamTimeout,
+        ErrorClass::StreamRefused,
+        ErrorClass::ConnectionLost,
+    ];
+
     /// The JS class `name` (WSM-ERR-004).
     pub fn name(self) -> &'static str {
         match self {
@@ -348,7 +365,7 @@ impl ConnectError {
                     out.push_str(reason);
                     out.push(')');
                 }
-                if *code != 1006 && *code != 0 {
+                if *code != crate::CLOSE_ABNORMAL && *code != 0 {
                     out.push_str(" (close code ");
                     push_u64(out, u64::from(*code));
                     out.push(')');
@@ -371,3 +388,26 @@ wire_error!(ConnectError, classed);
 pub struct ConfigError(pub String);
 
 wire_error!(ConfigError, text);
+
+#[cfg(test)]
+mod tests {
+    use super::ErrorClass;
+
+    /// [`ErrorClass::ALL`] holds every class once, in the order of its number.
+    #[test]
+    fn every_error_class_is_listed_in_order() {
+        fn listed(class: ErrorClass) -> bool {
+            // No `_` arm: a new class fails to compile here until it is listed.
+            match class {
+                ErrorClass::ProtocolError | ErrorClass::ConnectionClosed | ErrorClass::ConnectionGoingAway => true,
+                ErrorClass::StreamClosed | ErrorClass::CodecMismatch | ErrorClass::ConnectionRefused => true,
+                ErrorClass::StreamReset | ErrorClass::RemoteError | ErrorClass::StreamTimeout => true,
+                ErrorClass::StreamRefused | ErrorClass::ConnectionLost => true,
+            }
+        }
+        for (index, class) in ErrorClass::ALL.into_iter().enumerate() {
+            assert!(listed(class));
+            assert_eq!(class as usize, index + 1);
+        }
+    }
+}

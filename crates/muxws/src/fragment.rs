@@ -18,7 +18,8 @@
 //!
 //! [`Splitter`] produces fragments lazily, one at a time, so the writer can keep at most one unsent
 //! fragment per stream (WSM-FRG-018). [`split_frame`] is the same computation as a pure function
-//! (WSM-FRG-015).
+//! (WSM-FRG-015): the reference the test suites hold the splitter to (neither the peer nor the wasm
+//! module calls it, so it is not re-exported at the crate's root).
 //!
 //! The splitter never needs the whole payload at once: it reads the payload's text through a
 //! [`PayloadSource`], one window of at most `cap + 1` bytes per fragment, and consumes only the

@@ -73,15 +73,13 @@ mod text;
 
 pub use connection::{
     ConnEvent, Connection, ConnectionConfig, Outbound, StreamEvent, StreamId, StreamState,
-    Termination, CLOSE_CODEC_MISMATCH, CLOSE_NORMAL, CLOSE_PROTOCOL_ERROR, DEFAULT_DRAIN_MS,
-    DEFAULT_MAX_CONCURRENT_STREAMS, DEFAULT_PING_INTERVAL_MS, DEFAULT_PING_TIMEOUT_MS,
+    Termination, CLOSE_ABNORMAL, CLOSE_CODEC_MISMATCH, CLOSE_NORMAL, CLOSE_PROTOCOL_ERROR,
+    DEFAULT_DRAIN_MS, DEFAULT_MAX_CONCURRENT_STREAMS, DEFAULT_PING_INTERVAL_MS, DEFAULT_PING_TIMEOUT_MS,
     GOAWAY_CLOSE_FALLBACK_MS, MAX_HEADER_KEYS, MAX_STREAM_ID,
 };
 pub use error::{code, ConfigError, ConnectError, ErrorClass, OpenError, SendError, StreamError};
-// `split_frame` is re-exported for the test suites only; neither the peer nor the wasm module
-// calls it.
 pub use fragment::{
-    check_sendable, check_sendable_source, split_frame, Assembler, AssemblyError, FragmentError,
+    check_sendable, check_sendable_source, Assembler, AssemblyError, FragmentError,
     PayloadSource, Split, Splitter, TextSource, DEFAULT_MAX_PAYLOAD_BYTES, MAX_FRAME_BYTES,
     MIN_FRAME_BYTES,
 };

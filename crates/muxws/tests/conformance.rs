@@ -6,6 +6,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::fs;
 
+use muxws_proto::fragment::split_frame;
 use muxws_proto::*;
 use serde_json::{json, Map, Value};
 

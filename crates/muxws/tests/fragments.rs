@@ -1,5 +1,6 @@
 //! The splitter and the assembler (WSM-FRG-010…035), as pure functions (WSM-FRG-015).
 
+use muxws_proto::fragment::split_frame;
 use muxws_proto::*;
 use proptest::prelude::*;
 use serde_json::json;

@@ -3,6 +3,7 @@
 //! `parse(encode(frame)) == parse(wire)`, compared as parsed objects. Every payload-bearing vector
 //! is also split at a hostile 96-byte cap.
 
+use muxws_proto::fragment::split_frame;
 use muxws_proto::*;
 use serde_json::{json, Value};
 

@@ -1,5 +1,223 @@
-// Generated from crates/muxws-wasm/src/abi.rs by `cargo test -p muxws-wasm abi`: do not edit.
+// Generated from crates/muxws-wasm/src/abi.rs and exports.rs by `cargo test -p muxws-wasm abi`: do not edit.
 // Change the Rust table, then run that command with ABI_WRITE=1 to write this file again.
+
+/** The muxws module's exports (`exports!` in `crates/muxws-wasm/src/exports.rs`): functions of numbers, called on the instance. */
+export interface MuxwsExports {
+  /** The module's memory, where its windows and records are. */
+  readonly memory: WebAssembly.Memory;
+  /**
+   * [`BOUNDARY_VERSION`].
+   *
+   * `fn boundary_version() -> u32`
+   */
+  boundary_version(): number;
+  /**
+   * The input window, at least `size` bytes: its address (valid until the next call).
+   *
+   * `fn input(size: u32) -> u32`
+   */
+  input(size: number): number;
+  /**
+   * The address of the output record: `OUT_FIELDS` `f64`, its kinds and fields declared in
+   * `abi.rs`; it does not move.
+   *
+   * `fn out() -> u32`
+   */
+  out(): number;
+  /**
+   * A new peer (see [`Module::peer_new`]); its handle, or 0 with the error in the record.
+   *
+   * `fn peer_new(ping_interval_ms: f64, ping_timeout_ms: f64, hello_timeout_ms: f64, max_frame_bytes: f64, max_payload_bytes: f64, initial_delay_ms: f64, factor: f64, max_delay_ms: f64, jitter: f64, max_attempts: f64, call_concurrency: f64, lazy: u32, seed: f64, protocols_len: i32, hello_headers_len: i32, hello_payload_len: i32) -> u32`
+   *
+   * Called only through `peerNew()`, which takes its arguments by name.
+   */
+  readonly peer_new: unknown;
+  /**
+   * [`Module::peer_free`].
+   *
+   * `fn peer_free(peer: u32)`
+   */
+  peer_free(peer: number): void;
+  /**
+   * [`Module::socket_opened`].
+   *
+   * `fn socket_opened(peer: u32, socket: f64, protocol_len: i32, now: f64)`
+   */
+  socket_opened(peer: number, socket: number, protocolLen: number, now: number): void;
+  /**
+   * [`Module::socket_message`].
+   *
+   * `fn socket_message(peer: u32, socket: f64, len: i32, complete: u32, now: f64)`
+   */
+  socket_message(peer: number, socket: number, len: number, complete: number, now: number): void;
+  /**
+   * [`Module::socket_binary`].
+   *
+   * `fn socket_binary(peer: u32, socket: f64, now: f64)`
+   */
+  socket_binary(peer: number, socket: number, now: number): void;
+  /**
+   * [`Module::socket_closed`].
+   *
+   * `fn socket_closed(peer: u32, socket: f64, code: u32, reason_len: i32, clean: u32, now: f64)`
+   */
+  socket_closed(peer: number, socket: number, code: number, reasonLen: number, clean: number, now: number): void;
+  /**
+   * [`Module::fallback`].
+   *
+   * `fn fallback(peer: u32, after_ms: f64, now: f64)`
+   */
+  fallback(peer: number, afterMs: number, now: number): void;
+  /**
+   * [`Module::timer`].
+   *
+   * `fn timer(peer: u32, now: f64)`
+   */
+  timer(peer: number, now: number): void;
+  /**
+   * [`Module::next_timeout`] (-1: none).
+   *
+   * `fn next_timeout(peer: u32) -> f64`
+   */
+  next_timeout(peer: number): number;
+  /**
+   * [`Module::open`]: the stream's tag, or 0 with the error in the record.
+   *
+   * `fn open(peer: u32, headers_len: i32, source: u32, units: u32, end: u32, call: u32, now: f64) -> u32`
+   */
+  open(peer: number, headersLen: number, source: number, units: number, end: number, call: number, now: number): number;
+  /**
+   * [`Module::send`]: 0, or the error class with the message in the record.
+   *
+   * `fn send(peer: u32, tag: u32, source: u32, units: u32, end: u32) -> u32`
+   */
+  send(peer: number, tag: number, source: number, units: number, end: number): number;
+  /**
+   * [`Module::cancel`].
+   *
+   * `fn cancel(peer: u32, tag: u32, reason_len: i32)`
+   */
+  cancel(peer: number, tag: number, reasonLen: number): void;
+  /**
+   * [`Module::expire`].
+   *
+   * `fn expire(peer: u32, tag: u32)`
+   */
+  expire(peer: number, tag: number): void;
+  /**
+   * [`Module::set_deadline`].
+   *
+   * `fn set_deadline(peer: u32, tag: u32, at: f64)`
+   */
+  set_deadline(peer: number, tag: number, at: number): void;
+  /**
+   * [`Module::checked`].
+   *
+   * `fn checked(peer: u32, tag: u32, valid: u32)`
+   */
+  checked(peer: number, tag: number, valid: number): void;
+  /**
+   * [`Module::close`].
+   *
+   * `fn close(peer: u32, code: f64, reason_len: i32, drain_ms: f64, now: f64)`
+   */
+  close(peer: number, code: number, reasonLen: number, drainMs: number, now: number): void;
+  /**
+   * [`Module::accept_pushes`]: `accept` 1 registers the push handler, 0 unregisters it.
+   *
+   * `fn accept_pushes(peer: u32, accept: u32)`
+   */
+  accept_pushes(peer: number, accept: number): void;
+  /**
+   * [`Module::finish`].
+   *
+   * `fn finish(peer: u32, tag: u32)`
+   */
+  finish(peer: number, tag: number): void;
+  /**
+   * [`Module::reconnect_now`].
+   *
+   * `fn reconnect_now(peer: u32, now: f64) -> u32`
+   */
+  reconnect_now(peer: number, now: number): number;
+  /**
+   * [`Module::is_open`].
+   *
+   * `fn is_open(peer: u32) -> u32`
+   */
+  is_open(peer: number): number;
+  /**
+   * [`Module::is_closed`].
+   *
+   * `fn is_closed(peer: u32) -> u32`
+   */
+  is_closed(peer: number): number;
+  /**
+   * [`Module::stream_id`].
+   *
+   * `fn stream_id(peer: u32, tag: u32) -> f64`
+   */
+  stream_id(peer: number, tag: number): number;
+  /**
+   * [`Module::frame_cap`].
+   *
+   * `fn frame_cap(peer: u32) -> u32`
+   */
+  frame_cap(peer: number): number;
+  /**
+   * [`Module::stream_count`].
+   *
+   * `fn stream_count(peer: u32) -> u32`
+   */
+  stream_count(peer: number): number;
+  /**
+   * [`Module::poll`]: the next record's kind, 0 when there is none.
+   *
+   * `fn poll(peer: u32, now: f64, sends: u32) -> u32`
+   */
+  poll(peer: number, now: number, sends: number): number;
+}
+
+/** The arguments of `peer_new`, by name. */
+export interface PeerNewArgs {
+  /** `f64`. */
+  pingIntervalMs: number;
+  /** `f64`. */
+  pingTimeoutMs: number;
+  /** `f64`. */
+  helloTimeoutMs: number;
+  /** `f64`. */
+  maxFrameBytes: number;
+  /** `f64`. */
+  maxPayloadBytes: number;
+  /** `f64`. */
+  initialDelayMs: number;
+  /** `f64`. */
+  factor: number;
+  /** `f64`. */
+  maxDelayMs: number;
+  /** `f64`. */
+  jitter: number;
+  /** `f64`. */
+  maxAttempts: number;
+  /** `f64`. */
+  callConcurrency: number;
+  /** `u32`. */
+  lazy: number;
+  /** `f64`. */
+  seed: number;
+  /** `i32`. */
+  protocolsLen: number;
+  /** `i32`. */
+  helloHeadersLen: number;
+  /** `i32`. */
+  helloPayloadLen: number;
+}
+
+/** Calls `peer_new` of `e` with the arguments `a` names, in the order it takes them. */
+export function peerNew(e: MuxwsExports, a: PeerNewArgs): number {
+  return (e.peer_new as (...args: number[]) => number)(a.pingIntervalMs, a.pingTimeoutMs, a.helloTimeoutMs, a.maxFrameBytes, a.maxPayloadBytes, a.initialDelayMs, a.factor, a.maxDelayMs, a.jitter, a.maxAttempts, a.callConcurrency, a.lazy, a.seed, a.protocolsLen, a.helloHeadersLen, a.helloPayloadLen);
+}
 
 /** The muxws module's output record and the version of its exports. */
 export const enum Layout {
@@ -30,6 +248,48 @@ export const enum ErrorClass {
   ConnectionLost = 11,
   /** A bad option or argument: a `TypeError`. */
   Config = 12,
+}
+
+/**
+ * The WebSocket close codes the driver and the module hand each other: a socket's end
+ * (`socket_closed`), the `code` of a connection error.
+ */
+export const enum CloseCode {
+  /** An orderly close (`muxws_proto::CLOSE_NORMAL`). */
+  Normal = 1000,
+  /**
+   * A socket lost without a close frame, or one the platform would not make
+   * (`muxws_proto::CLOSE_ABNORMAL`).
+   */
+  Abnormal = 1006,
+}
+
+/**
+ * The reset codes of `SPEC.md` §2.4 (`muxws_proto::code`): the `code` a `StreamReset` (and
+ * each of its subclasses) carries; the retired 5 is left out (never sent, read as unknown).
+ */
+export const enum ResetCode {
+  /** Graceful: done, no longer interested. */
+  NoError = 0,
+  /** The initiator asked the operation to stop. */
+  Cancelled = 1,
+  /** The remote handler raised. */
+  ApplicationError = 2,
+  /** The peer violated the specification. */
+  ProtocolError = 3,
+  /** Not accepted and definitely not processed. */
+  Refused = 4,
+  /** A local deadline expired. */
+  Timeout = 6,
+  /** Over the frame cap or `max_payload_bytes`. */
+  PayloadTooLarge = 7,
+  /** A bug in the peer implementation. */
+  InternalError = 8,
+  /**
+   * Made locally when the socket died under the stream (or before it could open); never on
+   * the wire.
+   */
+  ConnectionClosed = 9,
 }
 
 /** The kinds of MuxwsRecord records (field 0). */

@@ -99,6 +99,11 @@ pub enum Termination {
 /// local close, including a heartbeat death (WSM-RCN-011: never 1006).
 pub const CLOSE_NORMAL: u16 = 1000;
 
+/// WebSocket close code 1006: the socket was lost without a close frame (the platform reports it;
+/// never sent). Also what a heartbeat death or giving up reports (WSM-RCN-011/044), and what the
+/// driver reports for a socket the platform would not make.
+pub const CLOSE_ABNORMAL: u16 = 1006;
+
 /// Browser-legal stand-in for 1002 (protocol error): JS `close()` accepts only 1000 and
 /// 3000–4999 (WSM-STM-023).
 pub const CLOSE_PROTOCOL_ERROR: u16 = 4002;

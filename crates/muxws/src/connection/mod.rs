@@ -44,7 +44,8 @@ pub use config::{
     DEFAULT_PING_TIMEOUT_MS, GOAWAY_CLOSE_FALLBACK_MS, MAX_HEADER_KEYS,
 };
 pub use events::{
-    ConnEvent, StreamEvent, Termination, CLOSE_CODEC_MISMATCH, CLOSE_NORMAL, CLOSE_PROTOCOL_ERROR,
+    ConnEvent, StreamEvent, Termination, CLOSE_ABNORMAL, CLOSE_CODEC_MISMATCH, CLOSE_NORMAL,
+    CLOSE_PROTOCOL_ERROR,
 };
 pub use id_map::{StreamId, MAX_STREAM_ID};
 pub use stream::StreamState;

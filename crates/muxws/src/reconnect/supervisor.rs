@@ -23,7 +23,7 @@ use super::events::{Action, CloseReason, Event, SocketId, StreamRef};
 use super::options::PeerOptions;
 use crate::connection::{
     earliest, outbound_frame, ConnEvent, Connection, Outbound, StreamEvent, StreamId, StreamState,
-    Termination, CLOSE_CODEC_MISMATCH, CLOSE_NORMAL, CLOSE_PROTOCOL_ERROR,
+    Termination, CLOSE_ABNORMAL, CLOSE_CODEC_MISMATCH, CLOSE_NORMAL, CLOSE_PROTOCOL_ERROR,
 };
 use crate::error::{ConfigError, ConnectError, OpenError, SendError, StreamError};
 use crate::fragment::{check_sendable, PayloadSource};
@@ -576,7 +576,7 @@ impl Peer {
                 u64::from(self.attempts),
                 " attempts",
             );
-            self.report_closed(1006, reason, false, false, now);
+            self.report_closed(CLOSE_ABNORMAL, reason, false, false, now);
         }
     }
 
@@ -693,7 +693,7 @@ impl Peer {
         };
         let ping_timeout_ms = conn.config().ping_timeout_ms;
         let (code, was_clean) = match termination {
-            Termination::HeartbeatTimeout => (1006, false),
+            Termination::HeartbeatTimeout => (CLOSE_ABNORMAL, false),
             Termination::ProtocolError { .. } => (CLOSE_PROTOCOL_ERROR, false),
             Termination::Drained { .. } | Termination::GoawayTimeout => (CLOSE_NORMAL, true),
         };
