@@ -10,7 +10,8 @@ import { applyHeaders, headersFrom, TOKEN, type HeaderList } from './headers.js'
 import { axiosTransport, type AxiosLike } from './axios.js';
 import { restTransport } from './rest.js';
 import { get, reading } from './caller.js';
-import { issue, withKey, type CallRecord, type Transport, type ViewSetCall } from './runtime.js';
+import type { CallRecord, Transport, ViewSetCall } from './call-types.js';
+import { issue, withKey } from './runtime.js';
 
 
 import type { RequestInterceptor } from './rest.js';

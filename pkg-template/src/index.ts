@@ -111,7 +111,7 @@ export type {
   ViewSetMixinDeclaration,
   ViewSetOptions,
 } from './options.js';
-export type { ViewSetCall } from './runtime.js';
+export type { ViewSetCall } from './call-types.js';
 export type { RequestDraft, RequestInterceptor } from './rest.js';
 export type { HeadersInput } from './headers.js';
 export type { AxiosLike } from './axios.js';

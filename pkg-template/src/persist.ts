@@ -17,7 +17,8 @@
  */
 import { issueCall, joinPath, proxyFor } from './compose.js';
 import { ViewSetError } from './errors.js';
-import { useCallStore, warn, type CallRecord, type StoredSend, type ViewSetCall } from './runtime.js';
+import type { CallRecord, StoredSend, ViewSetCall } from './call-types.js';
+import { useCallStore, warn } from './runtime.js';
 
 const DATABASE = 'fastapi-viewsets';
 const CALLS = 'calls';
