@@ -41,6 +41,8 @@ const LAYERS = [
   // the proxies' base class and factories; 0.6's shapes
   ['viewset'],
   ['proxies'],
+  // everything the package keeps, made afresh for tests
+  ['fresh'],
   // the package's entry
   ['index'],
 ];

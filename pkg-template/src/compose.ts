@@ -42,6 +42,11 @@ export interface ProxyCore {
  */
 const proxies = new Map<string, ProxyCore>();
 
+/** Forgets the persisting proxies made so far, for tests (`internalFreshRuntime`): a resumed call finds none until a proxy is made again. */
+export function freshProxies(): void {
+  proxies.clear();
+}
+
 /** The persisting proxy made last for `basePath`, if any. */
 export function proxyFor(basePath: string): ProxyCore | undefined {
   return proxies.get(basePath);

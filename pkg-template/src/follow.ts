@@ -25,6 +25,17 @@ function loadEngine(): Promise<typeof import('./follow/index.js')> {
   return (engine ??= loadChunk('follow-engine.js', new URL('./follow-engine.js?no-inline', import.meta.url), 0));
 }
 
+/**
+ * Makes the followers afresh, for tests (`internalFreshRuntime`): the REST origins' channel owners
+ * forgotten at once, and every follower of before closed by the chunk's `closeAll()` once it is
+ * loaded (a microtask later; before any follower started after this call, whose start waits for
+ * the same load).
+ */
+export function freshFollowers(): void {
+  origins.clear();
+  void engine?.then((module) => module.closeAll());
+}
+
 /** The options both `follow()` and `watch()` take, checked: a TypeError naming the first that is wrong. */
 function checked(options: unknown, from: unknown, onEvent: unknown): CheckedFollow {
   const eventsPath = get(options, 'eventsPath') ?? '/events';

@@ -74,6 +74,11 @@ export class CallExpired extends ViewSetError {
 
 let database: Promise<IDBDatabase> | null = null;
 
+/**
+ * The database of persisted calls, opened once per page and its outcome kept, failure included
+ * (no IndexedDB, a refused or broken open: every write rejects with it). The rule of the
+ * follower's cursors too (follow/persist.ts, which says why it is written there again).
+ */
 function open(): Promise<IDBDatabase> {
   database ??= new Promise((resolve, reject) => {
     const request = indexedDB.open(DATABASE, 1);
@@ -178,6 +183,20 @@ let storing = false;
 /** The writes of calls being stored, by key: a call that settles first is removed after its write. */
 const writes = new Map<string, Promise<void>>();
 
+/**
+ * Makes the registry of persisted calls afresh, for tests (`internalFreshRuntime`): persistence off
+ * again (no store installed, as before `resumeCalls()`), the locks this tab holds released, the
+ * records and writes under way forgotten (a write already made still lands in the database).
+ */
+export function freshPersist(): void {
+  if (storing) useCallStore(null);
+  storing = false;
+  for (const release of held.values()) release();
+  held.clear();
+  resumedRecords.clear();
+  writes.clear();
+}
+
 /** From now on, calls with `persist` are stored until they settle. */
 function startStoring(): void {
   if (storing) return;
@@ -236,7 +255,7 @@ export async function resumeCalls(options: ResumeOptions = {}): Promise<ResumedC
       await withCalls('readwrite', (calls) => calls.delete(record.key)).catch(() => {});
       unlock(record.key);
       const error = new CallExpired(`${record.method} ${path} was not sent again: its withinMs ran out`, { key: record.key, attempts: 0 });
-      report(options, entry, { ok: false, error });
+      tellSettled(options, entry, { ok: false, error });
       continue;
     }
     resumedRecords.set(record.key, record);
@@ -257,14 +276,14 @@ export async function resumeCalls(options: ResumeOptions = {}): Promise<ResumedC
     resumedRecords.delete(record.key); // read while it was issued, unless it was refused before
     entry.call = call;
     call.then(
-      (value) => report(options, entry, { ok: true, value }),
-      (error: unknown) => report(options, entry, { ok: false, error }),
+      (value) => tellSettled(options, entry, { ok: true, value }),
+      (error: unknown) => tellSettled(options, entry, { ok: false, error }),
     );
   }
   return resumed;
 }
 
-function report(options: ResumeOptions, entry: ResumedCall, outcome: { ok: true; value: unknown } | { ok: false; error: unknown }): void {
+function tellSettled(options: ResumeOptions, entry: ResumedCall, outcome: { ok: true; value: unknown } | { ok: false; error: unknown }): void {
   try {
     options.onSettle?.(entry, outcome);
   } catch (error) {

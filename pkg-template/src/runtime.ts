@@ -37,8 +37,8 @@ import {
 
 let store: CallStore | null = null;
 
-/** Installs the store of persisted calls (only an app that resumes calls links it in). */
-export function useCallStore(next: CallStore): void {
+/** Installs the store of persisted calls (only an app that resumes calls links it in); null removes it. */
+export function useCallStore(next: CallStore | null): void {
   store = next;
 }
 
