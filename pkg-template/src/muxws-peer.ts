@@ -75,6 +75,8 @@ export class PeerCore implements CallPeer {
   #flushQueued = false;
   /** The platform timer of this peer's next timeout in the module. */
   readonly #wakeup = wakeup(() => this.#input(() => mw.timer(this.#handle, now())));
+  /** The platform timer of the flush that goes on in a later task (the package's one timer type, as every wait). */
+  readonly #later = wakeup(() => this.#flush());
 
   /** @internal Made by `connect()`. */
   constructor(url: string, options: Options) {
@@ -374,7 +376,7 @@ export class PeerCore implements CallPeer {
     }
     if (more) {
       this.#flushQueued = true;
-      setTimeout(() => this.#flush(), 0);
+      this.#later.set(now());
     } else if (this.#forGood && mw.is_closed(this.#handle) !== 0) {
       this.#free();
     }
