@@ -42,6 +42,15 @@ export function internalsOf<T>(value: unknown): T | undefined {
   }
 }
 
+/**
+ * The package's whole-number rule for what a caller gives (milliseconds, counts, revs): a safe
+ * integer of at least `least` (0 unless told). The muxws driver's connect options and the
+ * follower's wire keep the same rule in their chunks (`muxws-options.ts`, `follow/wire.ts`'s `isRev`).
+ */
+export function isWhole(value: unknown, least = 0): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= least;
+}
+
 /** A plain object: not null, not an array (what a JSON object parses to). */
 export function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);

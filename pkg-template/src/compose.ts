@@ -9,7 +9,7 @@ import { applyHeaders, headersFrom, TOKEN, type HeaderList } from './headers.js'
 
 import { axiosTransport, type AxiosLike } from './axios.js';
 import { restTransport } from './rest.js';
-import { get, reading } from './caller.js';
+import { get, isWhole, reading } from './caller.js';
 import type { CallRecord, Transport, ViewSetCall } from './call-types.js';
 import { issue, withKey } from './runtime.js';
 
@@ -56,7 +56,7 @@ export function proxyFor(basePath: string): ProxyCore | undefined {
 function optionalMs(options: unknown, name: string): number | undefined {
   const value = get(options, name);
   if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+  if (!isWhole(value)) {
     throw new TypeError(`${name} must be a non-negative whole number of milliseconds`);
   }
   return value;
