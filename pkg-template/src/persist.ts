@@ -189,7 +189,7 @@ const writes = new Map<string, Promise<void>>();
  * records and writes under way forgotten (a write already made still lands in the database).
  */
 export function freshPersist(): void {
-  if (storing) useCallStore(null);
+  useCallStore(null);
   storing = false;
   for (const release of held.values()) release();
   held.clear();

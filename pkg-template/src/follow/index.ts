@@ -313,10 +313,14 @@ function watchPeer(peer: PushPeer, channel: Channel): PeerEntry {
  * subscription stay, for the followers of after.
  */
 export function closeAll(): void {
+  // not set up when the chunk was loaded for applyChanges() alone: no follower to close
   if (!engine) return;
-  for (const entry of entries.values()) entry.internals.listeners.clear();
   tell((now) => {
-    for (const id of [...entries.keys()]) engine.close(now, id);
+    // the engine's `gone` actions, which take the entries out, are performed after this loop
+    for (const [id, entry] of entries) {
+      entry.internals.listeners.clear();
+      engine.close(now, id);
+    }
   });
 }
 
