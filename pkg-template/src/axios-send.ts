@@ -75,16 +75,16 @@ export function sendThroughAxios(
   instance: AxiosLike,
   timeoutMs: number,
   transforms: unknown[],
-  call: Readonly<CallRecord<AxiosSend>>,
+  call: Readonly<CallRecord<AxiosSend, Record<string, string>>>,
   attempt: number,
-  carried: unknown,
+  carried: Record<string, string> | null,
   controller: AbortController,
 ): void {
   if (controller.signal.aborted) return;
   const [captureHeaders, failAttempt, report, hasDetail, retryAfterMs, isSetAgain] = kit;
   const send = call.send;
   const first = carried === null;
-  const headers = (carried as Record<string, string> | null) ?? send.headers;
+  const headers = carried ?? send.headers;
   // Runs after the instance's request interceptors: the first attempt's headers are captured
   // here, and a repeat's carried headers (and the call's key) are set over whatever they did.
   const finalHeaders = function (this: unknown, data: unknown, bag: HeaderBag): unknown {
@@ -146,7 +146,7 @@ export function sendThroughAxios(
 /** Reports an answer: resolved with its data below 400, else rejected with the axios error as 0.6 did. */
 function settleWith(
   [, failAttempt, report, hasDetail, retryAfterMs]: AxiosKit,
-  call: Readonly<CallRecord<AxiosSend>>,
+  call: Readonly<CallRecord<AxiosSend, Record<string, string>>>,
   attempt: number,
   response: { status: number; data: unknown; headers?: unknown },
   error: unknown,

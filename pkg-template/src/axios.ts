@@ -56,7 +56,7 @@ function loadSender(): Promise<typeof import('./axios-send.js')> {
 }
 
 /** A transport sending through `instance`; `timeoutMs` is each attempt's axios `timeout` (0: none). */
-export function axiosTransport(instance: AxiosLike, timeoutMs: number): Transport<AxiosSend> {
+export function axiosTransport(instance: AxiosLike, timeoutMs: number): Transport<AxiosSend, Record<string, string>> {
   const defaults = instance.defaults?.transformRequest;
   const transforms = defaults === undefined ? [] : Array.isArray(defaults) ? defaults : [defaults];
   // loaded as the proxy is made, so that its first call seldom waits for it

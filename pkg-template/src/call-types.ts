@@ -43,9 +43,10 @@ export interface CallParts {
 /**
  * How a transport sends the attempts of the calls that travel through it. `S` is what it keeps
  * of each call (`CallRecord.send`): made by its `prepare()` once, read by its own `openAttempt()`
- * and `stored()`, never read or changed by the runtime.
+ * and `stored()`, never read or changed by the runtime. `C` is what its first attempt went out
+ * with, as it told `captureHeaders()`, which the runtime hands back to each repeat.
  */
-export interface Transport<S = unknown> {
+export interface Transport<S = unknown, C = unknown> {
   /** 0 for REST; the peer's id (from `registerPeer`) for a muxws peer. */
   readonly peerId: number;
   /** `'rest'` or `'muxws'`, as activity events and `pendingCalls()` name it. */
@@ -62,7 +63,7 @@ export interface Transport<S = unknown> {
    * owns (null when the attempt ended already). A throw ends the attempt as an "other error" with
    * the thrown value.
    */
-  openAttempt(call: Readonly<CallRecord<S>>, attempt: number, carried: unknown): AttemptHandle | null;
+  openAttempt(call: Readonly<CallRecord<S, C>>, attempt: number, carried: C | null): AttemptHandle | null;
   /** `retryNow()` while calls wait for this peer: reconnect now (a muxws peer; REST has nothing to do). */
   reconnectNow?(): void;
   /** A lazy muxws peer's transport: settles once a call has made the peer known (the schema check waits for it). */
@@ -79,7 +80,7 @@ export interface Transport<S = unknown> {
    * holds its entries, and `later` what the call sends once the bytes are read, resolving in the
    * task that sends the first attempt (which waits for the same bytes).
    */
-  stored?(call: CallRecord<S>): { now: StoredSend; later: Promise<StoredSend> | null };
+  stored?(call: CallRecord<S, C>): { now: StoredSend; later: Promise<StoredSend> | null };
   /**
    * A muxws peer's push side, for a follower that subscribes (resolves once a lazy peer is
    * known); REST has none.
@@ -166,15 +167,15 @@ export interface CallRequest {
   jitterSeed: number;
 }
 
-/** One unsettled call, sent by a transport that keeps `S` of it. */
-export interface CallRecord<S = unknown> extends CallRequest {
+/** One unsettled call, sent by a transport that keeps `S` of it and carries `C` from its first attempt to its repeats. */
+export interface CallRecord<S = unknown, C = unknown> extends CallRequest {
   /** The engine's id of the call (set by `issue`). */
   id: number;
-  readonly transport: Transport<S>;
+  readonly transport: Transport<S, C>;
   /** What its transport's `prepare()` made (REST: URL, headers, body; muxws: stream headers, payload): the transport's alone. */
   readonly send: S;
   /** What the first attempt went out with (its transport's `captureHeaders()`), carried by repeats. */
-  carried: unknown;
+  carried: C | null;
   /** The number of the latest attempt sent. */
   attempts: number;
   /** The latest attempt's outcome, with the attempt that produced it. */

@@ -104,7 +104,7 @@ function prepareCall(parts: CallParts): MuxwsSend {
 }
 
 /** The runtime's transport for the calls over `peer`, registered as `peerId`. */
-export function callTransport(peerId: number, peer: CallPeer): Transport<MuxwsSend> {
+export function callTransport(peerId: number, peer: CallPeer): Transport<MuxwsSend, string> {
   return {
     peerId,
     /** The transport of the calls' attempts now: `'rest'` while they fall back. */
@@ -112,7 +112,7 @@ export function callTransport(peerId: number, peer: CallPeer): Transport<MuxwsSe
       return peer.restBase === undefined ? 'muxws' : 'rest';
     },
     prepare: prepareCall,
-    openAttempt: (call, attempt, carried) => openAttempt(peer, call, attempt, carried as string | null),
+    openAttempt: (call, attempt, carried) => openAttempt(peer, call, attempt, carried),
     reconnectNow: () => peer.reconnectNow(),
     timeoutError: (message, props) => makeError(ErrorClass.StreamTimeout, message, props),
     pushPeer: () => Promise.resolve(peer),
@@ -147,7 +147,7 @@ function callHeaders(object: Record<string, unknown>): string {
  * `callConcurrency` calls have one). The first attempt's headers go through the open
  * interceptors, with the call's key set again after them; repeats send exactly those headers.
  */
-function openAttempt(peer: CallPeer, call: Readonly<CallRecord<MuxwsSend>>, attempt: number, carried: string | null): AttemptHandle | null {
+function openAttempt(peer: CallPeer, call: Readonly<CallRecord<MuxwsSend, string>>, attempt: number, carried: string | null): AttemptHandle | null {
   const rest = peer.restBase !== undefined && !peer.isOpen;
   if (peer.isClosed && !rest) {
     failAttempt(call.id, attempt, closedForGood(), EndCode.OpenConnectionClosed | EndCode.ClosedForGood);
