@@ -18,8 +18,8 @@ const root = new URL('..', import.meta.url).pathname;
 const LAYERS = [
   // vocabulary: the rendered boundary tables, the clock, reading caller values, headers, bodies
   ['abi/calls', 'abi/muxws', 'clock', 'caller', 'headers', 'body', 'wasm-loader', 'chunk'],
-  // what the runtime stands on: errors, the loaded calls module, the timer
-  ['errors', 'abi/muxws-errors', 'calls', 'timer', 'online'],
+  // what the runtime stands on: errors, the loaded calls module, the timer, the online source, the calls' vocabulary (types)
+  ['errors', 'abi/muxws-errors', 'calls', 'timer', 'online', 'call-types'],
   // the call runtime: the one owner of every call's record
   ['runtime'],
   // transports and what reads the runtime: REST, axios, muxws (the driver and its kit), activity
@@ -44,6 +44,8 @@ const LAYERS = [
   // liveList(), which an app that calls it ships (live/index)
   ['live/types', 'live/live-list', 'live/services', 'live/index'],
   ['proxies'],
+  // everything the package keeps, made afresh for tests
+  ['fresh'],
   // the package's entry
   ['index'],
   // the Vue subpath (@dynamicforms/fastapi-viewsets/vue): composables over the entry, which it

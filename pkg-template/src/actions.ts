@@ -6,7 +6,8 @@ import { reading } from './caller.js';
 import { rejectedCall } from './compose.js';
 import type { ActionName, ViewSetMixinClass } from './mixins.js';
 import type { RequestOptions } from './options.js';
-import { withKey, type ViewSetCall } from './runtime.js';
+import type { ViewSetCall } from './call-types.js';
+import { withKey } from './runtime.js';
 
 /**
  * `METHOD path data` per action: `path` relative to the base path (`/{pk}` is the first argument,

@@ -6,7 +6,8 @@
  */
 import { EndCode } from './abi/calls.js';
 import type { hasDetail, retryAfterMs } from './rest.js';
-import type { CallRecord, captureHeaders, failAttempt, report } from './runtime.js';
+import type { CallRecord } from './call-types.js';
+import type { captureHeaders, failAttempt, report } from './runtime.js';
 
 /** What the sending half is given of the package (axios.ts's `axiosKit`). */
 export type AxiosKit = readonly [
@@ -25,7 +26,7 @@ export interface AxiosLike {
   defaults?: { transformRequest?: unknown };
 }
 
-/** What one call sends on every attempt. */
+/** What one call sends on every attempt (the axios transport's own state of the call). */
 export interface AxiosSend {
   url: string;
   headers: Record<string, string>;
@@ -41,7 +42,10 @@ export interface AxiosSend {
    */
   data: unknown;
   pending: Promise<{ init: ArrayBuffer; contentType: string }> | null;
-  /** The first attempt's data after every transform: the bytes each repeat sends again. */
+  /**
+   * The first attempt's data after every transform: the bytes each repeat sends again. The one
+   * field that changes: written by this sending half, at the first attempt, once.
+   */
   sent?: unknown;
 }
 
@@ -71,16 +75,16 @@ export function sendThroughAxios(
   instance: AxiosLike,
   timeoutMs: number,
   transforms: unknown[],
-  call: CallRecord,
+  call: Readonly<CallRecord<AxiosSend, Record<string, string>>>,
   attempt: number,
-  carried: unknown,
+  carried: Record<string, string> | null,
   controller: AbortController,
 ): void {
   if (controller.signal.aborted) return;
   const [captureHeaders, failAttempt, report, hasDetail, retryAfterMs, isSetAgain] = kit;
-  const send = call.send as AxiosSend;
+  const send = call.send;
   const first = carried === null;
-  const headers = (carried as Record<string, string> | null) ?? send.headers;
+  const headers = carried ?? send.headers;
   // Runs after the instance's request interceptors: the first attempt's headers are captured
   // here, and a repeat's carried headers (and the call's key) are set over whatever they did.
   const finalHeaders = function (this: unknown, data: unknown, bag: HeaderBag): unknown {
@@ -142,7 +146,7 @@ export function sendThroughAxios(
 /** Reports an answer: resolved with its data below 400, else rejected with the axios error as 0.6 did. */
 function settleWith(
   [, failAttempt, report, hasDetail, retryAfterMs]: AxiosKit,
-  call: CallRecord,
+  call: Readonly<CallRecord<AxiosSend, Record<string, string>>>,
   attempt: number,
   response: { status: number; data: unknown; headers?: unknown },
   error: unknown,

@@ -14,7 +14,8 @@ import { headerRecord } from './headers.js';
 import { hasDetail, prepareRest, retryAfterMs } from './rest.js';
 import { EndCode, HeaderRule } from './abi/calls.js';
 import type { AxiosKit, AxiosLike, AxiosSend } from './axios-send.js';
-import { captureHeaders, failAttempt, report, type Transport } from './runtime.js';
+import type { Transport } from './call-types.js';
+import { captureHeaders, failAttempt, report } from './runtime.js';
 
 export type { AxiosLike } from './axios-send.js';
 
@@ -55,7 +56,7 @@ function loadSender(): Promise<typeof import('./axios-send.js')> {
 }
 
 /** A transport sending through `instance`; `timeoutMs` is each attempt's axios `timeout` (0: none). */
-export function axiosTransport(instance: AxiosLike, timeoutMs: number): Transport {
+export function axiosTransport(instance: AxiosLike, timeoutMs: number): Transport<AxiosSend, Record<string, string>> {
   const defaults = instance.defaults?.transformRequest;
   const transforms = defaults === undefined ? [] : Array.isArray(defaults) ? defaults : [defaults];
   // loaded as the proxy is made, so that its first call seldom waits for it

@@ -43,11 +43,31 @@ export function internalsOf<T>(value: unknown): T | undefined {
 }
 
 /**
- * `body` when it is an error body, a JSON object (not an array) holding `detail`, typed as `Body`
- * (errors.ts: its `ApiErrorBody`); else undefined.
+ * The package's whole-number rule for what a caller gives (milliseconds, counts, revs): a safe
+ * integer of at least `least` (0 unless told). The muxws driver's connect options and the
+ * follower's wire keep the same rule in their chunks (`muxws-options.ts`, `follow/wire.ts`'s `isRev`).
  */
+export function isWhole(value: unknown, least = 0): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= least;
+}
+
+/** A plain object: not null, not an array (what a JSON object parses to). */
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * The one rule of an error body, as FastAPI gives an HTTPException: a JSON object (not an array)
+ * holding `detail` as its own property. What a call's end reports (the engine repeats a gateway
+ * status unless its body is one) and what `HttpError` reads both ask it.
+ */
+export function hasDetail(body: unknown): body is { detail: unknown } {
+  return isObject(body) && Object.hasOwn(body, 'detail');
+}
+
+/** `body` when it is an error body ({@link hasDetail}), typed as `Body` (errors.ts: its `ApiErrorBody`); else undefined. */
 export function apiBody<Body extends { detail?: unknown } = { detail?: unknown }>(body: unknown): Body | undefined {
-  return body !== null && typeof body === 'object' && !Array.isArray(body) && 'detail' in body ? (body as Body) : undefined;
+  return hasDetail(body) ? (body as Body) : undefined;
 }
 
 /**

@@ -9,8 +9,9 @@ import { applyHeaders, headersFrom, TOKEN, type HeaderList } from './headers.js'
 
 import { axiosTransport, type AxiosLike } from './axios.js';
 import { restTransport } from './rest.js';
-import { get, reading } from './caller.js';
-import { issue, withKey, type CallRecord, type Transport, type ViewSetCall } from './runtime.js';
+import { get, isWhole, reading } from './caller.js';
+import type { CallRecord, Transport, ViewSetCall } from './call-types.js';
+import { issue, withKey } from './runtime.js';
 
 
 import type { RequestInterceptor } from './rest.js';
@@ -41,6 +42,11 @@ export interface ProxyCore {
  */
 const proxies = new Map<string, ProxyCore>();
 
+/** Forgets the persisting proxies made so far, for tests (`internalFreshRuntime`): a resumed call finds none until a proxy is made again. */
+export function freshProxies(): void {
+  proxies.clear();
+}
+
 /** The persisting proxy made last for `basePath`, if any. */
 export function proxyFor(basePath: string): ProxyCore | undefined {
   return proxies.get(basePath);
@@ -50,7 +56,7 @@ export function proxyFor(basePath: string): ProxyCore | undefined {
 function optionalMs(options: unknown, name: string): number | undefined {
   const value = get(options, name);
   if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+  if (!isWhole(value)) {
     throw new TypeError(`${name} must be a non-negative whole number of milliseconds`);
   }
   return value;

@@ -2,10 +2,10 @@
  * `follow(topic, options)` and what a proxy's `watch()` / `applyChanges()` need at once: the
  * options checked (a TypeError for what is wrong), the channel (polls as calls of this package:
  * a new key each, background, never persisted) and the `Follower` handle, returned synchronously.
- * The follower's logic (follow-engine.ts) is a chunk of its own, loaded by the first `follow()`,
+ * The follower's logic (`follow/`, emitted as `follow-engine.js`) is a chunk of its own, loaded by the first `follow()`,
  * `watch()` or `applyChanges()`: an app that never follows anything never downloads it.
  */
-import { get, internalsOf } from './caller.js';
+import { get, internalsOf, isWhole } from './caller.js';
 import { loadChunk } from './chunk.js';
 import type { ProxyCore } from './compose.js';
 import { followServices, type CheckedFollow, type FollowerState } from './follow-services.js';
@@ -14,15 +14,26 @@ import { muxwsTransport } from './peer-source.js';
 import { restTransport } from './rest.js';
 import { warn } from './runtime.js';
 
-/** The engine chunk, loaded once. */
-let engine: Promise<typeof import('./follow/index.js')> | undefined;
+/** The follower's chunk, loaded once. */
+let chunk: Promise<typeof import('./follow/index.js')> | undefined;
 /**
- * The engine is a module of its own in the package (scripts/bundle.mjs makes it an entry), imported
+ * The chunk is a module of its own in the package (scripts/bundle.mjs makes it an entry), imported
  * by its URL: an app's bundler emits it as an asset, as it does the muxws module, instead of
  * wrapping the import in a preload helper that every app would ship (Vite's is 0.8 KB).
  */
-function loadEngine(): Promise<typeof import('./follow/index.js')> {
-  return (engine ??= loadChunk('follow-engine.js', new URL('./follow-engine.js?no-inline', import.meta.url), 0));
+function loadFollower(): Promise<typeof import('./follow/index.js')> {
+  return (chunk ??= loadChunk('follow-engine.js', new URL('./follow-engine.js?no-inline', import.meta.url), 0));
+}
+
+/**
+ * Makes the followers afresh, for tests (`internalFreshRuntime`): the REST origins' channel owners
+ * forgotten at once, and every follower of before closed by the chunk's `closeAll()` once it is
+ * loaded (a microtask later; before any follower started after this call, whose start waits for
+ * the same load).
+ */
+export function freshFollowers(): void {
+  origins.clear();
+  void chunk?.then((module) => module.closeAll());
 }
 
 /** The options both `follow()` and `watch()` take, checked: a TypeError naming the first that is wrong. */
@@ -35,9 +46,9 @@ function checked(options: unknown, from: unknown, onEvent: unknown): CheckedFoll
   const onRefused = get(options, 'onRefused');
   const wrong =
     typeof eventsPath !== 'string' || eventsPath[0] !== '/' ? "eventsPath (a path such as '/events')"
-    : !(Number.isSafeInteger(pollIntervalMs) && (pollIntervalMs as number) > 0) ? 'pollIntervalMs (whole milliseconds, 1 or more)'
-    : !(Number.isSafeInteger(checkIntervalMs) && (checkIntervalMs as number) > 0) ? 'checkIntervalMs (whole milliseconds, 1 or more)'
-    : from !== 'now' && !(Number.isSafeInteger(from) && (from as number) >= 0) ? "from ('now' or a rev)"
+    : !isWhole(pollIntervalMs, 1) ? 'pollIntervalMs (whole milliseconds, 1 or more)'
+    : !isWhole(checkIntervalMs, 1) ? 'checkIntervalMs (whole milliseconds, 1 or more)'
+    : from !== 'now' && !isWhole(from) ? "from ('now' or a rev)"
     : typeof persist !== 'boolean' ? 'persist (a boolean)'
     : [onEvent, onResync, onRefused].some((f) => f !== undefined && typeof f !== 'function') ? 'onEvent, onResync, onRefused (functions)'
     : '';
@@ -46,11 +57,11 @@ function checked(options: unknown, from: unknown, onEvent: unknown): CheckedFoll
 }
 
 /**
- * The handle of a follower of `topic`, returned at once; the engine runs it once loaded, following
+ * The handle of a follower of `topic`, returned at once; the chunk runs it once loaded, following
  * through `core` (its transport, headers and interceptors; `owner` names the channel).
  */
 function startFollower(owner: object, core: ProxyCore, topic: Topic, options: CheckedFollow, persistKey: string): Follower {
-  const running = loadEngine().then((module) => module.start(followServices, handle, owner, core, options, persistKey));
+  const running = loadFollower().then((module) => module.start(followServices, handle, owner, core, options, persistKey));
   // its state (mode, cursor, scope, error) is written by the chunk alone; readonly to the application
   // (scope and error: undefined until the chunk writes them)
   const handle = {
@@ -126,7 +137,7 @@ export function watchProxy(proxy: object, options: WatchOptions): Follower {
   return startFollower(core, core, core.basePath, base, `${core.baseUrl}|`);
 }
 
-/** `proxy.applyChanges(rows, change)`: the rows with the change applied (engine chunk). */
+/** `proxy.applyChanges(rows, change)`: the rows with the change applied (the follower's chunk). */
 export function applyChangesOf<T>(proxy: object, rows: readonly T[], change: unknown): Promise<T[]> {
-  return loadEngine().then((module) => module.applyChanges(followServices, proxy, rows, change) as Promise<T[]>);
+  return loadFollower().then((module) => module.applyChanges(followServices, proxy, rows, change) as Promise<T[]>);
 }

@@ -9,14 +9,17 @@
  * Every public name is listed here, by the module that defines it (tests/unit/surface.test.mjs holds
  * the list against the built declarations, so a name is added or removed on purpose only).
  */
-// newKey, internalStats and internalFreshRuntime are the functions of compose.ts and runtime.ts,
+// newKey, internalStats and internalFreshRuntime are the functions of compose.ts, runtime.ts and fresh.ts,
 // exported as they are (documented there): a wrapper here would only add a call and its bytes.
 /** A new version 4 UUID, built from `crypto.getRandomValues()` as every call's key is. */
 export { newKey } from './compose.js';
 /** What the runtime holds right now (calls, listeners, timers, peers, memory): for leak checks in tests. */
 export { stats as internalStats } from './runtime.js';
-/** Makes the call runtime afresh (no calls, listeners or peers; the engine's state forgotten): for tests. */
-export { freshRuntime as internalFreshRuntime } from './runtime.js';
+/**
+ * Makes the package's state afresh (no calls, listeners or peers, the engine's state forgotten;
+ * persistence off, no persisting proxy, every follower closed): for tests.
+ */
+export { freshPackage as internalFreshRuntime } from './fresh.js';
 
 // Proxies: the class factories and their base, and 0.6's shapes.
 export {
@@ -115,7 +118,7 @@ export type {
   ViewSetMixinDeclaration,
   ViewSetOptions,
 } from './options.js';
-export type { ViewSetCall } from './runtime.js';
+export type { ViewSetCall } from './call-types.js';
 export type { RequestDraft, RequestInterceptor } from './rest.js';
 export type { HeadersInput } from './headers.js';
 export type { AxiosLike } from './axios.js';

@@ -3,7 +3,7 @@
  * (`prepareCall`), the stream of one attempt (`openAttempt`), and what its end means to the runtime
  * (`finishCall`: the answer with its `:status`, or the End code of its error).
  */
-import type { AttemptHandle, CallParts, CallRecord, PushPeer, Transport } from './runtime.js';
+import type { AttemptHandle, CallParts, CallRecord, PushPeer, Transport } from './call-types.js';
 import type { CallPending } from './muxws-stream.js';
 import { EndCode } from './abi/calls.js';
 import { ErrorClass, ResetCode } from './abi/muxws.js';
@@ -74,7 +74,7 @@ function pythonFloat(token: string): string {
 const UNENCODED = /[^!-~]|["'<>]/;
 
 
-/** What every attempt of a ViewSet call over muxws sends (`CallRecord.send`). */
+/** What every attempt of a ViewSet call over muxws sends (`CallRecord.send`: the transport's own state of the call, never changed). */
 interface MuxwsSend {
   /** The first stream's headers before the open interceptors: `:method`, `:path`, `:query`, the call's, the key. */
   headers: Record<string, string>;
@@ -97,7 +97,7 @@ function prepareCall(parts: CallParts): MuxwsSend {
 }
 
 /** The runtime's transport for the calls over `peer`, registered as `peerId`. */
-export function callTransport(peerId: number, peer: CallPeer): Transport {
+export function callTransport(peerId: number, peer: CallPeer): Transport<MuxwsSend, string> {
   return {
     peerId,
     /** The transport of the calls' attempts now: `'rest'` while they fall back. */
@@ -105,7 +105,7 @@ export function callTransport(peerId: number, peer: CallPeer): Transport {
       return peer.restBase === undefined ? 'muxws' : 'rest';
     },
     prepare: prepareCall,
-    openAttempt: (call, attempt, carried) => openAttempt(peer, call, attempt, carried as string | null),
+    openAttempt: (call, attempt, carried) => openAttempt(peer, call, attempt, carried),
     reconnectNow: () => peer.reconnectNow(),
     timeoutError: (message, props) => makeError(ErrorClass.StreamTimeout, message, props),
     pushPeer: () => Promise.resolve(peer),
@@ -140,13 +140,13 @@ function callHeaders(object: Record<string, unknown>): string {
  * `callConcurrency` calls have one). The first attempt's headers go through the open
  * interceptors, with the call's key set again after them; repeats send exactly those headers.
  */
-function openAttempt(peer: CallPeer, call: Readonly<CallRecord>, attempt: number, carried: string | null): AttemptHandle | null {
+function openAttempt(peer: CallPeer, call: Readonly<CallRecord<MuxwsSend, string>>, attempt: number, carried: string | null): AttemptHandle | null {
   const rest = peer.restBase !== undefined && !peer.isOpen;
   if (peer.isClosed && !rest) {
     services.failAttempt(call.id, attempt, closedForGood(), EndCode.OpenConnectionClosed | EndCode.ClosedForGood);
     return null;
   }
-  const send = call.send as MuxwsSend;
+  const { send } = call;
   let headers = carried;
   if (headers === null) {
     const object: Record<string, unknown> = { ...send.headers };
@@ -225,5 +225,5 @@ function restAttempt(base: string, call: Readonly<CallRecord>, attempt: number, 
   const query = fields[':query'];
   const url = base + fields[':path'] + (query ? `?${query}` : '');
   const send = { url, headers, typed: true, body: { init: body, contentType: null, pending: null, form: null } };
-  return services.restTransport.openAttempt(Object.create(call, { send: { value: send } }) as CallRecord, attempt, null);
+  return services.restTransport.openAttempt(Object.create(call, { send: { value: send } }) as Parameters<typeof services.restTransport.openAttempt>[0], attempt, null);
 }

@@ -68,6 +68,8 @@ export class PeerCore implements CallPeer {
   #heardAt = 0;
   /** The platform timer of this peer's next timeout in the module. */
   readonly #wakeup = services.wakeup(() => this.#input(() => mw.timer(this.#handle, services.now())));
+  /** The platform timer of the flush that goes on in a later task (the package's one timer type, as every wait). */
+  readonly #later = services.wakeup(() => this.#flush());
 
   /** @internal Made by `connect()`. */
   constructor(url: string, options: Options) {
@@ -372,7 +374,7 @@ export class PeerCore implements CallPeer {
     }
     if (more) {
       this.#flushQueued = true;
-      setTimeout(() => this.#flush(), 0);
+      this.#later.set(services.now());
     } else if (this.#forGood && mw.is_closed(this.#handle) !== 0) {
       this.#free();
     }

@@ -11,15 +11,21 @@
  * peer's id and are that peer's calls in every respect.
  */
 import { muxwsBody } from './body.js';
-import { failAttempt, prepared, transportOfPeer, type AbandonReason, type AttemptHandle, type CallParts, type Transport } from './runtime.js';
+import type { AbandonReason, AttemptHandle, CallParts, Transport } from './call-types.js';
+import { failAttempt, transportOfPeer } from './runtime.js';
 
 /** Engine peer ids of lazy sources, above any the runtime hands out to real peers. */
 let lazyPeerIds = 0x8000_0000;
 
-/** What a call issued before its peer was known sends, until the peer's transport prepares it. */
-class Deferred {
+/**
+ * What the lazy transport keeps of a call issued before its peer was known: its parts, then (once
+ * the peer is known) what the peer's transport prepared of them, which every attempt sends.
+ */
+class Waiting {
   // Assigned, not a parameter property: tsc would also declare it as a class field (the same property, more bytes).
   declare readonly parts: CallParts;
+  /** What the peer's transport prepared of `parts` (written once, by this transport's first attempt after the peer is known). */
+  declare sent?: unknown;
   constructor(parts: CallParts) {
     this.parts = parts;
   }
@@ -68,11 +74,11 @@ function lazyTransport(source: () => unknown): Transport {
     prepare(parts) {
       if (real) return real.prepare(parts);
       const text = muxwsBody(parts.body);
-      return new Deferred({ ...parts, body: text === null ? undefined : JSON.parse(text) });
+      return new Waiting({ ...parts, body: text === null ? undefined : JSON.parse(text) });
     },
     openAttempt(call, attempt, carried) {
       const waiting = call.send;
-      if (!(waiting instanceof Deferred)) return real!.openAttempt(call, attempt, carried);
+      if (!(waiting instanceof Waiting)) return real!.openAttempt(call, attempt, carried);
       // Abandoning the attempt before the peer is known stops it from going out; after, it
       // abandons the attempt the peer's transport opened.
       let inner: AttemptHandle | null = null;
@@ -81,8 +87,9 @@ function lazyTransport(source: () => unknown): Transport {
         (transport) => {
           if (abandoned) return;
           try {
-            if (call.send === waiting) prepared(call.id, transport.prepare(waiting.parts));
-            inner = transport.openAttempt(call, attempt, carried);
+            if (!('sent' in waiting)) waiting.sent = transport.prepare(waiting.parts);
+            // the peer's transport reads what it prepared as the call's `send`
+            inner = transport.openAttempt({ ...call, send: waiting.sent }, attempt, carried);
           } catch (error) {
             failAttempt(call.id, attempt, error);
           }

@@ -17,7 +17,8 @@
  */
 import { issueCall, joinPath, proxyFor } from './compose.js';
 import { ViewSetError } from './errors.js';
-import { observeCalls, warn, type CallRecord, type StoredSend, type ViewSetCall } from './runtime.js';
+import type { CallRecord, StoredSend, ViewSetCall } from './call-types.js';
+import { observeCalls, warn } from './runtime.js';
 
 const DATABASE = 'fastapi-viewsets';
 const CALLS = 'calls';
@@ -73,6 +74,11 @@ export class CallExpired extends ViewSetError {
 
 let database: Promise<IDBDatabase> | null = null;
 
+/**
+ * The database of persisted calls, opened once per page and its outcome kept, failure included
+ * (no IndexedDB, a refused or broken open: every write rejects with it). The rule of the
+ * follower's cursors too (follow/persist.ts, which says why it is written there again).
+ */
 function open(): Promise<IDBDatabase> {
   database ??= new Promise((resolve, reject) => {
     const request = indexedDB.open(DATABASE, 1);
@@ -173,21 +179,33 @@ function formOf(entries: [string, FormDataEntryValue][]): FormData {
   return form;
 }
 
-let storing = false;
+/** Removes the observer that stores persisted calls (null: persistence is off). */
+let stopStoring: (() => void) | null = null;
 /** The writes of calls being stored, by key: a call that settles first is removed after its write. */
 const writes = new Map<string, Promise<void>>();
 
+/**
+ * Makes the registry of persisted calls afresh, for tests (`internalFreshRuntime`): persistence off
+ * again (no store installed, as before `resumeCalls()`), the locks this tab holds released, the
+ * records and writes under way forgotten (a write already made still lands in the database).
+ */
+export function freshPersist(): void {
+  stopStoring?.();
+  stopStoring = null;
+  for (const release of held.values()) release();
+  held.clear();
+  resumedRecords.clear();
+  writes.clear();
+}
+
 /** From now on, calls with `persist` are stored until they settle. */
 function startStoring(): void {
-  if (storing) return;
-  storing = true;
-  observeCalls((before) => ({
+  if (stopStoring) return;
+  stopStoring = observeCalls({
     issued(call) {
-      before?.issued(call);
       if (call.persist) writes.set(call.key, store(call).catch((error) => warn('a call could not be stored', error)));
     },
     settled(call) {
-      before?.settled(call);
       if (!call.persist) return;
       const written = writes.get(call.key) ?? Promise.resolve();
       writes.delete(call.key);
@@ -196,7 +214,7 @@ function startStoring(): void {
         .catch((error) => warn('a settled call could not be removed from the store', error))
         .finally(() => unlock(call.key));
     },
-  }));
+  });
 }
 
 /**
@@ -238,7 +256,7 @@ export async function resumeCalls(options: ResumeOptions = {}): Promise<ResumedC
       await withCalls('readwrite', (calls) => calls.delete(record.key)).catch(() => {});
       unlock(record.key);
       const error = new CallExpired(`${record.method} ${path} was not sent again: its withinMs ran out`, { key: record.key, attempts: 0 });
-      report(options, entry, { ok: false, error });
+      tellSettled(options, entry, { ok: false, error });
       continue;
     }
     resumedRecords.set(record.key, record);
@@ -259,14 +277,14 @@ export async function resumeCalls(options: ResumeOptions = {}): Promise<ResumedC
     resumedRecords.delete(record.key); // read while it was issued, unless it was refused before
     entry.call = call;
     call.then(
-      (value) => report(options, entry, { ok: true, value }),
-      (error: unknown) => report(options, entry, { ok: false, error }),
+      (value) => tellSettled(options, entry, { ok: true, value }),
+      (error: unknown) => tellSettled(options, entry, { ok: false, error }),
     );
   }
   return resumed;
 }
 
-function report(options: ResumeOptions, entry: ResumedCall, outcome: { ok: true; value: unknown } | { ok: false; error: unknown }): void {
+function tellSettled(options: ResumeOptions, entry: ResumedCall, outcome: { ok: true; value: unknown } | { ok: false; error: unknown }): void {
   try {
     options.onSettle?.(entry, outcome);
   } catch (error) {

@@ -4,11 +4,15 @@
  * its body is an error body holding `detail`), or no answer at all.
  */
 import { restBody, type RestBody } from './body.js';
-import { describe, reading } from './caller.js';
+import { describe, hasDetail, reading } from './caller.js';
+
+// The transports' kits take the error-body rule from here, with the other REST helpers.
+export { hasDetail };
 import { InvalidResponseError, NetworkError } from './errors.js';
 import { headerRecord, headersFrom, headersObject, type HeaderList } from './headers.js';
 import { EndCode } from './abi/calls.js';
-import { captureHeaders, failAttempt, report, type CallParts, type CallRecord, type StoredSend, type Transport } from './runtime.js';
+import type { CallParts, CallRecord, StoredSend, Transport } from './call-types.js';
+import { captureHeaders, failAttempt, report } from './runtime.js';
 
 /** The request a request interceptor sees and may change (its `headers`). */
 export interface RequestDraft {
@@ -28,19 +32,18 @@ export interface RequestDraft {
 export type RequestInterceptor = (request: RequestDraft) => void | RequestDraft | (Omit<RequestDraft, 'headers'> & { headers: HeadersInit });
 
 
-/** What a REST call sends on every attempt. */
+/** What a REST call sends on every attempt (the transport's own state of the call: never changed). */
 export interface RestSend {
-  url: string;
-  /** The first attempt's headers; every attempt sends exactly these. */
-  headers: Record<string, string>;
+  readonly url: string;
+  /** The first attempt's headers; every attempt sends exactly these (a FormData's content type added once its bytes are read). */
+  readonly headers: Readonly<Record<string, string>>;
   /** The caller (or the body's kind) set a content type: a FormData's is not added. */
-  typed: boolean;
-  body: RestBody;
+  readonly typed: boolean;
+  readonly body: RestBody;
 }
 
 /** `application/json` and every `…+json` media type. */
 function isJson(contentType: string): boolean {
-  if (contentType === 'application/json') return true;
   const media = contentType.split(';', 1)[0].trim().toLowerCase();
   return media === 'application/json' || media.endsWith('+json');
 }
@@ -57,11 +60,6 @@ export function retryAfterMs(value: string | null | undefined): number {
   return Number.isNaN(at) ? -1 : Math.max(0, at - Date.now());
 }
 
-/** A body FastAPI gives an HTTPException: a JSON object holding `detail`. */
-export function hasDetail(body: unknown): boolean {
-  return body !== null && typeof body === 'object' && !Array.isArray(body) && Object.hasOwn(body, 'detail');
-}
-
 /** Something `fetch` resolved with that can be read as a Response (any realm's). */
 function isResponse(value: unknown): value is Response {
   const response = value as Partial<Response> | null;
@@ -75,12 +73,12 @@ function isResponse(value: unknown): value is Response {
 }
 
 /** Attempt `attempt` of `call` got no answer (`cause`: what fetch or the body's reading threw). */
-function noAnswer(call: CallRecord, attempt: number, cause: unknown): void {
+function noAnswer(call: Readonly<CallRecord>, attempt: number, cause: unknown): void {
   failAttempt(call.id, attempt, new NetworkError(`the request got no answer: ${describe(cause)}`, { cause }), EndCode.NetworkError);
 }
 
 /** Reads a response whole and reports how the attempt ended. */
-async function readAnswer(call: CallRecord, attempt: number, response: Response): Promise<void> {
+async function readAnswer(call: Readonly<CallRecord>, attempt: number, response: Response): Promise<void> {
   const status = response.status;
   const contentType = response.headers.get('content-type') ?? '';
   let text: string;
@@ -116,10 +114,10 @@ async function readAnswer(call: CallRecord, attempt: number, response: Response)
   report(call.id, attempt, end, status, { kind: 'answer', status, body, headers }, retryAfterMs(response.headers.get('retry-after')));
 }
 
-function send(call: CallRecord, attempt: number, rest: RestSend, init: BodyInit | null, signal: AbortSignal): void {
+function send(call: Readonly<CallRecord>, attempt: number, url: string, headers: Readonly<Record<string, string>>, init: BodyInit | null, signal: AbortSignal): void {
   let pending: unknown;
   try {
-    pending = fetch(rest.url, { method: call.method, headers: rest.headers, body: init, signal });
+    pending = fetch(url, { method: call.method, headers, body: init, signal });
   } catch (error) {
     // fetch itself (or a wrapper of it) threw: the call ends with that error, nothing else.
     return failAttempt(call.id, attempt, error);
@@ -170,7 +168,7 @@ export function prepareRest(parts: CallParts, base?: string): { headers: HeaderL
 }
 
 /** The REST transport, shared by every REST proxy. */
-export const restTransport: Transport = {
+export const restTransport: Transport<RestSend> = {
   peerId: 0,
   name: 'rest',
   prepare(parts): RestSend {
@@ -178,19 +176,15 @@ export const restTransport: Transport = {
     return { url: parts.url, headers: headerRecord(headers), typed: headers.has('content-type'), body };
   },
   openAttempt(call, attempt) {
-    const rest = call.send as RestSend;
+    const { url, headers, typed, body } = call.send;
     const controller = new AbortController();
-    captureHeaders(call.id, attempt, rest.headers);
-    const { body } = rest;
-    if (!body.pending) send(call, attempt, rest, body.init, controller.signal);
+    captureHeaders(call.id, attempt, headers);
+    if (!body.pending) send(call, attempt, url, headers, body.init, controller.signal);
     else {
       body.pending.then(
         ({ init, contentType }) => {
-          if (!rest.typed) {
-            rest.headers['content-type'] = contentType;
-            rest.typed = true;
-          }
-          if (!controller.signal.aborted) send(call, attempt, rest, init, controller.signal);
+          // a FormData's content type (its boundary), as fetch gave it, unless the caller set one
+          if (!controller.signal.aborted) send(call, attempt, url, typed ? headers : { ...headers, 'content-type': contentType }, init, controller.signal);
         },
         (error) => failAttempt(call.id, attempt, error),
       );
@@ -198,7 +192,7 @@ export const restTransport: Transport = {
     return { abandon: () => controller.abort() };
   },
   stored(call) {
-    const { headers, body, typed } = call.send as RestSend;
+    const { headers, body, typed } = call.send;
     const kept = Object.entries(headers);
     if (body.pending) {
       // A FormData: its entries now; its bytes, with the content type fetch gave them, once read.

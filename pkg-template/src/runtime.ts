@@ -9,7 +9,6 @@
  */
 import {
   ABANDON_WHY,
-  ACTIVITY_TYPES,
   ActivityType,
   EndCode,
   ENDED,
@@ -26,7 +25,7 @@ import { now } from './clock.js';
 import { online } from './online.js';
 import { wakeup } from './timer.js';
 import { apiBody, describe, internalsOf } from './caller.js';
-import type { HeaderList } from './headers.js';
+import type { CallActivityEvent, CallRecord, CallObserver, Outcome, PendingCall, Transport, ViewSetCall } from './call-types.js';
 import {
   AttemptTimeoutError,
   CallCancelled,
@@ -36,209 +35,13 @@ import {
   type ErrorProps,
 } from './errors.js';
 
-/** What an attempt produced, kept until the call settles with it. */
-export type Outcome =
-  | {
-      kind: 'answer';
-      status: number;
-      body: unknown;
-      /** The answer's headers, lower-case names (muxws pseudo-headers such as `:status` may be among them: they are left out of errors). */
-      headers: () => Record<string, unknown>;
-    }
-  | { kind: 'failure'; error: unknown };
+/** The observers of calls (a Set: told in the order they were added). */
+const observers = new Set<CallObserver>();
 
-/** A call as a proxy composed it, before its transport prepares what it sends. */
-export interface CallParts {
-  /** Upper-case HTTP method. */
-  method: string;
-  /** The absolute path, `basePath` included. */
-  path: string;
-  /** The encoded query (without `?`), `''` when none. */
-  query: string;
-  /** The REST URL, query included. */
-  url: string;
-  /** The proxy's and the call's headers, the key set (a fresh list the transport may keep). */
-  headers: HeaderList;
-  /** The call's key as the header's Structured Field string. */
-  keyField: string;
-  /** The body as the caller gave it. */
-  body: unknown;
-  /** The proxy's request interceptors (REST). */
-  interceptors: readonly ((request: never) => unknown)[];
-}
-
-/** How a transport sends the attempts of the calls that travel through it. */
-export interface Transport {
-  /** 0 for REST; the peer's id (from `registerPeer`) for a muxws peer. */
-  readonly peerId: number;
-  /** `'rest'` or `'muxws'`, as activity events and `pendingCalls()` name it. */
-  readonly name: 'rest' | 'muxws';
-  /**
-   * Prepares what every attempt of a call sends (`CallRecord.send`), once, in the caller's
-   * synchronous part; throws a TypeError for what it cannot send.
-   */
-  prepare(parts: CallParts): unknown;
-  /**
-   * Sends attempt `attempt` of `call`. `carried` is null for the first attempt, or the headers the
-   * first attempt went out with (what the transport reported with `captureHeaders()`). Reports the
-   * attempt's end later with `report()`. Returns what abandons the attempt, which the transport
-   * owns (null when the attempt ended already). A throw ends the attempt as an "other error" with
-   * the thrown value.
-   */
-  openAttempt(call: Readonly<CallRecord>, attempt: number, carried: unknown): AttemptHandle | null;
-  /** `retryNow()` while calls wait for this peer: reconnect now (a muxws peer; REST has nothing to do). */
-  reconnectNow?(): void;
-  /** A lazy muxws peer's transport: settles once a call has made the peer known (the schema check waits for it). */
-  known?: Promise<unknown>;
-  /**
-   * The error a call rejects with when its last attempt's own timeout ended it (muxws:
-   * `StreamTimeout`); without it, an `AttemptTimeoutError`. Keeps the muxws error classes out of
-   * an app that sends over REST only.
-   */
-  timeoutError?(message: string, props: ErrorProps): unknown;
-  /**
-   * What a persisted call sends, in a form IndexedDB can store, as the call is issued (`now`); a
-   * transport without it does not persist calls. A FormData body is read into bytes later: `now`
-   * holds its entries, and `later` what the call sends once the bytes are read, resolving in the
-   * task that sends the first attempt (which waits for the same bytes).
-   */
-  stored?(call: CallRecord): { now: StoredSend; later: Promise<StoredSend> | null };
-  /**
-   * A muxws peer's push side, for a follower that subscribes (resolves once a lazy peer is
-   * known); REST has none.
-   */
-  pushPeer?(): Promise<PushPeer>;
-}
-
-/** What a follower asks of a muxws peer to follow topics by push (`PeerCore`). */
-export interface PushPeer {
-  /** True while a connection is established. */
-  readonly isOpen: boolean;
-  /** True once the peer will never dial again. */
-  readonly isClosed: boolean;
-  /** Resolves once the first connection is established (a lazy peer's later); rejects when it failed for good. */
-  readonly connected: Promise<unknown>;
-  /** The URL the peer dials (ws:// or wss://). */
-  readonly url: string;
-  /** Adds a push handler, `handler(payload, stream)` (a `MuxwsStream`: its `headers`); returns its remover. */
-  onStream(handler: (payload: unknown, stream: object) => unknown): () => void;
-  /** Adds a listener of each re-established connection; returns its remover. */
-  onReconnect(listener: () => unknown): () => void;
-  /** Adds a listener of each socket loss; returns its remover. */
-  onClose(listener: () => unknown): () => void;
-  /**
-   * The REST origin the peer's calls go to while they fall back (`restFallback`: the socket cannot
-   * be had); undefined while they go over the socket, and always without `restFallback`.
-   */
-  readonly restBase: string | undefined;
-  /**
-   * Adds a listener called as the fallback starts (`restBase`, a string) and ends (undefined, once a
-   * socket is up again: `onReconnect`, or for a peer that never connected before, nothing else);
-   * returns its remover.
-   */
-  onFallback(listener: (restBase: string | undefined) => unknown): () => void;
-}
-
-/** An attempt under way, as its transport returns it. */
-export interface AttemptHandle {
-  /** Abandons the attempt: aborts its request, cancels its stream. */
-  abandon(why: AbandonReason): void;
-}
-
-/** Why the engine abandons an attempt. */
-export type AbandonReason = (typeof ABANDON_WHY)[number];
-
-/** What a persisted call sends, as IndexedDB stores it. */
-export interface StoredSend {
-  /** The headers as pairs. */
-  headers: [string, string][];
-  /** The body: a string, Blob or bytes; null for none, or while a FormData is stored as `form`. */
-  body: string | Blob | ArrayBuffer | ArrayBufferView | null;
-  /** A FormData body's entries, until its bytes are read (no attempt has gone out before they are). */
-  form: [string, FormDataEntryValue][] | null;
-}
-
-/** What a proxy composed for one call, as the runtime keeps it. */
-export interface CallRequest {
-  /** The call's Idempotency-Key, unquoted (`ViewSetCall.key`). */
-  key: string;
-  /** The key as the header's Structured Field string. */
-  keyField: string;
-  /** Upper-case HTTP method. */
-  method: string;
-  /** The absolute path, `basePath` included (muxws `:path`, activity `path`). */
-  path: string;
-  /** The encoded query (without `?`), `''` when none. */
-  query: string;
-  /** What the transport needs to send it (REST: URL, headers, body; muxws: stream headers, payload). */
-  send: unknown;
-  /** The body as the caller gave it (never sent from here: `send` is what goes out), read by who observes calls: live lists. */
-  readonly body: unknown;
-  /** Left out by a busy indicator. */
-  background: boolean;
-  /** The `basePath` of the proxy the call was issued through. */
-  basePath: string;
-  /** Stored until it settles, to be resumed after a reload (`persist`, see persist.ts). */
-  persist: boolean;
-  /** Headers never stored with a persisted call (lower case; credentials always). */
-  persistExclude: readonly string[];
-  /** Resumed after a reload by `resumeCalls()`, first issued at `issuedAt`. */
-  resumed?: { issuedAt: number };
-  /** The repeat policy and attempt timeout, in ms. */
-  withinMs: number;
-  delayMs: number;
-  attemptTimeoutMs: number;
-  /** `repeat.jitter`, 0…1, and the random seed of this call's jitter. */
-  jitter: number;
-  jitterSeed: number;
-}
-
-/** One unsettled call. */
-export interface CallRecord extends CallRequest {
-  /** The engine's id of the call (set by `issue`). */
-  id: number;
-  readonly transport: Transport;
-  /** What the first attempt went out with (its transport's `captureHeaders()`), carried by repeats. */
-  carried: unknown;
-  /** The number of the latest attempt sent. */
-  attempts: number;
-  /** The latest attempt's outcome, with the attempt that produced it. */
-  outcome: { attempt: number; value: Outcome } | null;
-  /**
-   * The attempt out now and what abandons it (its transport's handle). The runtime calls it when
-   * the engine abandons that attempt.
-   */
-  inflight: { attempt: number; handle: AttemptHandle } | null;
-  /** The call's promise, as its caller holds it (set by `issue`: absent only before). */
-  promise?: Promise<unknown>;
-  /** The functions of the call's promise (set by `issue`). */
-  resolve: (value: unknown) => void;
-  reject: (reason: unknown) => void;
-  /** Removes the listener on the caller's `AbortSignal`. */
-  unwatch: (() => void) | null;
-}
-
-/** A `Promise<R>` with the call's Idempotency-Key, readable before the call settles. */
-export type ViewSetCall<R> = Promise<R> & { readonly key: string };
-
-/**
- * Who is told of every call as it is issued (in its task) and as it settles: the store of persisted
- * calls (persist.ts) and the live lists' own writes (live/), each installed with `observeCalls`
- * and calling on the one installed before it. Only an app that resumes calls or shows a live list
- * links one in.
- */
-export interface CallObserver {
-  /** A call was issued (its record complete, its promise set). */
-  issued(call: CallRecord): void;
-  /** A call settled. */
-  settled(call: CallRecord): void;
-}
-
-let observer: CallObserver | null = null;
-
-/** Installs the observer `make` returns, given the one installed before (null: none), which it calls on. */
-export function observeCalls(make: (before: CallObserver | null) => CallObserver): void {
-  observer = make(observer);
+/** Adds `observer`, told of every call issued and settled from now on; returns its remover. */
+export function observeCalls(observer: CallObserver): () => void {
+  observers.add(observer);
+  return () => void observers.delete(observer);
 }
 
 /** The calls not settled yet (each record as the runtime holds it): a live list opened shows its pending writes. */
@@ -246,13 +49,14 @@ export function openCalls(): IterableIterator<CallRecord> {
   return state.calls.values();
 }
 
-/** Tells the observer, if any, about a call; an observer that fails harms no call. */
+/** Tells the observers about a call; one that fails harms neither the call nor the others. */
 function tellObserver(call: CallRecord, what: 'issued' | 'settled'): void {
-  if (!observer) return;
-  try {
-    observer[what](call);
-  } catch (error) {
-    warn('a call observer failed', error);
+  for (const observer of observers) {
+    try {
+      observer[what](call);
+    } catch (error) {
+      warn('a call observer failed', error);
+    }
   }
 }
 
@@ -267,9 +71,9 @@ interface RuntimeState {
   /** Calls settled in the current batch: kept in `calls` until it ends, for the events it holds. */
   readonly settled: number[];
   /** The activity events of the current batch, told to the listeners once it is done. */
-  readonly events: Record<string, unknown>[];
+  readonly events: CallActivityEvent[];
   /** The activity listeners. */
-  readonly listeners: Set<(event: Record<string, unknown>) => void>;
+  readonly listeners: Set<(event: CallActivityEvent) => void>;
   /** The transports of the registered muxws peers, by the objects a proxy's `peer` option may be. */
   readonly peers: WeakMap<object, Transport>;
   /** Registered peers not gone for good (for leak counts). */
@@ -287,6 +91,8 @@ function emptyState(): RuntimeState {
 let state = emptyState();
 /** The last peer id given out: never given twice, a runtime made afresh included. */
 let peerCount = 0;
+/** The listeners are being told the events (only the outermost `notify()` delivers). */
+let delivering = false;
 
 /** A promise with `key` defined on it, read-only and enumerable. */
 export function withKey<R>(promise: Promise<R>, key: string): ViewSetCall<R> {
@@ -362,15 +168,6 @@ export function captureHeaders(id: number, attempt: number, headers: unknown): v
   engine.call_headers_captured(id, attempt);
 }
 
-/**
- * What call `id` sends, as a transport prepared it after the call was issued (a lazy muxws peer's
- * call, once the peer is known): its attempts send this from now on.
- */
-export function prepared(id: number, send: unknown): void {
-  const call = state.calls.get(id);
-  if (call) call.send = send;
-}
-
 /** A muxws peer's news (between sockets or after a goaway, available, closed for good). */
 export function peerState(peerId: number, news: PeerState): void {
   engine.peer_state(peerId, news, now());
@@ -423,9 +220,17 @@ export function pump(): void {
   notify();
 }
 
-/** Tells the listeners the events of the batches just performed, with the runtime's state consistent. */
+/**
+ * Tells the listeners the events of the batches just performed, with the runtime's state
+ * consistent. Only the outermost call delivers: the events of a call a listener issues (its pump
+ * returns here) are told once every listener has had the batch being delivered, as TanStack's
+ * `notifyManager` flushes at the outermost batch only.
+ */
 function notify(): void {
-  for (const event of state.events.splice(0)) {
+  if (delivering) return;
+  delivering = true;
+  // a for-of over the array goes on to the events pushed while it runs; a listener's throw is caught
+  for (const event of state.events) {
     for (const listener of [...state.listeners]) {
       try {
         listener(event);
@@ -434,6 +239,8 @@ function notify(): void {
       }
     }
   }
+  state.events.length = 0;
+  delivering = false;
 }
 
 /** Performs the action record at `at` of `batch`; what fails ends at most its own call. */
@@ -466,7 +273,7 @@ const actions: EngineActionHandler = {
     }
   },
   reconnectNow,
-  activity: record,
+  activity: queueActivity,
 };
 
 function sendAttempt(id: number, attempt: number, carry: boolean): void {
@@ -561,33 +368,25 @@ function withCallProps(error: unknown, props: ErrorProps, call: CallRecord): unk
 // ------------------------------------------------------------------------------------- activity
 
 /** Queues the event of an activity record, told to the listeners once the batch is done. */
-function record(id: number, type: ActivityType, count: number, ended: number, delayMs: number, waitsForReconnect: boolean, ok: boolean, at: number): void {
+function queueActivity(id: number, type: ActivityType, count: number, ended: number, delayMs: number, waitsForReconnect: boolean, ok: boolean, at: number): void {
   if (state.listeners.size === 0) return;
   const call = state.calls.get(id);
   if (!call) return;
-  const event: Record<string, unknown> = {
-    type: ACTIVITY_TYPES[type],
+  const base = {
     key: call.key,
     method: call.method,
     path: call.path,
     transport: call.transport.name,
     background: call.background,
     at,
+    ...(call.resumed && { resumed: true as const }),
   };
-  if (call.resumed) event.resumed = true;
-  if (type === ActivityType.Retry) {
-    event.attempt = count;
-    event.ended = ENDED[ended];
-    event.delayMs = delayMs;
-    event.waitsForReconnect = waitsForReconnect;
-  } else if (type === ActivityType.Settle) {
-    event.ok = ok;
-    event.attempts = count;
-    event.ended = ENDED[ended];
-  } else if (type === ActivityType.Wait) {
-    event.reason = WAIT_REASONS[count];
-  }
-  state.events.push(event);
+  state.events.push(
+    type === ActivityType.Retry ? { type: 'retry', ...base, attempt: count, ended: ENDED[ended], delayMs, waitsForReconnect }
+    : type === ActivityType.Settle ? { type: 'settle', ...base, ok, attempts: count, ended: ENDED[ended] }
+    : type === ActivityType.Wait ? { type: 'wait', ...base, reason: WAIT_REASONS[count] }
+    : { type: 'start', ...base },
+  );
 }
 
 /** Reports a failure nobody awaits on the console; a console that throws changes nothing. */
@@ -600,39 +399,12 @@ export function warn(message: string, detail: unknown): void {
 }
 
 /** Adds an activity listener; returns the function that removes it. */
-export function addListener(listener: (event: Record<string, unknown>) => void): () => void {
-  const entry = (event: Record<string, unknown>): void => listener(event);
+export function addListener(listener: (event: CallActivityEvent) => void): () => void {
+  const entry = (event: CallActivityEvent): void => listener(event);
   state.listeners.add(entry);
   return () => {
     state.listeners.delete(entry);
   };
-}
-
-/** Why a call waits: an attempt is out, a repeat's delay, its muxws peer's reconnect, or the platform being offline. */
-export type WaitReason = (typeof WAIT_REASONS)[number];
-
-/** A call that has not settled, as `pendingCalls()` lists it. */
-export interface PendingCall {
-  key: string;
-  method: string;
-  path: string;
-  transport: 'rest' | 'muxws';
-  /** When it was issued (ms since the epoch). */
-  issuedAt: number;
-  /** How many of its attempts went unanswered. */
-  unansweredAttempts: number;
-  background: boolean;
-  /** When its next attempt is due (ms since the epoch) while a repeat waits for its delay; `null` otherwise. */
-  nextAttemptAt: number | null;
-  /** Its repeat waits for its muxws peer to reconnect. */
-  waitingForReconnect: boolean;
-  /**
-   * Why it waits: `'in-flight'` (an attempt is out), `'delay'` (its repeat's delay: `nextAttemptAt`),
-   * `'reconnect'` (its muxws peer), `'offline'` (the platform; it goes at once when back online).
-   */
-  waitingFor: WaitReason;
-  /** Sent again by `resumeCalls()` after a reload (`issuedAt` is then its first issue time). */
-  resumed: boolean;
 }
 
 /** The calls that have not settled, oldest first. */

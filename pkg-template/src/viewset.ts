@@ -17,10 +17,11 @@ export type PkOf<P> = P extends { retrieve(pk: infer K, ...rest: any[]): unknown
 export type RecordOf<P> = P extends { retrieve(pk: any, ...rest: any[]): PromiseLike<infer T> } ? T : unknown; // eslint-disable-line @typescript-eslint/no-explicit-any
 import type { MuxwsViewSetOptions, RequestOptions, ViewSetMixinDeclaration, ViewSetOptions } from './options.js';
 import { muxwsTransport } from './peer-source.js';
-import { withKey, type Transport, type ViewSetCall } from './runtime.js';
+import type { Transport, ViewSetCall } from './call-types.js';
+import { withKey } from './runtime.js';
 import { scheduleSchemaCheck } from './schema.js';
 
-export type { ViewSetCall } from './runtime.js';
+export type { ViewSetCall } from './call-types.js';
 export type { RequestDraft, RequestInterceptor } from './compose.js';
 export type { HeadersInput } from './headers.js';
 export type { AxiosLike } from './axios.js';

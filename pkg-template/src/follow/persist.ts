@@ -3,7 +3,15 @@
  * cursor and scope in IndexedDB (database `fastapi-viewsets-cursors`, last writer wins across
  * tabs). Where there is no IndexedDB (Node, server-side rendering) nothing is kept and nothing is
  * read, silently. Ships in the follower's chunk.
+ *
+ * Its opener and persist.ts's (the persisted calls') keep one rule, written twice: the open is
+ * made once per page and its outcome kept, failure included (no IndexedDB, as in Node; a refused
+ * or broken open), which here reads as "no database" (null) and there rejects the call's write.
+ * Twice, because the chunk imports no code from outside its folder, and handing one opener in with
+ * the follower's services would link it into every app whose proxies can `watch()`, the REST-only
+ * app among them (124 B gzip, past its ceiling).
  */
+import { isRev } from './wire.js';
 
 const DATABASE = 'fastapi-viewsets-cursors';
 const STORE = 'cursors';
@@ -16,7 +24,7 @@ export interface StoredCursor {
 
 let database: Promise<IDBDatabase | null> | undefined;
 
-/** The database, or null without IndexedDB (or when it cannot be opened). */
+/** The database, or null without IndexedDB (or when it cannot be opened: kept for the page's life, as persist.ts's). */
 function open(): Promise<IDBDatabase | null> {
   database ??= new Promise((resolve) => {
     if (typeof indexedDB === 'undefined') return resolve(null);
@@ -42,8 +50,7 @@ export async function loadCursor(channelKey: string, topic: string): Promise<Sto
       request.onsuccess = () => {
         const value = request.result as { rev?: unknown; scope?: unknown } | undefined;
         const rev = value?.rev;
-        const ok = typeof rev === 'number' && Number.isSafeInteger(rev) && rev >= 0;
-        resolve(ok ? { rev, scope: typeof value?.scope === 'string' ? value.scope : undefined } : undefined);
+        resolve(isRev(rev) ? { rev, scope: typeof value?.scope === 'string' ? value.scope : undefined } : undefined);
       };
       request.onerror = () => resolve(undefined);
     } catch {

@@ -15,7 +15,7 @@
  * ticks say which of the two is newer). Nothing the server sends is trusted: a change or a row
  * that is not what it should be makes the list read again.
  */
-import type { CallRecord } from '../runtime.js';
+import type { CallActivityEvent, CallRecord } from '../call-types.js';
 import type { Wakeup } from '../timer.js';
 import type { EventMessage, Follower, RecordsChanged, ResyncInfo } from '../events.js';
 import type { LiveServices } from './services.js';
@@ -71,34 +71,13 @@ function deferred(): Deferred {
 const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 const isPk = (value: unknown): value is string | number => typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
 
-/** Every live list open on the page: told of each call issued. */
-const open = new Set<LiveEngine>();
-/** This chunk's call observer is installed (once; the one installed before, persist.ts's, is called on). */
-let installed = false;
-
-/** Shows `call` in every open list it writes to; a body whose reading throws is not shown, and the call goes on. */
-function showOwn(kit: LiveServices, lists: Iterable<LiveEngine>, call: CallRecord): void {
-  for (const list of lists) {
-    try {
-      list.own(call, call.body, call.promise as Promise<unknown>);
-    } catch (error) {
-      kit.warn('a live list could not show a write', error);
-    }
+/** Shows `call` in `list` when it writes there; a body whose reading throws is not shown, and the call goes on. */
+function showOwn(kit: LiveServices, list: LiveEngine, call: CallRecord): void {
+  try {
+    list.own(call, call.body, call.promise as Promise<unknown>);
+  } catch (error) {
+    kit.warn('a live list could not show a write', error);
   }
-}
-
-function installTell(kit: LiveServices): void {
-  if (installed) return;
-  installed = true;
-  kit.observeCalls((before) => ({
-    issued(call) {
-      before?.issued(call);
-      showOwn(kit, open, call);
-    },
-    settled(call) {
-      before?.settled(call);
-    },
-  }));
 }
 
 /** A number option: a whole number ≥ `min`, or `fallback` when not given. */
@@ -198,9 +177,8 @@ class LiveEngine {
 
     // Told of own writes before anything can be sent; the writes issued before this list that have
     // not settled (those resumed after a reload among them) show too.
-    open.add(this);
-    installTell(kit);
-    for (const call of [...kit.openCalls()]) showOwn(kit, [this], call);
+    this.#unlisten.push(kit.observeCalls({ issued: (call) => showOwn(kit, this, call), settled() {} }));
+    for (const call of [...kit.openCalls()]) showOwn(kit, this, call);
     this.#unlisten.push(kit.addListener((event) => this.#activity(event)));
 
     const pick = (name: keyof LiveOptions) => ((options as Record<string, unknown> | undefined)?.[name] === undefined ? {} : { [name]: (options as Record<string, unknown>)[name] });
@@ -532,8 +510,8 @@ class LiveEngine {
   }
 
   /** Activity of a call: a write being repeated. */
-  #activity(event: Record<string, unknown>): void {
-    const write = this.#writes.get(event.key as string);
+  #activity(event: CallActivityEvent): void {
+    const write = this.#writes.get(event.key);
     if (write && event.type === 'retry' && write.state === 'sending') {
       write.state = 'repeating';
       this.#changed(true);
@@ -746,7 +724,6 @@ class LiveEngine {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    open.delete(this);
     this.#readTimer.clear();
     this.#fetchTimer.clear();
     this.#silentTimer.clear();
