@@ -57,28 +57,28 @@ test('vue in node: useLiveList over REST — a write by another client shows, an
   const scope = vue.effectScope();
   const live = scope.run(() => useLiveList(items, undefined, { pollIntervalMs: 100 }));
   try {
-  await live.list.value.ready;
-  assert.deepEqual(live.rows.value.map((row) => row.name), ['first'], 'the first read');
-  assert.equal(live.status.value.loading, false);
-  await other(stack.baseUrl, 'POST', '/items', { name: 'second' });
-  await until(() => live.rows.value.length === 2, () => `another client's create: ${JSON.stringify(live.rows.value)}`);
-  const call = items.create({ name: 'mine' });
-  // in the task of the call: the list's rows, marked pending with the call's key; the refs once
-  // its listeners ran, after the batch
-  const list = live.list.value;
-  assert.equal(list.rows.at(-1).name, 'mine', 'the own write in the list at once, in the task of the call');
-  await Promise.resolve();
-  assert.equal(live.rows.value.at(-1).name, 'mine', 'and in the ref after the batch');
-  assert.equal(live.pending.value[0]?.key, call.key, 'marked with its key');
-  assert.equal(live.pendingOf(live.rows.value.at(-1))?.state, 'sending');
-  const made = await call;
-  await until(() => live.pending.value.length === 0, () => `still pending: ${JSON.stringify(live.pending.value)}`);
-  assert.deepEqual(live.rows.value.map((row) => [row.id, row.name]), [[1, 'first'], [2, 'second'], [made.id, 'mine']], 'answered in its place, no duplicate from the echo');
-  await sleep(300);
-  assert.equal(live.rows.value.length, 3, 'the echo neither duplicates nor removes the row');
-  assert.equal(await ctl.runsOf(call.key), 1, 'the create ran once');
-  scope.stop();
-  await until(() => list.status.why === 'closed', () => `the list after the scope ended: ${JSON.stringify(list.status)}`);
+    await live.list.value.ready;
+    assert.deepEqual(live.rows.value.map((row) => row.name), ['first'], 'the first read');
+    assert.equal(live.status.value.loading, false);
+    await other(stack.baseUrl, 'POST', '/items', { name: 'second' });
+    await until(() => live.rows.value.length === 2, () => `another client's create: ${JSON.stringify(live.rows.value)}`);
+    const call = items.create({ name: 'mine' });
+    // in the task of the call: the list's rows, marked pending with the call's key; the refs once
+    // its listeners ran, after the batch
+    const list = live.list.value;
+    assert.equal(list.rows.at(-1).name, 'mine', 'the own write in the list at once, in the task of the call');
+    await Promise.resolve();
+    assert.equal(live.rows.value.at(-1).name, 'mine', 'and in the ref after the batch');
+    assert.equal(live.pending.value[0]?.key, call.key, 'marked with its key');
+    assert.equal(live.pendingOf(live.rows.value.at(-1))?.state, 'sending');
+    const made = await call;
+    await until(() => live.pending.value.length === 0, () => `still pending: ${JSON.stringify(live.pending.value)}`);
+    assert.deepEqual(live.rows.value.map((row) => [row.id, row.name]), [[1, 'first'], [2, 'second'], [made.id, 'mine']], 'answered in its place, no duplicate from the echo');
+    await sleep(300);
+    assert.equal(live.rows.value.length, 3, 'the echo neither duplicates nor removes the row');
+    assert.equal(await ctl.runsOf(call.key), 1, 'the create ran once');
+    scope.stop();
+    await until(() => list.status.why === 'closed', () => `the list after the scope ended: ${JSON.stringify(list.status)}`);
   } finally {
     scope.stop();
   }
