@@ -14,12 +14,17 @@ const [from, to] = process.argv.slice(2);
 // imports nothing of index.js (what it needs comes in its kit).
 // It is bundled on its own and minified: an app's bundler copies an asset as it is.
 const bundle = await rolldown({ input: { index: `${from}/index.js` }, platform: 'neutral', logLevel: 'warn' });
-await bundle.write({ dir: to, format: 'esm', entryFileNames: '[name].js', chunkFileNames: '[name].js' });
+// The driver's chunk is named for its folder (muxws/driver.ts -> muxws-driver.js), beside index.js,
+// where its `new URL('./wasm/…', import.meta.url)` finds the module. It is the build's only chunk:
+// the driver imports no value of index.js's (what it needs comes in its services), so no chunk of
+// shared code is split off (scripts/imports.mjs checks the imports, tests/e2e/packed-node the files).
+await bundle.write({ dir: to, format: 'esm', entryFileNames: '[name].js', chunkFileNames: 'muxws-[name].js' });
 await bundle.close();
 // axios-send.js likewise: axios.ts imports it by its URL once a proxy with axiosInstance is made;
 // schema-check.js too: schema.ts imports it once a proxy's schema check has the backend's schema;
-// live/live-list.js too, in a folder of its own: live/index.ts imports it by its URL on the first live().
-for (const [name, file] of [['follow-engine', 'follow/index'], ['axios-send', 'axios-send'], ['schema-check', 'schema-check'], ['live/live-list', 'live/live-list']]) {
+// live/live-list.js too, in a folder of its own: live.ts imports it by its URL on the first liveList().
+// Each is its folder of pkg-template/src (follow/, axios/, schema-check/, live/) bundled alone.
+for (const [name, file] of [['follow-engine', 'follow/index'], ['axios-send', 'axios/send'], ['schema-check', 'schema-check/check'], ['live/live-list', 'live/live-list']]) {
   const chunk = await rolldown({ input: { [name]: `${from}/${file}.js` }, platform: 'neutral', logLevel: 'warn' });
   await chunk.write({ dir: to, format: 'esm', entryFileNames: '[name].js', minify: true });
   await chunk.close();

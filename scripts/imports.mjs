@@ -17,23 +17,23 @@ const root = new URL('..', import.meta.url).pathname;
  */
 const LAYERS = [
   // vocabulary: the rendered boundary tables, the clock, reading caller values, headers, bodies
-  ['abi/calls', 'abi/muxws', 'clock', 'caller', 'headers', 'body', 'wasm-loader', 'chunk'],
+  ['abi/calls', 'abi/muxws', 'clock', 'caller', 'headers', 'body', 'muxws/wasm-loader', 'chunk'],
   // what the runtime stands on: errors, the loaded calls module, the timer, the online source, the calls' vocabulary (types)
-  ['errors', 'abi/muxws-errors', 'calls', 'timer', 'online', 'call-types'],
+  ['errors', 'abi/muxws-errors', 'calls', 'timer', 'online', 'vocabulary/call-types'],
   // the call runtime: the one owner of every call's record
   ['runtime'],
   // transports and what reads the runtime: REST, axios, muxws (the driver and its kit), activity
-  ['rest', 'axios-send', 'axios', 'peer-source', 'muxws-kit', 'activity', 'unload', 'translate'],
+  ['rest', 'axios/send', 'axios', 'peer-source', 'muxws-kit', 'activity', 'unload', 'translate'],
   // the muxws driver (a chunk of its own, loaded by connectMuxws()): the module, then the peer's parts
-  ['muxws-module'],
-  ['muxws-listeners', 'muxws-socket', 'muxws-stream', 'muxws-options'],
-  ['muxws-calls'],
-  ['muxws-peer'],
-  ['muxws-driver'],
+  ['muxws/module'],
+  ['muxws/listeners', 'muxws/socket', 'muxws/stream', 'muxws/options'],
+  ['muxws/calls'],
+  ['muxws/peer'],
+  ['muxws/driver'],
   // composing calls, and the public muxws API
   ['compose', 'muxws'],
   // options (types), mixins, the built-in actions, persistence, the schema check, live data
-  ['options', 'mixins', 'actions', 'persist', 'schema-check', 'schema', 'events', 'follow-services'],
+  ['vocabulary/options', 'mixins', 'actions', 'persist', 'schema-check/check', 'schema', 'vocabulary/events', 'follow-services'],
   // the follower's chunk (follow/: loaded by the first follow(), watch() or applyChanges()): the engine, then its driver
   ['follow/backoff', 'follow/engine', 'follow/wire', 'follow/persist', 'follow/channel', 'follow/apply-changes'],
   ['follow/index'],
@@ -42,7 +42,7 @@ const LAYERS = [
   ['viewset'],
   // live lists over the proxies: their types, the chunk (live/live-list.js), its services, and
   // liveList(), which an app that calls it ships (live/index)
-  ['live/types', 'live/live-list', 'live/services', 'live/index'],
+  ['vocabulary/live-types', 'live/live-list', 'live-services', 'live'],
   ['proxies'],
   // everything the package keeps, made afresh for tests
   ['fresh'],

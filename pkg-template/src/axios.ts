@@ -13,11 +13,11 @@ import { engine, putText } from './calls.js';
 import { headerRecord } from './headers.js';
 import { hasDetail, prepareRest, retryAfterMs } from './rest.js';
 import { EndCode, HeaderRule } from './abi/calls.js';
-import type { AxiosKit, AxiosLike, AxiosSend } from './axios-send.js';
-import type { Transport } from './call-types.js';
+import type { AxiosKit, AxiosLike, AxiosSend } from './axios/send.js';
+import type { Transport } from './vocabulary/call-types.js';
 import { captureHeaders, failAttempt, report } from './runtime.js';
 
-export type { AxiosLike } from './axios-send.js';
+export type { AxiosLike } from './axios/send.js';
 
 /** Header names axios sets again on every request, by the calls module's rule (cached per name). */
 const setAgain = new Map<string, boolean>();
@@ -36,7 +36,7 @@ function isSetAgain(name: string): boolean {
 const axiosKit: AxiosKit = [captureHeaders, failAttempt, report, hasDetail, retryAfterMs, isSetAgain];
 
 /** The sending half, loading or loaded; undefined again after a load that failed. */
-let sender: Promise<typeof import('./axios-send.js')> | undefined;
+let sender: Promise<typeof import('./axios/send.js')> | undefined;
 /** How many loads of the sending half failed. */
 let failedLoads = 0;
 /**
@@ -45,9 +45,9 @@ let failedLoads = 0;
  * tried again by the next attempt, under a URL of its own (a browser keeps a failed module import
  * and answers the same URL with the same failure).
  */
-function loadSender(): Promise<typeof import('./axios-send.js')> {
+function loadSender(): Promise<typeof import('./axios/send.js')> {
   if (sender) return sender;
-  const loading = (sender = loadChunk<typeof import('./axios-send.js')>('axios-send.js', new URL('./axios-send.js?no-inline', import.meta.url), failedLoads));
+  const loading = (sender = loadChunk<typeof import('./axios/send.js')>('axios-send.js', new URL('./axios-send.js?no-inline', import.meta.url), failedLoads));
   loading.catch(() => {
     sender = undefined;
     failedLoads++;

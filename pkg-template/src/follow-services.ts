@@ -7,7 +7,7 @@
 import { now } from './clock.js';
 import { issueCall } from './compose.js';
 import { HttpError } from './errors.js';
-import type { Follower, FollowerMode } from './events.js';
+import type { Follower, FollowerMode } from './vocabulary/events.js';
 import { online } from './online.js';
 import { restTransport } from './rest.js';
 import { warn } from './runtime.js';

@@ -9,7 +9,7 @@ import { get, internalsOf, isWhole } from './caller.js';
 import { loadChunk } from './chunk.js';
 import type { ProxyCore } from './compose.js';
 import { followServices, type CheckedFollow, type FollowerState } from './follow-services.js';
-import type { Follower, FollowOptions, Topic, WatchOptions } from './events.js';
+import type { Follower, FollowOptions, Topic, WatchOptions } from './vocabulary/events.js';
 import { muxwsTransport } from './peer-source.js';
 import { restTransport } from './rest.js';
 import { warn } from './runtime.js';

@@ -17,7 +17,7 @@
  */
 import { issueCall, joinPath, proxyFor } from './compose.js';
 import { ViewSetError } from './errors.js';
-import type { CallRecord, StoredSend, ViewSetCall } from './call-types.js';
+import type { CallRecord, StoredSend, ViewSetCall } from './vocabulary/call-types.js';
 import { observeCalls, warn } from './runtime.js';
 
 const DATABASE = 'fastapi-viewsets';

@@ -11,7 +11,7 @@ export { hasDetail };
 import { InvalidResponseError, NetworkError } from './errors.js';
 import { headerRecord, headersFrom, headersObject, type HeaderList } from './headers.js';
 import { EndCode } from './abi/calls.js';
-import type { CallParts, CallRecord, StoredSend, Transport } from './call-types.js';
+import type { CallParts, CallRecord, StoredSend, Transport } from './vocabulary/call-types.js';
 import { captureHeaders, failAttempt, report } from './runtime.js';
 
 /** The request a request interceptor sees and may change (its `headers`). */

@@ -14,7 +14,7 @@ export function scheduleSchemaCheck(core: ProxyCore, expected: readonly string[]
   Promise.resolve(core.transport.known).then(() =>
     issueCall(core, 'GET', '/schema', { background: true, repeat: { withinMs: 0 } }).then(
       (document) =>
-        loadChunk<typeof import('./schema-check.js')>('schema-check.js', new URL('./schema-check.js?no-inline', import.meta.url), 0).then(
+        loadChunk<typeof import('./schema-check/check.js')>('schema-check.js', new URL('./schema-check.js?no-inline', import.meta.url), 0).then(
           (module) => module.schemaMismatches(joinPath, core.basePath, expected, document).forEach((problem) => warn(problem)),
           (error: unknown) => warn('schema check not run', error),
         ),

@@ -12,8 +12,8 @@
 import type { ProxyCore } from '../compose.js';
 import type { HttpError } from '../errors.js';
 import type { CheckedFollow, FollowerState, FollowServices } from '../follow-services.js';
-import type { Follower } from '../events.js';
-import type { PushPeer } from '../call-types.js';
+import type { Follower } from '../vocabulary/events.js';
+import type { PushPeer } from '../vocabulary/call-types.js';
 import type { Wakeup } from '../timer.js';
 import { backoff } from './backoff.js';
 import { channelOf, type Channel } from './channel.js';

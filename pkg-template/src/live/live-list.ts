@@ -15,11 +15,11 @@
  * ticks say which of the two is newer). Nothing the server sends is trusted: a change or a row
  * that is not what it should be makes the list read again.
  */
-import type { CallActivityEvent, CallRecord } from '../call-types.js';
+import type { CallActivityEvent, CallRecord } from '../vocabulary/call-types.js';
 import type { Wakeup } from '../timer.js';
-import type { EventMessage, Follower, RecordsChanged, ResyncInfo } from '../events.js';
-import type { LiveServices } from './services.js';
-import type { LiveHandle, LiveList, LiveOptions, LiveParams, LiveStaleReason, LiveStatus, PendingState, PendingWrite } from './types.js';
+import type { EventMessage, Follower, RecordsChanged, ResyncInfo } from '../vocabulary/events.js';
+import type { LiveServices } from '../live-services.js';
+import type { LiveHandle, LiveList, LiveOptions, LiveParams, LiveStaleReason, LiveStatus, PendingState, PendingWrite } from '../vocabulary/live-types.js';
 
 
 type Op = PendingWrite['op'];

@@ -4,10 +4,10 @@
  * window and its output record, and the errors made from the class codes it writes. Every other
  * file of the driver builds on this one; it imports only types, const enums and `wasm-loader.ts`.
  */
-import type { ErrorProps } from './errors.js';
-import type { MuxwsServices } from './muxws-kit.js';
+import type { ErrorProps } from '../errors.js';
+import type { MuxwsServices } from '../muxws-kit.js';
 import { compileWasm } from './wasm-loader.js';
-import { CloseCode, ErrorClass, Layout, type MuxwsExports } from './abi/muxws.js';
+import { CloseCode, ErrorClass, Layout, type MuxwsExports } from '../abi/muxws.js';
 
 /** What the package lends the driver (`muxws-kit.ts`), by name; set by {@link instantiate}. */
 export let services!: MuxwsServices;

@@ -4,10 +4,10 @@
  * axios proxy an app makes, so that an app that never passes `axiosInstance` never downloads it; it
  * imports only types, and what it needs of the package comes in its kit (as the follower's engine).
  */
-import { EndCode } from './abi/calls.js';
-import type { hasDetail, retryAfterMs } from './rest.js';
-import type { CallRecord } from './call-types.js';
-import type { captureHeaders, failAttempt, report } from './runtime.js';
+import { EndCode } from '../abi/calls.js';
+import type { hasDetail, retryAfterMs } from '../rest.js';
+import type { CallRecord } from '../vocabulary/call-types.js';
+import type { captureHeaders, failAttempt, report } from '../runtime.js';
 
 /** What the sending half is given of the package (axios.ts's `axiosKit`). */
 export type AxiosKit = readonly [

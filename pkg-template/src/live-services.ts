@@ -4,9 +4,9 @@
  * outside its folder, so the bundle has no shared chunk. The follower's services (every app ships
  * them for `watch()`) and four more.
  */
-import { internalsOf } from '../caller.js';
-import { followServices } from '../follow-services.js';
-import { addListener, openCalls, observeCalls } from '../runtime.js';
+import { internalsOf } from './caller.js';
+import { followServices } from './follow-services.js';
+import { addListener, openCalls, observeCalls } from './runtime.js';
 
 /**
  * What the live list's chunk uses of the package. Made by a call marked pure, so that an app that

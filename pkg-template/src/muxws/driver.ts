@@ -24,14 +24,14 @@
  *   value's `toString`) or from the platform (`new WebSocket`, `send`) ends at most the call or
  *   stream it belongs to; the pumping state is restored in `finally`.
  */
-import type { MuxwsServices } from './muxws-kit.js';
-import { instantiate, mw, services, sources } from './muxws-module.js';
-import type { Options } from './muxws-options.js';
-import { followOnline, PeerCore } from './muxws-peer.js';
-import type { StreamCore } from './muxws-stream.js';
+import type { MuxwsServices } from '../muxws-kit.js';
+import { instantiate, mw, services, sources } from './module.js';
+import type { Options } from './options.js';
+import { followOnline, PeerCore } from './peer.js';
+import type { StreamCore } from './stream.js';
 
-export type { PeerCore } from './muxws-peer.js';
-export type { StreamCore } from './muxws-stream.js';
+export type { PeerCore } from './peer.js';
+export type { StreamCore } from './stream.js';
 
 /** The module being loaded, or loaded; reset when loading fails, so a later `connect` tries again. */
 let loading: Promise<void> | null = null;
