@@ -17,13 +17,13 @@ const root = new URL('..', import.meta.url).pathname;
  */
 const LAYERS = [
   // vocabulary: the rendered boundary tables, the clock, reading caller values, headers, bodies
-  ['abi/calls', 'abi/muxws', 'clock', 'caller', 'headers', 'body', 'muxws/wasm-loader', 'chunk'],
+  ['shared/values', 'shared/retry-after', 'shared/indexed-db', 'abi/calls', 'abi/muxws', 'clock', 'caller', 'headers', 'body', 'muxws/wasm-loader', 'chunk'],
   // what the runtime stands on: errors, the loaded calls module, the timer, the online source, the calls' vocabulary (types)
   ['errors', 'abi/muxws-errors', 'calls', 'timer', 'online', 'vocabulary/call-types'],
   // the call runtime: the one owner of every call's record
   ['runtime'],
   // transports and what reads the runtime: REST, axios, muxws (the driver and its kit), activity
-  ['rest', 'axios/send', 'axios', 'peer-source', 'muxws-kit', 'activity', 'unload', 'translate'],
+  ['rest', 'axios-services', 'axios/send', 'axios', 'peer-source', 'muxws-kit', 'activity', 'unload', 'translate'],
   // the muxws driver (a chunk of its own, loaded by connectMuxws()): the module, then the peer's parts
   ['muxws/module'],
   ['muxws/listeners', 'muxws/socket', 'muxws/stream', 'muxws/options'],

@@ -19,7 +19,8 @@ import { backoff } from './backoff.js';
 import { channelOf, type Channel } from './channel.js';
 import { FollowEngine, type Action } from './engine.js';
 import { loadCursor, saveCursor } from './persist.js';
-import { isObject, own, readPoll, readPush, readSubscribed } from './wire.js';
+import { isObject } from '../shared/values.js';
+import { own, readPoll, readPush, readSubscribed } from './wire.js';
 
 export { applyChanges } from './apply-changes.js';
 
