@@ -5,7 +5,7 @@
 import type { CallActivityEvent } from './vocabulary/call-types.js';
 import { addListener } from './runtime.js';
 
-// The events' types are the vocabulary's (call-types.ts), where the runtime builds them.
+// The events' types are the vocabulary's (vocabulary/call-types.ts), where the runtime builds them.
 export type {
   CallActivityEvent,
   CallRetryEvent,

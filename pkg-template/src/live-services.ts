@@ -1,6 +1,6 @@
 /**
  * What the live list's chunk (live/live-list.ts) is given of the package, as one object with named
- * members, handed to it by live/index.ts instead of imported: the chunk imports only types from
+ * members, handed to it by live.ts instead of imported: the chunk imports only types from
  * outside its folder, so the bundle has no shared chunk. The follower's services (every app ships
  * them for `watch()`) and four more.
  */

@@ -6,13 +6,13 @@
  * transport for the ViewSet calls over its peers (docs/boundary.md, "The muxws module").
  *
  * This file is its entry: loading the module once, and `connect`. The rest, one concept a file:
- * `muxws-module.ts` (the module's exports, input window, output record, errors),
- * `muxws-options.ts` (the connect options, into `peer_new`), `muxws-peer.ts` (`PeerCore`: the peer
- * API and the pump), `muxws-stream.ts` (`Pending`, `StreamCore`), `muxws-calls.ts` (the runtime's
- * transport), `muxws-socket.ts` (the platform `WebSocket`), `muxws-listeners.ts`.
+ * `muxws/module.ts` (the module's exports, input window, output record, errors),
+ * `muxws/options.ts` (the connect options, into `peer_new`), `muxws/peer.ts` (`PeerCore`: the peer
+ * API and the pump), `muxws/stream.ts` (`Pending`, `StreamCore`), `muxws/calls.ts` (the runtime's
+ * transport), `muxws/socket.ts` (the platform `WebSocket`), `muxws/listeners.ts`.
  *
  * - Payloads stay JavaScript strings: made once by `JSON.stringify`, read by the module a window at
- *   a time (`TextEncoder.encodeInto` into its memory, by the reader in muxws-module.ts); answers in
+ *   a time (`TextEncoder.encodeInto` into its memory, by the reader in muxws/module.ts); answers in
  *   fragments are joined and parsed here, and the module is told whether they parsed.
  * - A socket message is written into the module's input window of the frame cap + 1 bytes, so one
  *   over the cap never enters its memory whole.

@@ -3,7 +3,7 @@
  * handle, its sockets and its streams' JavaScript side, and runs the pump that reads what the
  * module says (one record at a time) and does it: dial, send, close, settle a stream. The peer
  * API (`open`, `request`, `close`, the listeners) is here; the ViewSet calls' transport over it is
- * `muxws-calls.ts`.
+ * `muxws/calls.ts`.
  */
 import { PeerState } from '../abi/calls.js';
 import { CloseCode, ErrorClass, handleMuxwsRecord, Layout, MuxwsRecordKind, ResetCode, type MuxwsRecordHandler } from '../abi/muxws.js';
