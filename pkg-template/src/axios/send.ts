@@ -1,8 +1,10 @@
 /**
  * The sending half of the axios transport (axios.ts): one attempt through the caller's axios
  * instance, its answer or failure reported to the runtime. A module of its own, loaded by the first
- * axios proxy an app makes, so that an app that never passes `axiosInstance` never downloads it; it
- * imports only types, and what it needs of the package comes in its services (axios-services.ts, as the follower's engine).
+ * axios proxy an app makes, so that an app that never passes `axiosInstance` never downloads it. From
+ * outside its folder it imports only types and rules of shared/ (its file carries its own copy of
+ * them); what it needs of the package comes in its services (axios-services.ts), as the follower's
+ * engine's does.
  */
 import { EndCode, HeaderRule } from '../abi/calls.js';
 import type { AxiosServices } from '../axios-services.js';
