@@ -1,8 +1,8 @@
 /**
  * What the axios transport's sending half (`axios/`, shipped as `axios-send.js`) is given of the
  * package, as one object with named members, handed to it by axios.ts instead of imported: the
- * chunk imports only types from outside its folder, so it is bundled alone and imports nothing of
- * index.js back.
+ * chunk imports from outside its folder only types and shared/'s rules, so it is bundled alone and
+ * imports nothing of index.js back.
  */
 import { engine, putText } from './calls.js';
 import { captureHeaders, failAttempt, report } from './runtime.js';

@@ -6,8 +6,8 @@
  * platform timer, and writes the followers' handles, whose `subscribe()` listeners it tells once
  * per batch, after the batch, with every handle consistent.
  *
- * The chunk imports only types from outside its folder: what it needs of the package comes in the
- * services follow.ts hands it.
+ * The chunk imports from outside its folder only types and shared/'s rules (scripts/imports.mjs
+ * checks it): what it needs of the package comes in the services follow.ts hands it.
  */
 import type { ProxyCore } from '../compose.js';
 import type { HttpError } from '../errors.js';
