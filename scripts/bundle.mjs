@@ -1,9 +1,10 @@
 // Bundles the facade, as tsc compiled it, into the package's modules: index.js (everything an app
 // imports; the calls module's bytes included, see scripts/inline-wasm.mjs), one chunk per dynamic
-// import (the muxws driver), the follower's engine (follow-engine.js) and the axios transport's
-// sending half (axios-send.js), with rolldown (the bundler inside Vite). One module instead of a dozen:
-// a browser importing the package directly fetches one file instead of a waterfall of imports; a
-// bundler sees the same exports. `new URL('./wasm/muxws_bg.wasm', import.meta.url)` is left as it
+// import (the muxws driver, muxws/), and the follower's engine (follow-engine.js, follow/), the axios
+// transport's sending half (axios-send.js, axios/), the schema check (schema-check.js, schema-check/)
+// and the live list (live/live-list.js, live/), each of them bundled on its own, with rolldown (the
+// bundler inside Vite). One module instead of a dozen: a browser importing the package directly
+// fetches one file instead of a waterfall of imports; a bundler sees the same exports. `new URL('./wasm/muxws_bg.wasm', import.meta.url)` is left as it
 // is, so an app's bundler still emits the muxws module as an asset.
 //   node scripts/bundle.mjs <tsc output dir> <package dir>
 import { rolldown } from 'rolldown';
@@ -11,15 +12,22 @@ import { rolldown } from 'rolldown';
 const [from, to] = process.argv.slice(2);
 // follow-engine.js is a module of its own: follow.ts imports it by its URL (see there), so that an
 // app's bundler copies it as an asset rather than wrapping the import in a preload helper. It
-// imports nothing of index.js (what it needs comes in its kit).
+// imports nothing of index.js (what it needs comes in its services).
 // It is bundled on its own and minified: an app's bundler copies an asset as it is.
 const bundle = await rolldown({ input: { index: `${from}/index.js` }, platform: 'neutral', logLevel: 'warn' });
-await bundle.write({ dir: to, format: 'esm', entryFileNames: '[name].js', chunkFileNames: '[name].js' });
+// The driver's chunk is named for its folder (muxws/driver.ts -> muxws-driver.js), beside index.js,
+// where its `new URL('./wasm/…', import.meta.url)` finds the module. It is the build's only chunk:
+// the driver imports no value of index.js's (what it needs comes in its services), so no chunk of
+// shared code is split off (scripts/imports.mjs checks the imports; a file more fails here).
+const { output } = await bundle.write({ dir: to, format: 'esm', entryFileNames: '[name].js', chunkFileNames: 'muxws-[name].js' });
+const extra = output.filter((file) => file.type === 'chunk' && file.fileName !== 'index.js' && file.fileName !== 'muxws-driver.js');
+if (extra.length) throw new Error(`bundle: index.js's build split off ${extra.map((file) => file.fileName).join(', ')}: a value import shared by the entry and the driver (hand it in with muxwsServices)`);
 await bundle.close();
 // axios-send.js likewise: axios.ts imports it by its URL once a proxy with axiosInstance is made;
 // schema-check.js too: schema.ts imports it once a proxy's schema check has the backend's schema;
-// live/live-list.js too, in a folder of its own: live/index.ts imports it by its URL on the first live().
-for (const [name, file] of [['follow-engine', 'follow/index'], ['axios-send', 'axios-send'], ['schema-check', 'schema-check'], ['live/live-list', 'live/live-list']]) {
+// live/live-list.js too, in a folder of its own: live.ts imports it by its URL on the first liveList().
+// Each is its folder of pkg-template/src (follow/, axios/, schema-check/, live/) bundled alone.
+for (const [name, file] of [['follow-engine', 'follow/index'], ['axios-send', 'axios/send'], ['schema-check', 'schema-check/check'], ['live/live-list', 'live/live-list']]) {
   const chunk = await rolldown({ input: { [name]: `${from}/${file}.js` }, platform: 'neutral', logLevel: 'warn' });
   await chunk.write({ dir: to, format: 'esm', entryFileNames: '[name].js', minify: true });
   await chunk.close();

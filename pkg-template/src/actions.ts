@@ -5,8 +5,8 @@
 import { reading } from './caller.js';
 import { rejectedCall } from './compose.js';
 import type { ActionName, ViewSetMixinClass } from './mixins.js';
-import type { RequestOptions } from './options.js';
-import type { ViewSetCall } from './call-types.js';
+import type { RequestOptions } from './vocabulary/options.js';
+import type { ViewSetCall } from './vocabulary/call-types.js';
 import { withKey } from './runtime.js';
 
 /**

@@ -2,10 +2,10 @@
  * Call activity: what a busy indicator and a connectivity notice bind to. Every call issued through
  * any proxy, REST or muxws, is reported.
  */
-import type { CallActivityEvent } from './call-types.js';
+import type { CallActivityEvent } from './vocabulary/call-types.js';
 import { addListener } from './runtime.js';
 
-// The events' types are the vocabulary's (call-types.ts), where the runtime builds them.
+// The events' types are the vocabulary's (vocabulary/call-types.ts), where the runtime builds them.
 export type {
   CallActivityEvent,
   CallRetryEvent,
@@ -14,7 +14,7 @@ export type {
   CallWaitEvent,
   PendingCall,
   WaitReason,
-} from './call-types.js';
+} from './vocabulary/call-types.js';
 
 /** Calls `listener` with every activity event; returns the function that stops it. A listener that throws is reported on the console and harms nothing. */
 export function onCallActivity(listener: (event: CallActivityEvent) => void): () => void {

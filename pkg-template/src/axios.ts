@@ -9,34 +9,18 @@
  */
 import { JSON_TYPE } from './body.js';
 import { isRefused, loadChunk } from './chunk.js';
-import { engine, putText } from './calls.js';
 import { headerRecord } from './headers.js';
-import { hasDetail, prepareRest, retryAfterMs } from './rest.js';
-import { EndCode, HeaderRule } from './abi/calls.js';
-import type { AxiosKit, AxiosLike, AxiosSend } from './axios-send.js';
-import type { Transport } from './call-types.js';
-import { captureHeaders, failAttempt, report } from './runtime.js';
+import { axiosServices } from './axios-services.js';
+import { prepareRest } from './rest.js';
+import { EndCode } from './abi/calls.js';
+import type { AxiosLike, AxiosSend } from './axios/send.js';
+import type { Transport } from './vocabulary/call-types.js';
+import { failAttempt } from './runtime.js';
 
-export type { AxiosLike } from './axios-send.js';
-
-/** Header names axios sets again on every request, by the calls module's rule (cached per name). */
-const setAgain = new Map<string, boolean>();
-function isSetAgain(name: string): boolean {
-  let known = setAgain.get(name);
-  if (known === undefined) {
-    const { length, badIndex } = putText(name);
-    // A name with a non-ASCII character is none of the ones axios sets again.
-    known = badIndex < 0 && (engine.header_rule(length) & HeaderRule.SetAgainByAxios) !== 0;
-    setAgain.set(name, known);
-  }
-  return known;
-}
-
-/** What the sending half (axios-send.ts) is given of the package. */
-const axiosKit: AxiosKit = [captureHeaders, failAttempt, report, hasDetail, retryAfterMs, isSetAgain];
+export type { AxiosLike } from './axios/send.js';
 
 /** The sending half, loading or loaded; undefined again after a load that failed. */
-let sender: Promise<typeof import('./axios-send.js')> | undefined;
+let sender: Promise<typeof import('./axios/send.js')> | undefined;
 /** How many loads of the sending half failed. */
 let failedLoads = 0;
 /**
@@ -45,9 +29,9 @@ let failedLoads = 0;
  * tried again by the next attempt, under a URL of its own (a browser keeps a failed module import
  * and answers the same URL with the same failure).
  */
-function loadSender(): Promise<typeof import('./axios-send.js')> {
+function loadSender(): Promise<typeof import('./axios/send.js')> {
   if (sender) return sender;
-  const loading = (sender = loadChunk<typeof import('./axios-send.js')>('axios-send.js', new URL('./axios-send.js?no-inline', import.meta.url), failedLoads));
+  const loading = (sender = loadChunk<typeof import('./axios/send.js')>('axios-send.js', new URL('./axios-send.js?no-inline', import.meta.url), failedLoads));
   loading.catch(() => {
     sender = undefined;
     failedLoads++;
@@ -75,7 +59,7 @@ export function axiosTransport(instance: AxiosLike, timeoutMs: number): Transpor
       loadSender().then(
         (module) => {
           try {
-            module.sendThroughAxios(axiosKit, instance, timeoutMs, transforms, call, attempt, carried, controller);
+            module.sendThroughAxios(axiosServices, instance, timeoutMs, transforms, call, attempt, carried, controller);
           } catch (error) {
             failAttempt(call.id, attempt, error);
           }

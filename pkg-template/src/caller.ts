@@ -2,6 +2,7 @@
  * Reading values a caller gives, which may be anything: a getter or a proxy trap that throws, a
  * `toString` that throws. Nothing here throws anything but a TypeError naming the option.
  */
+import { hasDetail } from './shared/values.js';
 
 /** A short text for any value; never throws. */
 export function describe(value: unknown): string {
@@ -40,29 +41,6 @@ export function internalsOf<T>(value: unknown): T | undefined {
   } catch {
     return undefined;
   }
-}
-
-/**
- * The package's whole-number rule for what a caller gives (milliseconds, counts, revs): a safe
- * integer of at least `least` (0 unless told). The muxws driver's connect options and the
- * follower's wire keep the same rule in their chunks (`muxws-options.ts`, `follow/wire.ts`'s `isRev`).
- */
-export function isWhole(value: unknown, least = 0): value is number {
-  return Number.isSafeInteger(value) && (value as number) >= least;
-}
-
-/** A plain object: not null, not an array (what a JSON object parses to). */
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-/**
- * The one rule of an error body, as FastAPI gives an HTTPException: a JSON object (not an array)
- * holding `detail` as its own property. What a call's end reports (the engine repeats a gateway
- * status unless its body is one) and what `HttpError` reads both ask it.
- */
-export function hasDetail(body: unknown): body is { detail: unknown } {
-  return isObject(body) && Object.hasOwn(body, 'detail');
 }
 
 /** `body` when it is an error body ({@link hasDetail}), typed as `Body` (errors.ts: its `ApiErrorBody`); else undefined. */

@@ -9,8 +9,9 @@ import { applyHeaders, headersFrom, TOKEN, type HeaderList } from './headers.js'
 
 import { axiosTransport, type AxiosLike } from './axios.js';
 import { restTransport } from './rest.js';
-import { get, isWhole, reading } from './caller.js';
-import type { CallRecord, Transport, ViewSetCall } from './call-types.js';
+import { get, reading } from './caller.js';
+import { isWhole } from './shared/values.js';
+import type { CallRecord, Transport, ViewSetCall } from './vocabulary/call-types.js';
 import { issue, withKey } from './runtime.js';
 
 

@@ -1,13 +1,13 @@
 /**
  * What the follower's chunk (`follow/`) is given of the package, as one object with named members,
- * handed to it by follow.ts instead of imported: the chunk imports only types from outside its
- * folder, so the bundle has no shared chunk and nothing in it imports follow.ts back. Also the
+ * handed to it by follow.ts instead of imported: the chunk imports from outside its folder only
+ * types and shared/'s rules (a copy of which it carries), so nothing in it imports follow.ts back. Also the
  * shapes both sides share: the checked options and what a follower's handle is made of.
  */
 import { now } from './clock.js';
 import { issueCall } from './compose.js';
 import { HttpError } from './errors.js';
-import type { Follower, FollowerMode } from './events.js';
+import type { Follower, FollowerMode } from './vocabulary/events.js';
 import { online } from './online.js';
 import { restTransport } from './rest.js';
 import { warn } from './runtime.js';

@@ -5,11 +5,12 @@
  * The follower's logic (`follow/`, emitted as `follow-engine.js`) is a chunk of its own, loaded by the first `follow()`,
  * `watch()` or `applyChanges()`: an app that never follows anything never downloads it.
  */
-import { get, internalsOf, isWhole } from './caller.js';
+import { get, internalsOf } from './caller.js';
+import { isWhole } from './shared/values.js';
 import { loadChunk } from './chunk.js';
 import type { ProxyCore } from './compose.js';
 import { followServices, type CheckedFollow, type FollowerState } from './follow-services.js';
-import type { Follower, FollowOptions, Topic, WatchOptions } from './events.js';
+import type { Follower, FollowOptions, Topic, WatchOptions } from './vocabulary/events.js';
 import { muxwsTransport } from './peer-source.js';
 import { restTransport } from './rest.js';
 import { warn } from './runtime.js';

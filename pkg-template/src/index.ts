@@ -49,8 +49,8 @@ export {
 } from './proxies.js';
 
 // Live lists: `liveList(proxy)` and its types (the logic is a chunk loaded by the first call).
-export { liveList } from './live/index.js';
-export type { LiveList, LiveOptions, LiveParams, LiveStaleReason, LiveStatus, PendingState, PendingWrite } from './live/types.js';
+export { liveList } from './live.js';
+export type { LiveList, LiveOptions, LiveParams, LiveStaleReason, LiveStatus, PendingState, PendingWrite } from './vocabulary/live-types.js';
 
 // The built-in actions as mixins.
 export {
@@ -117,8 +117,8 @@ export type {
   RestProxyOptions,
   ViewSetMixinDeclaration,
   ViewSetOptions,
-} from './options.js';
-export type { ViewSetCall } from './call-types.js';
+} from './vocabulary/options.js';
+export type { ViewSetCall } from './vocabulary/call-types.js';
 export type { RequestDraft, RequestInterceptor } from './rest.js';
 export type { HeadersInput } from './headers.js';
 export type { AxiosLike } from './axios.js';
@@ -207,4 +207,4 @@ export type {
   ResyncInfo,
   Topic,
   WatchOptions,
-} from './events.js';
+} from './vocabulary/events.js';

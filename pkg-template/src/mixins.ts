@@ -11,8 +11,8 @@
  * in the 0.6 interfaces, which a plain `Promise<R>` also fits (0.6 test doubles, `implements`,
  * overrides on 0.6 proxy classes). How each action goes on the wire is actions.ts.
  */
-import type { QueryValue, RequestOptions } from './options.js';
-import type { ViewSetCall } from './call-types.js';
+import type { QueryValue, RequestOptions } from './vocabulary/options.js';
+import type { ViewSetCall } from './vocabulary/call-types.js';
 
 /** What a built-in action returns in a 0.6 interface: a `Promise<R>`, with the call's `key` when the SDK made it. */
 export type ViewSetActionCall<R> = Promise<R> & { readonly key?: string };

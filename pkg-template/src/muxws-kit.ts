@@ -1,17 +1,18 @@
 /**
  * What the muxws driver uses of the rest of the package, handed to it by `connectMuxws()` instead
  * of imported, as one object with named members (the driver keeps it as `services`, in
- * muxws-module.ts). The driver imports nothing of the package but types, the const enums and
- * functions rendered into `abi/muxws.ts`, and its own module's glue (wasm-loader.ts, which only it
- * uses), so that all of it ships in the driver's file (`muxws-driver.js`, loaded on demand) and
- * nothing of it in a file shared with `index.js`: such a file `index.js` would import statically,
- * one more round trip before an app's first call, for every app, muxws or not.
+ * muxws/module.ts). The driver (muxws/) imports nothing from outside its folder but types, the const
+ * enums and functions rendered into `abi/muxws.ts` (which only it links), so that all of it ships in
+ * the driver's file (`muxws-driver.js`, loaded on demand) and nothing of it in a file shared with
+ * `index.js`: such a file `index.js` would import statically, one more round trip before an app's
+ * first call, for every app, muxws or not.
  */
 import { muxwsBody } from './body.js';
 import { describe, get } from './caller.js';
 import { ERROR_CLASSES } from './abi/muxws-errors.js';
 import { TransportUrlError, type ErrorProps } from './errors.js';
-import { hasDetail, intercept, restTransport } from './rest.js';
+import { intercept, restTransport } from './rest.js';
+import { hasDetail } from './shared/values.js';
 import { now } from './clock.js';
 import { online } from './online.js';
 import { addStats, captureHeaders, failAttempt, peerState, registerPeer, report, unregisterPeer, warn } from './runtime.js';

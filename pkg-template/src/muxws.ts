@@ -7,7 +7,7 @@
  * (a dynamic import), so an app that never calls it ships neither.
  */
 import { internalsOf, keepInternals } from './caller.js';
-import type { PeerCore, StreamCore } from './muxws-driver.js';
+import type { PeerCore, StreamCore } from './muxws/driver.js';
 import { muxwsServices } from './muxws-kit.js';
 
 /** The driver's stream behind `stream`, read also through a wrapper of it (caller.ts: `keepInternals`). */
@@ -270,6 +270,6 @@ export class MuxwsPeer {
  * at once with a peer that keeps trying in the background.
  */
 export async function connectMuxws(url: string, options: ConnectOptions = {}): Promise<MuxwsPeer> {
-  const driver = await import('./muxws-driver.js');
+  const driver = await import('./muxws/driver.js');
   return driver.connect(url, options, (core) => new MuxwsPeer(core), muxwsServices, (core) => new MuxwsStream(core));
 }

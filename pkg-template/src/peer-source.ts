@@ -11,7 +11,7 @@
  * peer's id and are that peer's calls in every respect.
  */
 import { muxwsBody } from './body.js';
-import type { AbandonReason, AttemptHandle, CallParts, Transport } from './call-types.js';
+import type { AbandonReason, AttemptHandle, CallParts, Transport } from './vocabulary/call-types.js';
 import { failAttempt, transportOfPeer } from './runtime.js';
 
 /** Engine peer ids of lazy sources, above any the runtime hands out to real peers. */

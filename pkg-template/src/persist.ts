@@ -17,7 +17,8 @@
  */
 import { issueCall, joinPath, proxyFor } from './compose.js';
 import { ViewSetError } from './errors.js';
-import type { CallRecord, StoredSend, ViewSetCall } from './call-types.js';
+import { openDatabase } from './shared/indexed-db.js';
+import type { CallRecord, StoredSend, ViewSetCall } from './vocabulary/call-types.js';
 import { observeCalls, warn } from './runtime.js';
 
 const DATABASE = 'fastapi-viewsets';
@@ -76,17 +77,11 @@ let database: Promise<IDBDatabase> | null = null;
 
 /**
  * The database of persisted calls, opened once per page and its outcome kept, failure included
- * (no IndexedDB, a refused or broken open: every write rejects with it). The rule of the
- * follower's cursors too (follow/persist.ts, which says why it is written there again).
+ * (no IndexedDB, a refused or broken open: every write rejects with it). The opener is the
+ * follower's cursors' too (shared/indexed-db.ts).
  */
 function open(): Promise<IDBDatabase> {
-  database ??= new Promise((resolve, reject) => {
-    const request = indexedDB.open(DATABASE, 1);
-    request.onupgradeneeded = () => request.result.createObjectStore(CALLS, { keyPath: 'key' });
-    request.onsuccess = () => resolve(request.result);
-    request.onerror = () => reject(request.error);
-  });
-  return database;
+  return (database ??= openDatabase(DATABASE, CALLS, { keyPath: 'key' }));
 }
 
 /** Runs `work` on the calls store and resolves with its request's result. */

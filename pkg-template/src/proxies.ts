@@ -15,7 +15,7 @@ import {
   type KeyType,
   type ViewSetMixinClass,
 } from './mixins.js';
-import type { MuxwsProxyOptions, MuxwsViewSetOptions, RestProxyOptions, ViewSetMixinDeclaration, ViewSetOptions } from './options.js';
+import type { MuxwsProxyOptions, MuxwsViewSetOptions, RestProxyOptions, ViewSetMixinDeclaration, ViewSetOptions } from './vocabulary/options.js';
 import { muxwsTransport } from './peer-source.js';
 import { muxwsViewSet, restViewSet, ViewSetBase, type PkFieldName, type ViewSetInstance } from './viewset.js';
 

@@ -4,14 +4,15 @@
  * its body is an error body holding `detail`), or no answer at all.
  */
 import { restBody, type RestBody } from './body.js';
-import { describe, hasDetail, reading } from './caller.js';
+import { describe, reading } from './caller.js';
+import { retryAfterMs } from './shared/retry-after.js';
+import { hasDetail } from './shared/values.js';
 
 // The transports' kits take the error-body rule from here, with the other REST helpers.
-export { hasDetail };
 import { InvalidResponseError, NetworkError } from './errors.js';
 import { headerRecord, headersFrom, headersObject, type HeaderList } from './headers.js';
 import { EndCode } from './abi/calls.js';
-import type { CallParts, CallRecord, StoredSend, Transport } from './call-types.js';
+import type { CallParts, CallRecord, StoredSend, Transport } from './vocabulary/call-types.js';
 import { captureHeaders, failAttempt, report } from './runtime.js';
 
 /** The request a request interceptor sees and may change (its `headers`). */
@@ -46,18 +47,6 @@ export interface RestSend {
 function isJson(contentType: string): boolean {
   const media = contentType.split(';', 1)[0].trim().toLowerCase();
   return media === 'application/json' || media.endsWith('+json');
-}
-
-/**
- * A `Retry-After` value in ms from now: delay-seconds, or an HTTP date minus now (at least 0); -1
- * when there is none or it is neither. The engine applies it to a gateway status it repeats.
- */
-export function retryAfterMs(value: string | null | undefined): number {
-  const text = value?.trim();
-  if (!text) return -1;
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  const at = Date.parse(text);
-  return Number.isNaN(at) ? -1 : Math.max(0, at - Date.now());
 }
 
 /** Something `fetch` resolved with that can be read as a Response (any realm's). */

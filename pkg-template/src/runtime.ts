@@ -25,7 +25,7 @@ import { now } from './clock.js';
 import { online } from './online.js';
 import { wakeup } from './timer.js';
 import { apiBody, describe, internalsOf } from './caller.js';
-import type { CallActivityEvent, CallRecord, CallObserver, Outcome, PendingCall, Transport, ViewSetCall } from './call-types.js';
+import type { CallActivityEvent, CallRecord, CallObserver, Outcome, PendingCall, Transport, ViewSetCall } from './vocabulary/call-types.js';
 import {
   AttemptTimeoutError,
   CallCancelled,

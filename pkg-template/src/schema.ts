@@ -2,19 +2,19 @@
  * The startup schema check: once per proxy that declares its mixins, after its constructor returns,
  * in the background and never repeated, `GET {basePath}/schema`; a console warning for each declared
  * built-in action whose route the backend's OpenAPI document does not serve (the comparison is
- * schema-check.ts, loaded once the document is there). Over a lazy muxws peer the check waits until
+ * schema-check/check.ts, loaded once the document is there). Over a lazy muxws peer the check waits until
  * a call of the app has made the peer known: it never connects a peer the app has not used yet.
  */
 import { loadChunk } from './chunk.js';
 import { issueCall, joinPath, type ProxyCore } from './compose.js';
 
-/** Schedules the check of a proxy whose declared actions expect `expected` (see schema-check.ts). */
+/** Schedules the check of a proxy whose declared actions expect `expected` (see schema-check/check.ts). */
 export function scheduleSchemaCheck(core: ProxyCore, expected: readonly string[]): void {
   const warn = (text: string, error?: unknown) => console.warn(`[fastapi-viewsets] ${core.basePath}: ${text}`, ...(error === undefined ? [] : [error]));
   Promise.resolve(core.transport.known).then(() =>
     issueCall(core, 'GET', '/schema', { background: true, repeat: { withinMs: 0 } }).then(
       (document) =>
-        loadChunk<typeof import('./schema-check.js')>('schema-check.js', new URL('./schema-check.js?no-inline', import.meta.url), 0).then(
+        loadChunk<typeof import('./schema-check/check.js')>('schema-check.js', new URL('./schema-check.js?no-inline', import.meta.url), 0).then(
           (module) => module.schemaMismatches(joinPath, core.basePath, expected, document).forEach((problem) => warn(problem)),
           (error: unknown) => warn('schema check not run', error),
         ),

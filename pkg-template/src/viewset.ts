@@ -7,7 +7,7 @@
 import { addActions, expectedRoutes } from './actions.js';
 import { get, internalsOf, keepInternals } from './caller.js';
 import { issueCall, proxyCore, type ProxyCore } from './compose.js';
-import type { Follower, RecordsChanged, WatchOptions } from './events.js';
+import type { Follower, RecordsChanged, WatchOptions } from './vocabulary/events.js';
 import { applyChangesOf, watchProxy } from './follow.js';
 import type { ActionsOf, ActionSurface, KeyType, ViewSetMixinClass } from './mixins.js';
 
@@ -15,13 +15,13 @@ import type { ActionsOf, ActionSurface, KeyType, ViewSetMixinClass } from './mix
 export type PkOf<P> = P extends { retrieve(pk: infer K, ...rest: any[]): unknown } ? K & KeyType : KeyType; // eslint-disable-line @typescript-eslint/no-explicit-any
 /** The record type of proxy `P`, read off its `retrieve` (unknown when it has none). */
 export type RecordOf<P> = P extends { retrieve(pk: any, ...rest: any[]): PromiseLike<infer T> } ? T : unknown; // eslint-disable-line @typescript-eslint/no-explicit-any
-import type { MuxwsViewSetOptions, RequestOptions, ViewSetMixinDeclaration, ViewSetOptions } from './options.js';
+import type { MuxwsViewSetOptions, RequestOptions, ViewSetMixinDeclaration, ViewSetOptions } from './vocabulary/options.js';
 import { muxwsTransport } from './peer-source.js';
-import type { Transport, ViewSetCall } from './call-types.js';
+import type { Transport, ViewSetCall } from './vocabulary/call-types.js';
 import { withKey } from './runtime.js';
 import { scheduleSchemaCheck } from './schema.js';
 
-export type { ViewSetCall } from './call-types.js';
+export type { ViewSetCall } from './vocabulary/call-types.js';
 export type { RequestDraft, RequestInterceptor } from './compose.js';
 export type { HeadersInput } from './headers.js';
 export type { AxiosLike } from './axios.js';

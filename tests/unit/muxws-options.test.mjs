@@ -1,4 +1,4 @@
-// Pins the connect options of a muxws peer (muxws-options.ts and the muxws module's peer_new):
+// Pins the connect options of a muxws peer (muxws/options.ts and the muxws module's peer_new):
 // an option of the wrong type (a count not a non-negative whole number) is a TypeError from the
 // driver; an option not given takes the
 // module's default (the heartbeat, the frame cap, the reconnect schedule); a value out of range is

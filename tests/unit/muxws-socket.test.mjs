@@ -1,4 +1,4 @@
-// Pins the platform socket of a muxws peer (muxws-socket.ts) against the fake WebSocket: a socket
+// Pins the platform socket of a muxws peer (muxws/socket.ts) against the fake WebSocket: a socket
 // whose send() throws is lost exactly once (one onClose, code 1006, the reason naming the failed
 // send; the close event the platform sends after the driver's close() is not a second loss), and
 // the peer redials, the call going out again on the new socket with the same key.

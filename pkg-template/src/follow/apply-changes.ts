@@ -6,7 +6,7 @@
  * use a live list).
  */
 import type { FollowServices } from '../follow-services.js';
-import { isObject } from './wire.js';
+import { isObject } from '../shared/values.js';
 
 /** Retrieves one change has in flight at most. */
 export const MAX_READS_IN_FLIGHT = 8;

@@ -8,7 +8,7 @@
  */
 import type { ProxyCore } from '../compose.js';
 import type { FollowServices } from '../follow-services.js';
-import type { PushPeer } from '../call-types.js';
+import type { PushPeer } from '../vocabulary/call-types.js';
 
 /** A poll's own repeat window: a lost answer is asked again under the same key only this long. */
 const POLL_REPEAT = { withinMs: 10_000, delayMs: 500 };

@@ -6,20 +6,21 @@
  * platform timer, and writes the followers' handles, whose `subscribe()` listeners it tells once
  * per batch, after the batch, with every handle consistent.
  *
- * The chunk imports only types from outside its folder: what it needs of the package comes in the
- * services follow.ts hands it.
+ * The chunk imports from outside its folder only types and shared/'s rules (scripts/imports.mjs
+ * checks it): what it needs of the package comes in the services follow.ts hands it.
  */
 import type { ProxyCore } from '../compose.js';
 import type { HttpError } from '../errors.js';
 import type { CheckedFollow, FollowerState, FollowServices } from '../follow-services.js';
-import type { Follower } from '../events.js';
-import type { PushPeer } from '../call-types.js';
+import type { Follower } from '../vocabulary/events.js';
+import type { PushPeer } from '../vocabulary/call-types.js';
 import type { Wakeup } from '../timer.js';
 import { backoff } from './backoff.js';
 import { channelOf, type Channel } from './channel.js';
 import { FollowEngine, type Action } from './engine.js';
 import { loadCursor, saveCursor } from './persist.js';
-import { isObject, own, readPoll, readPush, readSubscribed } from './wire.js';
+import { isObject } from '../shared/values.js';
+import { own, readPoll, readPush, readSubscribed } from './wire.js';
 
 export { applyChanges } from './apply-changes.js';
 

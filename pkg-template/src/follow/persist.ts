@@ -4,14 +4,12 @@
  * tabs). Where there is no IndexedDB (Node, server-side rendering) nothing is kept and nothing is
  * read, silently. Ships in the follower's chunk.
  *
- * Its opener and persist.ts's (the persisted calls') keep one rule, written twice: the open is
+ * Its opener is persist.ts's (the persisted calls'), shared/indexed-db.ts, one rule: the open is
  * made once per page and its outcome kept, failure included (no IndexedDB, as in Node; a refused
  * or broken open), which here reads as "no database" (null) and there rejects the call's write.
- * Twice, because the chunk imports no code from outside its folder, and handing one opener in with
- * the follower's services would link it into every app whose proxies can `watch()`, the REST-only
- * app among them (124 B gzip, past its ceiling).
  */
-import { isRev } from './wire.js';
+import { openDatabase } from '../shared/indexed-db.js';
+import { isWhole } from '../shared/values.js';
 
 const DATABASE = 'fastapi-viewsets-cursors';
 const STORE = 'cursors';
@@ -26,18 +24,7 @@ let database: Promise<IDBDatabase | null> | undefined;
 
 /** The database, or null without IndexedDB (or when it cannot be opened: kept for the page's life, as persist.ts's). */
 function open(): Promise<IDBDatabase | null> {
-  database ??= new Promise((resolve) => {
-    if (typeof indexedDB === 'undefined') return resolve(null);
-    try {
-      const request = indexedDB.open(DATABASE, 1);
-      request.onupgradeneeded = () => request.result.createObjectStore(STORE);
-      request.onsuccess = () => resolve(request.result);
-      request.onerror = () => resolve(null);
-    } catch {
-      resolve(null);
-    }
-  });
-  return database;
+  return (database ??= openDatabase(DATABASE, STORE).catch(() => null));
 }
 
 /** The cursor stored for `topic` of the channel `channelKey`, if any (a stored value that is not one is ignored). */
@@ -50,7 +37,7 @@ export async function loadCursor(channelKey: string, topic: string): Promise<Sto
       request.onsuccess = () => {
         const value = request.result as { rev?: unknown; scope?: unknown } | undefined;
         const rev = value?.rev;
-        resolve(isRev(rev) ? { rev, scope: typeof value?.scope === 'string' ? value.scope : undefined } : undefined);
+        resolve(isWhole(rev) ? { rev, scope: typeof value?.scope === 'string' ? value.scope : undefined } : undefined);
       };
       request.onerror = () => resolve(undefined);
     } catch {

@@ -3,26 +3,13 @@
  * into the engine's inputs: hostile input, so only own properties are read, every rev is checked,
  * caps are checked before any work, and nothing costs more than linear in what came.
  */
+import { isObject, isWhole } from '../shared/values.js';
 import type { Item, TopicAnswer, WireEvent } from './engine.js';
 
 /** Scope keys longer than this are not taken. */
 export const MAX_SCOPE = 1024;
 /** Events one topic's answer may hold; an answer with more is a resync (the server keeps 32 by default). */
 export const MAX_EVENTS = 10_000;
-
-/** A rev as the server issues them: a whole number from 0 below 2^53. */
-export function isRev(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
-}
-
-/**
- * A plain object (not null, not an array): caller.ts's `isObject`, the same rule, kept here too
- * because the chunk imports no code from outside its folder (handing it in with the services
- * would add it to every app whose proxies can `watch()`, for a one-line function).
- */
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /** `object[name]` when `object` has it as its own property (never an inherited `__proto__` or getter). */
 export function own(object: Record<string, unknown>, name: string): unknown {
@@ -56,7 +43,7 @@ export function readPoll(answer: unknown, topics: readonly string[], refuse: Ref
   const after = own(answer, 'poll_after_ms');
   const out = new Map<string, TopicAnswer>();
   for (const topic of topics) out.set(topic, readTopic(own(entries, topic), topic, refuse));
-  return { topics: out, floorMs: isRev(after) ? after : 0 };
+  return { topics: out, floorMs: isWhole(after) ? after : 0 };
 }
 
 /** One topic's entry of a poll's answer. */
@@ -71,7 +58,7 @@ function readTopic(entry: unknown, topic: string, refuse: Refuse): TopicAnswer {
   const rev = own(entry, 'rev');
   const events = own(entry, 'events');
   const scope = scopeOf(own(entry, 'scope'));
-  if (!isRev(rev) || (events !== null && !Array.isArray(events))) return { kind: 'later', error: new Error(`the poll's answer for ${topic} is not understood`) };
+  if (!isWhole(rev) || (events !== null && !Array.isArray(events))) return { kind: 'later', error: new Error(`the poll's answer for ${topic} is not understood`) };
   // more than the client keeps: the cap before any work, and a resync rather than the same answer again
   if (events === null || events.length > MAX_EVENTS) return { kind: 'gap', rev, scope };
   const read: WireEvent[] = [];
@@ -91,7 +78,7 @@ function readEvent(event: unknown): WireEvent | undefined {
   const prev = own(event, 'prev');
   const name = own(event, 'event');
   const version = own(event, 'version');
-  if (!isRev(rev) || !isRev(prev) || prev >= rev || typeof name !== 'string' || !isRev(version) || version < 1) return undefined;
+  if (!isWhole(rev) || !isWhole(prev) || prev >= rev || typeof name !== 'string' || !isWhole(version) || version < 1) return undefined;
   const payload = own(event, 'payload');
   return { rev, prev, event: name, version, payload, bytes: bytesOf(payload) };
 }
@@ -99,7 +86,7 @@ function readEvent(event: unknown): WireEvent | undefined {
 /** A subscribe's answer: the rev pushes flow from, and the scope; undefined when not understood. */
 export function readSubscribed(answer: unknown): { rev: number; scope: string | undefined } | undefined {
   const rev = isObject(answer) ? own(answer, 'rev') : undefined;
-  return isRev(rev) ? { rev, scope: scopeOf(own(answer as Record<string, unknown>, 'scope')) } : undefined;
+  return isWhole(rev) ? { rev, scope: scopeOf(own(answer as Record<string, unknown>, 'scope')) } : undefined;
 }
 
 /** A pushed stream's headers and payload: its topic and event, or undefined when it is not an event push. */
@@ -111,7 +98,7 @@ export function readPush(headers: unknown, payload: unknown): { topic: string; e
   const event = own(headers, ':event');
   const version = own(headers, ':version');
   const scope = own(headers, ':scope');
-  if (typeof topic !== 'string' || !isRev(rev) || !isRev(prev) || prev >= rev || typeof event !== 'string' || !isRev(version) || version < 1) return undefined;
+  if (typeof topic !== 'string' || !isWhole(rev) || !isWhole(prev) || prev >= rev || typeof event !== 'string' || !isWhole(version) || version < 1) return undefined;
   if (scope !== undefined && scopeOf(scope) === undefined) return undefined;
   return { topic, event: { rev, prev, event, version, payload, scope: scopeOf(scope), bytes: bytesOf(payload) } };
 }

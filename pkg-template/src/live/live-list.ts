@@ -15,11 +15,12 @@
  * ticks say which of the two is newer). Nothing the server sends is trusted: a change or a row
  * that is not what it should be makes the list read again.
  */
-import type { CallActivityEvent, CallRecord } from '../call-types.js';
+import { isObject } from '../shared/values.js';
+import type { CallActivityEvent, CallRecord } from '../vocabulary/call-types.js';
 import type { Wakeup } from '../timer.js';
-import type { EventMessage, Follower, RecordsChanged, ResyncInfo } from '../events.js';
-import type { LiveServices } from './services.js';
-import type { LiveHandle, LiveList, LiveOptions, LiveParams, LiveStaleReason, LiveStatus, PendingState, PendingWrite } from './types.js';
+import type { EventMessage, Follower, RecordsChanged, ResyncInfo } from '../vocabulary/events.js';
+import type { LiveServices } from '../live-services.js';
+import type { LiveHandle, LiveList, LiveOptions, LiveParams, LiveStaleReason, LiveStatus, PendingState, PendingWrite } from '../vocabulary/live-types.js';
 
 
 type Op = PendingWrite['op'];
@@ -68,7 +69,6 @@ function deferred(): Deferred {
   return { promise, resolve, reject };
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 const isPk = (value: unknown): value is string | number => typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
 
 /** Shows `call` in `list` when it writes there; a body whose reading throws is not shown, and the call goes on. */
@@ -226,10 +226,10 @@ class LiveEngine {
     if (typeof request !== 'function') return;
     request.call(this.#proxy, 'GET', '/schema', { background: true, repeat: { withinMs: 0 } }).then(
       (document) => {
-        const paths = isRecord(document) && isRecord(document.paths) ? document.paths : {};
+        const paths = isObject(document) && isObject(document.paths) ? document.paths : {};
         const list = Object.entries(paths).find(([path]) => path.replace(/\/$/, '') === this.#core.basePath.replace(/\/$/, ''))?.[1];
-        const parameters = isRecord(list) && isRecord(list.get) && Array.isArray(list.get.parameters) ? list.get.parameters : [];
-        this.#pkIn = typeof this.#proxy.list === 'function' && parameters.some((parameter) => isRecord(parameter) && parameter.in === 'query' && parameter.name === `${this.#pkField}__in`);
+        const parameters = isObject(list) && isObject(list.get) && Array.isArray(list.get.parameters) ? list.get.parameters : [];
+        this.#pkIn = typeof this.#proxy.list === 'function' && parameters.some((parameter) => isObject(parameter) && parameter.in === 'query' && parameter.name === `${this.#pkField}__in`);
       },
       () => {},
     );
@@ -260,9 +260,9 @@ class LiveEngine {
   #change(change: unknown): void {
     if (this.#closed) return;
     const tick = ++this.#tick;
-    const op = isRecord(change) ? change.op : undefined;
-    const changes = isRecord(change) ? change.changes : undefined;
-    const pks = Array.isArray(changes) ? changes.map((item) => (isRecord(item) ? item.pk : undefined)) : [];
+    const op = isObject(change) ? change.op : undefined;
+    const changes = isObject(change) ? change.changes : undefined;
+    const pks = Array.isArray(changes) ? changes.map((item) => (isObject(item) ? item.pk : undefined)) : [];
     if ((op !== 'created' && op !== 'updated' && op !== 'deleted') || !pks.length || !pks.every(isPk)) {
       // not a change this list can read: read the list again
       void this.#read();
@@ -326,7 +326,7 @@ class LiveEngine {
     try {
       const proxy = this.#proxy;
       const answer = await (typeof proxy.list === 'function' ? proxy.list(this.#params) : proxy.listPage(this.#params));
-      const rows = Array.isArray(answer) ? answer : isRecord(answer) && Array.isArray(answer.results) ? answer.results : null;
+      const rows = Array.isArray(answer) ? answer : isObject(answer) && Array.isArray(answer.results) ? answer.results : null;
       if (!rows) throw new TypeError('the list answer is not an array of records');
       if (!this.#closed) this.#land(rows, asOf);
       this.#readError = null;
@@ -355,7 +355,7 @@ class LiveEngine {
     const next = new Map<string, Held>();
     const before = this.#base;
     for (const value of rows) {
-      const pk = isRecord(value) ? value[this.#pkField] : undefined;
+      const pk = isObject(value) ? value[this.#pkField] : undefined;
       if (!isPk(pk)) continue;
       const k = String(pk);
       if (next.has(k)) continue;
@@ -422,7 +422,7 @@ class LiveEngine {
       }
       const byKey = new Map<string, Record<string, unknown>>();
       for (const value of found) {
-        const pk = isRecord(value) ? value[this.#pkField] : undefined;
+        const pk = isObject(value) ? value[this.#pkField] : undefined;
         if (isPk(pk)) byKey.set(String(pk), value as Record<string, unknown>);
       }
       for (const [k] of batch) this.#take(k, byKey.get(k), asOf);
@@ -481,7 +481,7 @@ class LiveEngine {
         data = undefined;
       }
     }
-    if (op !== 'destroy' && !isRecord(data)) return;
+    if (op !== 'destroy' && !isObject(data)) return;
     let k: string | undefined;
     try {
       k = segment === undefined ? undefined : decodeURIComponent(segment);
@@ -530,7 +530,7 @@ class LiveEngine {
         this.#seen.set(k, ++this.#tick);
       }
     } else {
-      const pk = isRecord(answer) ? answer[this.#pkField] : undefined;
+      const pk = isObject(answer) ? answer[this.#pkField] : undefined;
       if (isPk(pk)) {
         const k = String(pk);
         const seen = this.#seen.get(k) ?? 0;

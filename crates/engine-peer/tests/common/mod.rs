@@ -2,7 +2,7 @@
 //! as the package's TypeScript driver wires them, and a scripted server on the other end of the
 //! socket.
 //!
-//! The driver's part, as `pkg-template/src/muxws-driver.ts` plays it:
+//! The driver's part, as `pkg-template/src/muxws/driver.ts` plays it:
 //! - `SendAttempt` opens a stream with the call's headers (built for a first attempt, the captured
 //!   ones when `carry` is set); an `open()` that throws ends the attempt at once;
 //! - `AbandonAttempt` forgets the stream's attempt and resets the stream (`timeout()` for

@@ -3,17 +3,17 @@
  * (`prepareCall`), the stream of one attempt (`openAttempt`), and what its end means to the runtime
  * (`finishCall`: the answer with its `:status`, or the End code of its error).
  */
-import type { AttemptHandle, CallParts, CallRecord, PushPeer, Transport } from './call-types.js';
-import type { CallPending } from './muxws-stream.js';
-import { EndCode } from './abi/calls.js';
-import { ErrorClass, ResetCode } from './abi/muxws.js';
+import type { AttemptHandle, CallParts, CallRecord, PushPeer, Transport } from '../vocabulary/call-types.js';
+import type { CallPending } from './stream.js';
+import { EndCode } from '../abi/calls.js';
+import { ErrorClass, ResetCode } from '../abi/muxws.js';
 import {
   closedForGood,
   makeError,
   type Refusal,
   refusedError,
   services,
-} from './muxws-module.js';
+} from './module.js';
 
 /** What the call transport asks of its peer (`PeerCore`). */
 export interface CallPeer extends PushPeer {

@@ -3,7 +3,7 @@
  * wrapper of its own, reading them from the connect options, and calling them so that one that
  * throws harms nothing.
  */
-import { services } from './muxws-module.js';
+import { services } from './module.js';
 
 /** An `onClose` or `onReconnect` listener, an open interceptor. */
 export type Listener = (...args: any[]) => unknown; // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -1,24 +1,16 @@
 /**
  * The sending half of the axios transport (axios.ts): one attempt through the caller's axios
  * instance, its answer or failure reported to the runtime. A module of its own, loaded by the first
- * axios proxy an app makes, so that an app that never passes `axiosInstance` never downloads it; it
- * imports only types, and what it needs of the package comes in its kit (as the follower's engine).
+ * axios proxy an app makes, so that an app that never passes `axiosInstance` never downloads it. From
+ * outside its folder it imports only types and rules of shared/ (its file carries its own copy of
+ * them); what it needs of the package comes in its services (axios-services.ts), as the follower's
+ * engine's does.
  */
-import { EndCode } from './abi/calls.js';
-import type { hasDetail, retryAfterMs } from './rest.js';
-import type { CallRecord } from './call-types.js';
-import type { captureHeaders, failAttempt, report } from './runtime.js';
-
-/** What the sending half is given of the package (axios.ts's `axiosKit`). */
-export type AxiosKit = readonly [
-  typeof captureHeaders,
-  typeof failAttempt,
-  typeof report,
-  typeof hasDetail,
-  typeof retryAfterMs,
-  /** Whether axios sets header `name` again on every request (the calls module's header rule). */
-  (name: string) => boolean,
-];
+import { EndCode, HeaderRule } from '../abi/calls.js';
+import type { AxiosServices } from '../axios-services.js';
+import { retryAfterMs } from '../shared/retry-after.js';
+import { hasDetail } from '../shared/values.js';
+import type { CallRecord } from '../vocabulary/call-types.js';
 
 /** What this transport needs of an axios instance (`axios.create()` or the default export). */
 export interface AxiosLike {
@@ -49,6 +41,16 @@ export interface AxiosSend {
   sent?: unknown;
 }
 
+/** Header names axios sets again on every request, by the calls module's rule (cached per name). */
+const setAgain = new Map<string, boolean>();
+
+/** Whether axios sets header `name` again on every request (so that the transport does not carry it). */
+function isSetAgain(name: string, headerRule: AxiosServices['headerRule']): boolean {
+  let known = setAgain.get(name);
+  if (known === undefined) setAgain.set(name, (known = (headerRule(name) & HeaderRule.SetAgainByAxios) !== 0));
+  return known;
+}
+
 /** The `set`/`toJSON` of an AxiosHeaders (or a plain object, by assignment). */
 type HeaderBag = { set?(name: string, value: string): unknown; toJSON?(): Record<string, unknown> } & Record<string, unknown>;
 
@@ -69,9 +71,9 @@ function withContentType(headers: Record<string, string>, contentType: string | 
   return out;
 }
 
-/** Sends attempt `attempt` of `call` through `instance` (what it needs of the package in `kit`); `controller` abandons it. */
+/** Sends attempt `attempt` of `call` through `instance` (what it needs of the package in `services`); `controller` abandons it. */
 export function sendThroughAxios(
-  kit: AxiosKit,
+  services: AxiosServices,
   instance: AxiosLike,
   timeoutMs: number,
   transforms: unknown[],
@@ -81,7 +83,7 @@ export function sendThroughAxios(
   controller: AbortController,
 ): void {
   if (controller.signal.aborted) return;
-  const [captureHeaders, failAttempt, report, hasDetail, retryAfterMs, isSetAgain] = kit;
+  const { captureHeaders, failAttempt, headerRule } = services;
   const send = call.send;
   const first = carried === null;
   const headers = carried ?? send.headers;
@@ -92,7 +94,7 @@ export function sendThroughAxios(
       const all = typeof bag.toJSON === 'function' ? bag.toJSON() : bag;
       const kept: Record<string, string> = {};
       for (const [name, value] of Object.entries(all)) {
-        if (value !== undefined && value !== null && value !== false && !isSetAgain(name)) kept[name] = String(value);
+        if (value !== undefined && value !== null && value !== false && !isSetAgain(name, headerRule)) kept[name] = String(value);
       }
       captureHeaders(call.id, attempt, kept);
       if (!('sent' in send)) send.sent = data;
@@ -120,9 +122,9 @@ export function sendThroughAxios(
       return failAttempt(call.id, attempt, error);
     }
     Promise.resolve(pending).then(
-      (response) => settleWith(kit, call, attempt, response, null),
+      (response) => settleWith(services, call, attempt, response, null),
       (error: { response?: { status: number; data: unknown; headers?: unknown }; code?: unknown }) => {
-        if (error?.response) return settleWith(kit, call, attempt, error.response, error);
+        if (error?.response) return settleWith(services, call, attempt, error.response, error);
         // The seed's REST rows: an axios error without a response is repeated, a cancellation
         // excepted (an interceptor's or the instance's; an attempt this package abandoned reports
         // to no one), which settles the call with it.
@@ -145,7 +147,7 @@ export function sendThroughAxios(
 
 /** Reports an answer: resolved with its data below 400, else rejected with the axios error as 0.6 did. */
 function settleWith(
-  [, failAttempt, report, hasDetail, retryAfterMs]: AxiosKit,
+  { failAttempt, report }: AxiosServices,
   call: Readonly<CallRecord<AxiosSend, Record<string, string>>>,
   attempt: number,
   response: { status: number; data: unknown; headers?: unknown },

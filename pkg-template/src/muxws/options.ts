@@ -4,9 +4,9 @@
  * `peer_new`, which applies the defaults and checks the ranges (`crates/muxws-wasm/src/module.rs`,
  * `PeerConfig`), refusing a bad value with class `Config` (a TypeError here).
  */
-import { mw, put, refusal, refusedError, services } from './muxws-module.js';
-import { functions, type Listener } from './muxws-listeners.js';
-import { peerNew, type PeerNewArgs } from './abi/muxws.js';
+import { mw, put, refusal, refusedError, services } from './module.js';
+import { functions, type Listener } from './listeners.js';
+import { peerNew, type PeerNewArgs } from '../abi/muxws.js';
 
 /** The options of `connectMuxws` this driver reads (see `ConnectOptions` in muxws.ts). */
 export type Options = Record<string, unknown>;

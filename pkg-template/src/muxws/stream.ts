@@ -3,9 +3,9 @@
  * module's tag (one kind per owner: a ViewSet call's attempt, a `request()`, an `open()` stream),
  * and `StreamCore`, the driver's side of a public `MuxwsStream`.
  */
-import type { CallRecord } from './call-types.js';
-import { makeError } from './muxws-module.js';
-import { ErrorClass } from './abi/muxws.js';
+import type { CallRecord } from '../vocabulary/call-types.js';
+import { makeError } from './module.js';
+import { ErrorClass } from '../abi/muxws.js';
 
 /** Settle-able promise parts. */
 export interface Deferred<T> {

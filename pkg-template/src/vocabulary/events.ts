@@ -3,8 +3,8 @@
  * the channel a follower's transport is behind. The wire is fastapi-viewsets 0.14's events viewset
  * (`POST {eventsPath}/poll`, and over muxws `subscribe`/`unsubscribe`).
  */
-import type { HttpError } from './errors.js';
-import type { KeyType } from './mixins.js';
+import type { HttpError } from '../errors.js';
+import type { KeyType } from '../mixins.js';
 import type { MuxwsPeerSource } from './options.js';
 
 /** A topic: a ViewSet's routed base path (`/items`) or a source's (`imports`, `imports:7`). */

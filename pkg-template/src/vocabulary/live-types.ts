@@ -1,7 +1,7 @@
 /**
  * The types of a live list (types only): what `liveList()` takes and gives.
  */
-import type { EventMessage, Follower, FollowerMode, RecordsChanged, ResyncInfo } from '../events.js';
+import type { EventMessage, Follower, FollowerMode, RecordsChanged, ResyncInfo } from './events.js';
 import type { ListParams } from '../mixins.js';
 
 /**

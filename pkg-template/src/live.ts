@@ -6,14 +6,14 @@
  * first call, which takes the handle over (it checks the options there: what is wrong rejects
  * `ready`).
  */
-import { internalsOf } from '../caller.js';
-import { loadChunk, waitOn } from '../chunk.js';
-import { warn } from '../runtime.js';
-import type { RecordOf } from '../viewset.js';
-import { liveServices } from './services.js';
-import type { LiveHandle, LiveList, LiveOptions, LiveParams } from './types.js';
+import { internalsOf } from './caller.js';
+import { loadChunk, waitOn } from './chunk.js';
+import { warn } from './runtime.js';
+import type { RecordOf } from './viewset.js';
+import { liveServices } from './live-services.js';
+import type { LiveHandle, LiveList, LiveOptions, LiveParams } from './vocabulary/live-types.js';
 
-type Chunk = typeof import('./live-list.js');
+type Chunk = typeof import('./live/live-list.js');
 
 /** The chunk, loaded once. */
 let chunk: Promise<Chunk> | undefined;

@@ -2,12 +2,12 @@
  * The muxws module as its driver sees it: its exports, its instantiation with what the package
  * lends the driver (`muxws-kit.ts`), the payload strings it reads through its one import, its input
  * window and its output record, and the errors made from the class codes it writes. Every other
- * file of the driver builds on this one; it imports only types, const enums and `wasm-loader.ts`.
+ * file of the driver builds on this one; it imports only types, const enums and `muxws/wasm-loader.ts`.
  */
-import type { ErrorProps } from './errors.js';
-import type { MuxwsServices } from './muxws-kit.js';
+import type { ErrorProps } from '../errors.js';
+import type { MuxwsServices } from '../muxws-kit.js';
 import { compileWasm } from './wasm-loader.js';
-import { CloseCode, ErrorClass, Layout, type MuxwsExports } from './abi/muxws.js';
+import { CloseCode, ErrorClass, Layout, type MuxwsExports } from '../abi/muxws.js';
 
 /** What the package lends the driver (`muxws-kit.ts`), by name; set by {@link instantiate}. */
 export let services!: MuxwsServices;

@@ -3,8 +3,8 @@
  * as calls of the peer's handler, ended exactly once (whether the platform says `error`, `close`,
  * or a `send` fails), and whose `close` never throws.
  */
-import { CloseCode } from './abi/muxws.js';
-import { services } from './muxws-module.js';
+import { CloseCode } from '../abi/muxws.js';
+import { services } from './module.js';
 
 /** What a socket tells its peer. */
 export interface SocketEvents {

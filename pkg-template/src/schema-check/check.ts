@@ -3,7 +3,7 @@
  * imported by its URL once the backend's schema has arrived, as follow-engine.js is): an app
  * carries none of it in its entry. It imports nothing of index.js: compose.ts's `joinPath` comes as an argument.
  */
-import type { joinPath as JoinPath } from './compose.js';
+import type { joinPath as JoinPath } from '../compose.js';
 
 /**
  * Path templates match segment by segment, any `{param}` matching any `{param}`; `wanted` is

@@ -1,12 +1,12 @@
 /**
  * What the live list's chunk (live/live-list.ts) is given of the package, as one object with named
- * members, handed to it by live/index.ts instead of imported: the chunk imports only types from
- * outside its folder, so the bundle has no shared chunk. The follower's services (every app ships
+ * members, handed to it by live.ts instead of imported: the chunk imports from outside its folder
+ * only types and shared/'s rules (a copy of which it carries), so it imports nothing of index.js. The follower's services (every app ships
  * them for `watch()`) and four more.
  */
-import { internalsOf } from '../caller.js';
-import { followServices } from '../follow-services.js';
-import { addListener, openCalls, observeCalls } from '../runtime.js';
+import { internalsOf } from './caller.js';
+import { followServices } from './follow-services.js';
+import { addListener, openCalls, observeCalls } from './runtime.js';
 
 /**
  * What the live list's chunk uses of the package. Made by a call marked pure, so that an app that

@@ -6,13 +6,13 @@
  * transport for the ViewSet calls over its peers (docs/boundary.md, "The muxws module").
  *
  * This file is its entry: loading the module once, and `connect`. The rest, one concept a file:
- * `muxws-module.ts` (the module's exports, input window, output record, errors),
- * `muxws-options.ts` (the connect options, into `peer_new`), `muxws-peer.ts` (`PeerCore`: the peer
- * API and the pump), `muxws-stream.ts` (`Pending`, `StreamCore`), `muxws-calls.ts` (the runtime's
- * transport), `muxws-socket.ts` (the platform `WebSocket`), `muxws-listeners.ts`.
+ * `muxws/module.ts` (the module's exports, input window, output record, errors),
+ * `muxws/options.ts` (the connect options, into `peer_new`), `muxws/peer.ts` (`PeerCore`: the peer
+ * API and the pump), `muxws/stream.ts` (`Pending`, `StreamCore`), `muxws/calls.ts` (the runtime's
+ * transport), `muxws/socket.ts` (the platform `WebSocket`), `muxws/listeners.ts`.
  *
  * - Payloads stay JavaScript strings: made once by `JSON.stringify`, read by the module a window at
- *   a time (`TextEncoder.encodeInto` into its memory, by the reader in muxws-module.ts); answers in
+ *   a time (`TextEncoder.encodeInto` into its memory, by the reader in muxws/module.ts); answers in
  *   fragments are joined and parsed here, and the module is told whether they parsed.
  * - A socket message is written into the module's input window of the frame cap + 1 bytes, so one
  *   over the cap never enters its memory whole.
@@ -24,14 +24,14 @@
  *   value's `toString`) or from the platform (`new WebSocket`, `send`) ends at most the call or
  *   stream it belongs to; the pumping state is restored in `finally`.
  */
-import type { MuxwsServices } from './muxws-kit.js';
-import { instantiate, mw, services, sources } from './muxws-module.js';
-import type { Options } from './muxws-options.js';
-import { followOnline, PeerCore } from './muxws-peer.js';
-import type { StreamCore } from './muxws-stream.js';
+import type { MuxwsServices } from '../muxws-kit.js';
+import { instantiate, mw, services, sources } from './module.js';
+import type { Options } from './options.js';
+import { followOnline, PeerCore } from './peer.js';
+import type { StreamCore } from './stream.js';
 
-export type { PeerCore } from './muxws-peer.js';
-export type { StreamCore } from './muxws-stream.js';
+export type { PeerCore } from './peer.js';
+export type { StreamCore } from './stream.js';
 
 /** The module being loaded, or loaded; reset when loading fails, so a later `connect` tries again. */
 let loading: Promise<void> | null = null;

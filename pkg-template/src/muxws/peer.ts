@@ -3,10 +3,10 @@
  * handle, its sockets and its streams' JavaScript side, and runs the pump that reads what the
  * module says (one record at a time) and does it: dial, send, close, settle a stream. The peer
  * API (`open`, `request`, `close`, the listeners) is here; the ViewSet calls' transport over it is
- * `muxws-calls.ts`.
+ * `muxws/calls.ts`.
  */
-import { PeerState } from './abi/calls.js';
-import { CloseCode, ErrorClass, handleMuxwsRecord, Layout, MuxwsRecordKind, ResetCode, type MuxwsRecordHandler } from './abi/muxws.js';
+import { PeerState } from '../abi/calls.js';
+import { CloseCode, ErrorClass, handleMuxwsRecord, Layout, MuxwsRecordKind, ResetCode, type MuxwsRecordHandler } from '../abi/muxws.js';
 import {
   closedForGood,
   makeError,
@@ -21,12 +21,12 @@ import {
   sources,
   textOf,
   type Refusal,
-} from './muxws-module.js';
-import { deferred, StreamCore, type CallPending, type Deferred, type Pending, type RequestPending } from './muxws-stream.js';
-import { PlatformSocket } from './muxws-socket.js';
-import { addListener, notify, type Listener } from './muxws-listeners.js';
-import { fallbackOf, makePeer, whole, type FallbackOptions, type Options } from './muxws-options.js';
-import { callTransport, finishCall, type CallPeer } from './muxws-calls.js';
+} from './module.js';
+import { deferred, StreamCore, type CallPending, type Deferred, type Pending, type RequestPending } from './stream.js';
+import { PlatformSocket } from './socket.js';
+import { addListener, notify, type Listener } from './listeners.js';
+import { fallbackOf, makePeer, whole, type FallbackOptions, type Options } from './options.js';
+import { callTransport, finishCall, type CallPeer } from './calls.js';
 
 
 /** How long a pushed stream may stay open after its handlers returned before it is reset (the server's half never ended). */

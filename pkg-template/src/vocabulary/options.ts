@@ -2,10 +2,10 @@
  * The options of proxies and of one call (types only): the 0.7 names, and the 0.6 names they keep
  * (`pkFieldName`, `validateSchema`, `declares`, `axiosInstance`, a lazy muxws `peer`).
  */
-import type { AxiosLike } from './axios.js';
-import type { HeadersInput } from './headers.js';
-import type { MuxwsPeer } from './muxws.js';
-import type { RequestInterceptor } from './rest.js';
+import type { AxiosLike } from '../axios.js';
+import type { HeadersInput } from '../headers.js';
+import type { MuxwsPeer } from '../muxws.js';
+import type { RequestInterceptor } from '../rest.js';
 
 /** How a call is repeated when an attempt ends without an answer. */
 export interface RepeatOptions {

@@ -5,9 +5,9 @@
  * persisted call stores, and what call activity and `pendingCalls()` report. Types only: a file
  * that needs only these imports nothing that runs.
  */
-import type { ABANDON_WHY, WAIT_REASONS } from './abi/calls.js';
-import type { ErrorProps } from './errors.js';
-import type { HeaderList } from './headers.js';
+import type { ABANDON_WHY, WAIT_REASONS } from '../abi/calls.js';
+import type { ErrorProps } from '../errors.js';
+import type { HeaderList } from '../headers.js';
 
 /** What an attempt produced, kept until the call settles with it. */
 export type Outcome =
