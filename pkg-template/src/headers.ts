@@ -17,8 +17,8 @@ export type HeadersInput =
 
 /** An HTTP token (RFC 9110 §5.6.2): what a header name may hold. */
 export const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-/** Printable ASCII and tab: what a header value may hold here. */
-const VALUE = /^[\t\x20-\x7e]*$/;
+/** Printable ASCII and tab: what a header value may hold here (also over muxws: `muxwsServices`). */
+export const VALUE = /^[\t\x20-\x7e]*$/;
 
 /** The message of a header set that is none of the accepted forms. */
 function notHeaders(what: string): TypeError {

@@ -12,7 +12,8 @@ import { describe, get } from './caller.js';
 import { ERROR_CLASSES } from './abi/muxws-errors.js';
 import { TransportUrlError, type ErrorProps } from './errors.js';
 import { intercept, restTransport } from './rest.js';
-import { hasDetail } from './shared/values.js';
+import { TOKEN, VALUE } from './headers.js';
+import { hasDetail, isWhole } from './shared/values.js';
 import { now } from './clock.js';
 import { online } from './online.js';
 import { addStats, captureHeaders, failAttempt, peerState, registerPeer, report, unregisterPeer, warn } from './runtime.js';
@@ -61,6 +62,12 @@ export const muxwsServices = {
   restTransport,
   /** The package's one source of online / offline. */
   online,
+  /** `shared/values.ts`: a whole number, at least a bound (the driver's options). */
+  isWhole,
+  /** `headers.ts`: an HTTP token, what a header name may hold (a stream's, after a pseudo-header's `:`). */
+  TOKEN,
+  /** `headers.ts`: what a header value may hold. */
+  VALUE,
 };
 
 /** The type of {@link muxwsServices}: what the driver may use of the package. */

@@ -20,7 +20,7 @@ export type Options = Record<string, unknown>;
 function number(options: unknown, name: string, backoff?: true): number {
   const value = services.get(options, name);
   if (value === undefined) return NaN;
-  if (backoff ? typeof value !== 'number' || Number.isNaN(value) : !Number.isSafeInteger(value) || (value as number) < 0) {
+  if (backoff ? typeof value !== 'number' || Number.isNaN(value) : !services.isWhole(value)) {
     throw new TypeError(backoff ? `reconnect.${name} must be a number` : `${name} must be a non-negative whole number`);
   }
   return value as number;
