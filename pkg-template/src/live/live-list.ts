@@ -407,7 +407,8 @@ class LiveEngine {
     const proxy = this.#proxy;
     try {
       let found: unknown[];
-      if (this.#pkIn) {
+      // one record: its retrieve (the server reads one row by its key); more: one `{pk}__in` list call
+      if (this.#pkIn && batch.length > 1) {
         const answer = await proxy.list({ [`${this.#pkField}__in`]: batch.map(([, pk]) => pk) });
         if (!Array.isArray(answer)) throw new TypeError('the list answer is not an array of records');
         found = answer;
