@@ -130,8 +130,17 @@ test('pks compare by value: a number and its string differ, objects with the sam
   assert.deepEqual(await apply.call({ pkFieldName: 'id' }, [{ id: 1 }, { id: '1' }], { op: 'deleted', changes: [{ pk: '1' }] }), [{ id: 1 }]);
   assert.deepEqual(await apply.call({ pkFieldName: 'id' }, [{ id: 1 }, { id: '1' }], { op: 'deleted', changes: [{ pk: 1 }] }), [{ id: '1' }]);
   // object pks, by value, their keys in any order; two different objects do not collide
-  const rows = [{ id: { a: 1, b: [1, 2] } }, { id: { a: 2, b: [1, 2] } }, { id: { a: 1, b: [2, 1] } }];
-  assert.deepEqual(await apply.call({ pkFieldName: 'id' }, rows, { op: 'deleted', changes: [{ pk: { b: [1, 2], a: 1 } }] }), [rows[1], rows[2]]);
+  const rows = [{ id: { a: 2, b: [1, 2] } }, { id: { a: 1, b: [2, 1] } }, { id: { a: 1, b: [1, 2] } }, { id: { c: 1 } }];
+  assert.deepEqual(await apply.call({ pkFieldName: 'id' }, rows, { op: 'deleted', changes: [{ pk: { b: [1, 2], a: 1 } }] }), [rows[0], rows[1], rows[3]]);
+  // one-key objects of other keys are other pks
+  assert.deepEqual(await apply.call({ pkFieldName: 'id' }, [{ id: { a: 1 } }, { id: { b: 1 } }], { op: 'deleted', changes: [{ pk: { b: 1 } }] }), [{ id: { a: 1 } }]);
+  // numbers that JSON cannot write are still their own values; a bigint pk is one too
+  assert.deepEqual(await apply.call({ pkFieldName: 'id' }, [{ id: NaN }, { id: Infinity }], { op: 'deleted', changes: [{ pk: Infinity }] }), [{ id: NaN }]);
+  assert.deepEqual(await apply.call({ pkFieldName: 'id' }, [{ id: 1n }, { id: 2n }, { id: 2 }], { op: 'deleted', changes: [{ pk: 2n }] }), [{ id: 1n }, { id: 2 }]);
+  // null and a missing pk are not one
+  assert.deepEqual(await apply.call({ pkFieldName: 'id' }, [{}, { id: null }], { op: 'deleted', changes: [{ pk: null }] }), [{}]);
+  // an array pk as JSON sends it: undefined in it is null
+  assert.deepEqual(await apply.call({ pkFieldName: 'id' }, [{ id: [2, null] }, { id: [1, undefined] }], { op: 'deleted', changes: [{ pk: [1, null] }] }), [{ id: [2, null] }]);
   // nested objects and odd values in a pk
   const deep = [{ id: { x: { q: 1, p: null } } }, { id: { x: { q: 1, p: undefined } } }, { id: { x: { p: null, q: 2 } } }];
   assert.deepEqual(await apply.call({ pkFieldName: 'id' }, deep, { op: 'deleted', changes: [{ pk: { x: { p: null, q: 1 } } }] }), [deep[1], deep[2]]);
