@@ -12,6 +12,7 @@ import { ERROR_CLASSES } from './abi/muxws-errors.js';
 import { TransportUrlError, type ErrorProps } from './errors.js';
 import { hasDetail, intercept, restTransport } from './rest.js';
 import { now } from './clock.js';
+import { online } from './online.js';
 import { addStats, captureHeaders, failAttempt, peerState, registerPeer, report, unregisterPeer, warn } from './runtime.js';
 import { wakeup } from './timer.js';
 
@@ -42,6 +43,8 @@ export const driverKit = [
   wakeup,
   /** The REST transport, which a peer's calls fall back to (`restFallback`). */
   restTransport,
+  /** The package's one source of online / offline. */
+  online,
 ] as const;
 
 /** The type of {@link driverKit}. */

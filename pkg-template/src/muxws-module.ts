@@ -97,6 +97,8 @@ export let now!: DriverKit[15];
 export let wakeup!: DriverKit[16];
 /** `rest.ts`: the REST transport, for the attempts of a peer's calls that fall back. */
 export let restTransport!: DriverKit[17];
+/** The package's one source of online / offline. */
+export let online!: DriverKit[18];
 /** The muxws module's exports, once instantiated. */
 export let mw!: MuxwsExports;
 /** Where the module's output record lives in its memory. */
@@ -104,7 +106,7 @@ let outPointer = 0;
 
 /** Takes what the package lends the driver, then compiles and instantiates the muxws module. */
 export async function instantiate(given: DriverKit): Promise<void> {
-  [muxwsBody, describe, get, errorClasses, TransportUrlError, hasDetail, intercept, addStats, captureHeaders, peerState, registerPeer, report, unregisterPeer, warn, failAttempt, now, wakeup, restTransport] = given;
+  [muxwsBody, describe, get, errorClasses, TransportUrlError, hasDetail, intercept, addStats, captureHeaders, peerState, registerPeer, report, unregisterPeer, warn, failAttempt, now, wakeup, restTransport, online] = given;
   const module = await compileWasm(new URL('./wasm/muxws_bg.wasm?no-inline', import.meta.url));
   const exports = new WebAssembly.Instance(module, { muxws: { read } }).exports as unknown as MuxwsExports;
   if (exports.boundary_version() !== Layout.BoundaryVersion) {

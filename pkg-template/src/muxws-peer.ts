@@ -15,6 +15,7 @@ import {
   muxwsBody,
   mw,
   now,
+  online,
   peerState,
   put,
   putShort,
@@ -36,6 +37,9 @@ import { addListener, notify, type Listener } from './muxws-listeners.js';
 import { fallbackOf, makePeer, whole, type FallbackOptions, type Options } from './muxws-options.js';
 import { callTransport, finishCall, type CallPeer } from './muxws-calls.js';
 
+
+/** How long a pushed stream may stay open after its handlers returned before it is reset (the server's half never ended). */
+const PUSH_HOLD_MS = 5000;
 /** How long a flush may write before it lets other work in (bytes). */
 const FLUSH_BYTES = 256 * 1024;
 
@@ -310,6 +314,10 @@ export class PeerCore implements CallPeer {
     }
     const finish = () => {
       mw.finish(this.#handle, tag);
+      // a pushed stream the server never ends would hold one of its 100 slots for good: it is reset
+      // (TIMEOUT) once it has been held this long after its handlers returned
+      mw.set_deadline(this.#handle, tag, now() + PUSH_HOLD_MS);
+      this.#rearm();
       this.#pump();
     };
     const fail = (caught: unknown) => {
@@ -568,14 +576,13 @@ export class PeerCore implements CallPeer {
 const livePeers = new Set<PeerCore>();
 
 /**
- * Where the platform says it is back online (browsers and workers: the `online` event), every peer
- * waiting out a reconnect delay dials at once, whether or not a call waits for it; a connected or
- * closed peer is left as it is. Elsewhere (Node) nothing changes.
+ * Where the platform says it is back online (the package's one online source: browsers and
+ * workers), every peer waiting out a reconnect delay dials at once, whether or not a call waits for
+ * it; a connected or closed peer is left as it is. Elsewhere (Node) nothing changes.
  */
 export function followOnline(): void {
-  const scope = globalThis as { addEventListener?: (type: string, listener: () => void) => void };
-  if (typeof scope.addEventListener !== 'function') return;
-  scope.addEventListener('online', () => {
+  online.subscribe((isOnline) => {
+    if (!isOnline) return;
     for (const peer of livePeers) {
       try {
         peer.reconnectNow();

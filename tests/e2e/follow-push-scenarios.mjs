@@ -62,6 +62,24 @@ async function socketsHolding(baseUrl, topic) {
 }
 
 /** Closes the followers, then the peers; a follower or peer that fails to close fails the scenario after the rest closed. */
+/** An onEvent that runs `body` and counts the calls that began while another was still running. */
+function oneAtATime(body) {
+  let running = 0;
+  const serial = {
+    overlapped: 0,
+    async onEvent(event) {
+      running += 1;
+      if (running > 1) serial.overlapped += 1;
+      try {
+        await body(event);
+      } finally {
+        running -= 1;
+      }
+    },
+  };
+  return serial;
+}
+
 async function closeAll(followers, peers) {
   const outcomes = await Promise.allSettled(followers.filter(Boolean).map((follower) => follower.close()));
   await Promise.allSettled(peers.filter(Boolean).map((peer) => peer.close()));
@@ -410,20 +428,11 @@ export const followPushScenarios = {
     const { peer, closes } = await connect(pkg, wsUrl);
     const key = freshKey();
     const got = [];
-    let running = 0;
-    let overlapped = false;
-    const follower = pkg.follow(`imports:${key}`, {
-      peer,
-      pollIntervalMs: QUIET_MS,
-      checkIntervalMs: QUIET_MS,
-      async onEvent(event) {
-        running += 1;
-        if (running > 1) overlapped = true;
-        got.push(event);
-        await sleep(20);
-        running -= 1;
-      },
+    const serial = oneAtATime(async (event) => {
+      got.push(event);
+      await sleep(20);
     });
+    const follower = pkg.follow(`imports:${key}`, { peer, pollIntervalMs: QUIET_MS, checkIntervalMs: QUIET_MS, onEvent: serial.onEvent });
     let maxStreams = 0;
     const sampler = setInterval(() => {
       maxStreams = Math.max(maxStreams, peer.core.streamCount);
@@ -446,7 +455,7 @@ export const followPushScenarios = {
       chain(got, from, 'the chain');
       const polled = got.filter((event) => event.via !== 'push');
       equal(polled.length, 0, `every event by push (${polled.length} caught up by poll: pushes refused?)`);
-      ok(!overlapped, 'each onEvent awaited before the next');
+      equal(serial.overlapped, 0, 'each onEvent awaited before the next');
       ok(took <= limit, `delivered in ${took} ms (at most ${limit})`);
       ok(maxStreams < 100, `the peer never held 100 streams (at most ${maxStreams})`);
       equal(closes.length, 0, 'the socket stayed up');
@@ -461,20 +470,11 @@ export const followPushScenarios = {
     const { peer } = await connect(pkg, wsUrl);
     const key = freshKey();
     const got = [];
-    let running = 0;
-    let overlapped = 0;
-    const follower = pkg.follow(`imports:${key}`, {
-      peer,
-      pollIntervalMs: QUIET_MS,
-      checkIntervalMs: QUIET_MS,
-      async onEvent(event) {
-        running += 1;
-        if (running > 1) overlapped += 1;
-        got.push(event);
-        await sleep(50);
-        running -= 1;
-      },
+    const serial = oneAtATime(async (event) => {
+      got.push(event);
+      await sleep(50);
     });
+    const follower = pkg.follow(`imports:${key}`, { peer, pollIntervalMs: QUIET_MS, checkIntervalMs: QUIET_MS, onEvent: serial.onEvent });
     try {
       await follower.ready;
       await until(() => follower.mode === 'push', 2000, "mode 'push'");
@@ -491,7 +491,7 @@ export const followPushScenarios = {
       await sleep(300);
       same(got.map((event) => event.rev), revs, 'every rev, once, in order');
       chain(got, from, 'the chain');
-      equal(overlapped, 0, 'never two onEvent at once');
+      equal(serial.overlapped, 0, 'never two onEvent at once');
     } finally {
       await closeAll([follower], [peer]);
     }
