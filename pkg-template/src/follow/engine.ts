@@ -124,6 +124,8 @@ interface Follower extends FollowerConfig {
   resyncs: number;
   error: unknown;
   ready: 'pending' | 'done';
+  /** An answer of the server came (a poll's, or a subscribe's that needs no poll to catch up): `ready` may resolve. */
+  heard: boolean;
   waiters: { token: unknown; poll: number; target: number }[];
   /** Its subscribe's answer is awaited (it gives the cursor from now, or says a poll must catch up). */
   awaitingSub: boolean;
@@ -217,6 +219,7 @@ export class FollowEngine {
       resyncs: 0,
       error: undefined,
       ready: 'pending',
+      heard: false,
       waiters: [],
       awaitingSub: subscribing,
       askedFor: -1,
@@ -345,10 +348,11 @@ export class FollowEngine {
       if (follower.cursor === null) {
         // following from now: the subscribe's rev is the cursor
         this.#move(follower, rev, scope);
+        follower.heard = true;
       } else if (rev !== follower.cursor || scope !== follower.scope) {
-        // events came (or the scope changed) since the cursor: a poll from it catches up
+        // events came (or the scope changed) since the cursor: a poll from it catches up (and is heard)
         this.#want(follower, now);
-      }
+      } else follower.heard = true;
     }
     this.#settle(now);
   }
@@ -472,6 +476,7 @@ export class FollowEngine {
     follower.failures = 0;
     follower.error = undefined;
     follower.alone = false;
+    follower.heard = true;
     let target = follower.cursor ?? answer.rev;
     let resynced = false;
     if (answer.kind === 'gap' || (asked && sent === null)) {
@@ -679,12 +684,12 @@ export class FollowEngine {
     }
   }
 
-  /** A follower with nothing left to hand out now (its cursor held) resolves its ready and the waiters whose answer it handed out. */
+  /** A follower with nothing left to hand out now (its cursor held) resolves its ready (once the server was heard) and the waiters whose answer it handed out. */
   #tell(follower: Follower): void {
     if (follower.mode !== 'active' || follower.handling || follower.cursor === null || follower.resync) return;
     const head = follower.queue[0];
     const idle = !head || head.prev !== follower.cursor;
-    if (idle && follower.ready === 'pending') {
+    if (idle && follower.heard && follower.ready === 'pending') {
       follower.ready = 'done';
       this.#actions.push({ type: 'ready', follower: follower.id, ok: true, error: undefined });
     }

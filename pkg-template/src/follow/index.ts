@@ -357,7 +357,9 @@ export async function start(given: FollowServices, handle: Follower & FollowerSt
   });
   return {
     ready,
-    catchUp: () => new Promise<void>((resolve, reject) => tell((now) => engine.catchUp(now, id, { resolve, reject } satisfies Waiter))),
+    // the engine forgets a refused follower once its onRefused returned: its handle keeps the refusal
+    catchUp: () =>
+      handle.mode === 'refused' ? Promise.reject(handle.error) : new Promise<void>((resolve, reject) => tell((now) => engine.catchUp(now, id, { resolve, reject } satisfies Waiter))),
     close: () => {
       tell((now) => engine.close(now, id));
       return Promise.resolve();

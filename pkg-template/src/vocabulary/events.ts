@@ -101,12 +101,17 @@ export interface Follower {
    */
   readonly error: Error | undefined;
   /**
-   * Resolves once the follower holds a cursor (subscribed, or its first poll answered) and has
-   * handed out what that answer brought; rejects when it is refused or closed first, or when its
-   * first poll fails (it goes on asking: `error` and `subscribe()` tell when it gets through).
+   * Resolves once the follower has heard the server (its first poll answered, or its subscribe
+   * answered with nothing to catch up since its cursor) and has handed out what that answer
+   * brought, also when it starts `from` a rev or a persisted cursor; rejects when it is refused
+   * or closed first, or when its first poll fails (it goes on asking: `error` and `subscribe()`
+   * tell when it gets through).
    */
   readonly ready: Promise<void>;
-  /** Polls now; resolves once that answer was handed out, rejects with the error when that poll failed. */
+  /**
+   * Polls now; resolves once that answer was handed out, rejects with the error when that poll
+   * failed, and with the refusal (`error`) once the server refused the topic (`mode: 'refused'`).
+   */
   catchUp(): Promise<void>;
   /** Stops following (for good): nothing is handed out after it. */
   close(): Promise<void>;
