@@ -9,7 +9,7 @@ step() { printf '\n==== %s\n' "$*"; }
 
 bash scripts/install.sh
 
-step "the import graph: no circle, no upward import in the facade's layers (and the largest source file)"
+step "the import graph: no circle, each folder of the facade within its rules, floors of value imports (and the largest source file)"
 node scripts/imports.mjs
 
 step "cargo test: the pure Rust core, the muxws protocol, the wasm modules' record codes (native, virtual clock)"
