@@ -1,7 +1,9 @@
 // The follower by push against the scripted muxws server (fake WebSocket, fake clock): the
 // survivors of the follower's mutation run that a push test tells (tests/mutation/README.md, "The
 // follower's survivors (89), triaged"): a subscribe answering the rev the follower starts from, two
-// topics and a second follower of one of them on one peer, two peers.
+// topics and a second follower of one of them on one peer, two peers, a push before its subscribe's
+// answer, a REST follower beside a peer that loses its socket, a subscribe failing after its socket
+// was lost, two channels (eventsPath, scope) of one topic on one peer.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 
@@ -15,9 +17,15 @@ const { clock, server, pkg } = await muxwsSetup();
 const revs = new Map();
 /** Subscribes left unanswered (the test answers them with server.reply) while true. */
 let holdSubscribes = false;
+/** Subscribes of the second channel (eventsPath /other, scope sB) left unanswered while true. */
+let holdOther = false;
+/** The first channel's poll answer for a cursor (the two-scope test's), else the default. */
+let eventsPoll = null;
 server.answer = (open) => {
   const path = open.headers[':path'];
   if (path === '/events/subscribe' && holdSubscribes) return 'drop';
+  if (path === '/other/subscribe') return holdOther ? 'drop' : { status: 200, payload: { rev: revs.get(open.payload.topic) ?? 100, scope: 'sB' } };
+  if (path === '/events/poll' && eventsPoll) return { status: 200, payload: eventsPoll(open.payload.cursors), poll_after_ms: 0 };
   if (path === '/events/subscribe') return { status: 200, payload: { rev: revs.get(open.payload.topic) ?? 100 } };
   if (path === '/events/unsubscribe') return { status: 204, payload: null };
   if (path === '/events/poll') {
@@ -39,9 +47,10 @@ const rest = installFetch((request) => {
 after(() => rest.uninstall());
 
 let streamId = 0;
-function push(socket, topic, rev) {
+function push(socket, topic, rev, scope) {
   streamId += 2;
-  socket.push({ type: 'open', stream: streamId, end: true, headers: { ':event': 'changed', ':version': 1, ':topic': topic, ':rev': rev, ':prev': rev - 1 }, payload: { topic, rev } });
+  const headers = { ':event': 'changed', ':version': 1, ':topic': topic, ':rev': rev, ':prev': rev - 1, ...(scope === undefined ? {} : { ':scope': scope }) };
+  socket.push({ type: 'open', stream: streamId, end: true, headers, payload: { topic, rev } });
 }
 const paths = (socket, path) => socket.sent.filter((frame) => frame.type === 'open' && frame.headers[':path'] === path);
 /** Real turns of the event loop (no virtual time) until `done()`: the follower's chunk loads in its own time. */
@@ -219,5 +228,81 @@ test('a subscribe that fails after its socket was lost is not taken: the new soc
     holdSubscribes = false;
   }
   await follower.close();
+  await peer.close({ drainMs: 0 });
+});
+
+test("two channels (another eventsPath, another scope) of one topic on one peer: the socket's subscription is the last answered; the replaced channel polls, takes no push of the other scope, and a new follower of it polls at once (#860, #864, #456, #460, #384, #380)", async () => {
+  const peer = await pkg.connectMuxws('ws://events.test/ws', RECONNECT);
+  const socket = server.live().at(-1);
+  const gotA = [];
+  const gotB = [];
+  const a = pkg.follow('t', { peer, pollIntervalMs: 1000, checkIntervalMs: 60_000, onEvent: (event) => gotA.push([event.rev, event.via]) });
+  await until(() => paths(socket, '/events/subscribe').length > 0);
+  await clock.advance(1);
+  await a.ready;
+  assert.equal(a.mode, 'push');
+  holdOther = true;
+  const b = pkg.follow('t', { peer, eventsPath: '/other', pollIntervalMs: 1000, checkIntervalMs: 60_000, onEvent: (event) => gotB.push([event.rev, event.via, event.scope]) });
+  try {
+    await until(() => paths(socket, '/other/subscribe').length > 0);
+    // the server moved the socket's subscription to sB: its push is no event of A's scope
+    push(socket, 't', 101, 'sB');
+    await clock.advance(1);
+    assert.deepEqual(gotA, [], "a push of another scope is not handed to A's channel");
+    revs.set('t', 101);
+    server.reply(socket, paths(socket, '/other/subscribe').at(-1).stream, { status: 200, payload: { rev: 101, scope: 'sB' } });
+    await clock.advance(1);
+    await b.ready;
+    assert.equal(b.mode, 'push');
+    assert.equal(a.mode, 'poll', "A's subscription was replaced");
+    const replacedAt = clock.now();
+    push(socket, 't', 102, 'sB');
+    await clock.advance(1);
+    assert.deepEqual(gotB, [[102, 'push', 'sB']]);
+    // A polls at its poll interval and gets its own scope's events, 102 included
+    eventsPoll = (cursors) => ({ topics: { t: cursors.t === 100 ? { rev: 102, events: [{ rev: 101, prev: 100, event: 'changed', version: 1, payload: 1 }, { rev: 102, prev: 101, event: 'changed', version: 1, payload: 2 }] } : { rev: 102, events: [] } } });
+    await clock.advance(1000);
+    const aPolls = paths(socket, '/events/poll');
+    assert.equal(aPolls.length, 1, 'A polls within its poll interval after the replacement');
+    assert.ok(clock.now() - replacedAt <= 1001);
+    await until(() => gotA.length >= 2);
+    assert.deepEqual(gotA, [[101, 'poll'], [102, 'poll']], "A's own events, none lost to the other scope's push");
+    // a new follower of A's channel: no subscribe (it would replace B's), a poll at once
+    let ready = false;
+    const a2 = pkg.follow('t', { peer, pollIntervalMs: 1000, checkIntervalMs: 60_000 });
+    a2.ready.then(() => (ready = true));
+    await until(() => ready);
+    assert.equal(ready, true, 'polled at once, ready');
+    assert.equal(paths(socket, '/events/subscribe').length, 1);
+    await a2.close();
+  } finally {
+    holdOther = false;
+    eventsPoll = null;
+    revs.clear();
+  }
+  await a.close();
+  await b.close();
+  await peer.close({ drainMs: 0 });
+});
+
+test("another channel's subscribe answered after its last follower closed: the first channel keeps the socket's subscription (#744)", async () => {
+  const peer = await pkg.connectMuxws('ws://events.test/ws', RECONNECT);
+  const socket = server.live().at(-1);
+  const a = pkg.follow('u', { peer });
+  await until(() => paths(socket, '/events/subscribe').length > 0);
+  await clock.advance(1);
+  await a.ready;
+  holdOther = true;
+  try {
+    const b = pkg.follow('u', { peer, eventsPath: '/other' });
+    await until(() => paths(socket, '/other/subscribe').length > 0);
+    await b.close();
+    server.reply(socket, paths(socket, '/other/subscribe').at(-1).stream, { status: 200, payload: { rev: 100, scope: 'sB' } });
+    await clock.advance(1);
+    assert.equal(a.mode, 'push', "A's subscription still holds the socket");
+  } finally {
+    holdOther = false;
+  }
+  await a.close();
   await peer.close({ drainMs: 0 });
 });
