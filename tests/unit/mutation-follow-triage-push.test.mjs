@@ -306,3 +306,71 @@ test("another channel's subscribe answered after its last follower closed: the f
   await a.close();
   await peer.close({ drainMs: 0 });
 });
+
+test('a resync while pushes past its rev are queued: they follow the resync (#660)', async () => {
+  const peer = await pkg.connectMuxws('ws://events.test/ws', RECONNECT);
+  const socket = server.live().at(-1);
+  const got = [];
+  let release;
+  const follower = pkg.follow('r', {
+    peer,
+    onEvent: (event) => {
+      got.push(['event', event.rev]);
+      if (event.rev === 101) return new Promise((resolve) => (release = resolve));
+    },
+    onResync: (info) => got.push(['resync', info.rev]),
+  });
+  await until(() => paths(socket, '/events/subscribe').length > 0);
+  await clock.advance(1);
+  await follower.ready;
+  try {
+    push(socket, 'r', 101);
+    push(socket, 'r', 102);
+    push(socket, 'r', 103);
+    await clock.advance(1);
+    await until(() => release);
+    assert.deepEqual(got, [['event', 101]]);
+    // while 101's handler runs, a poll from 101 says the log no longer holds it: a resync to 102
+    eventsPoll = () => ({ topics: { r: { rev: 102, events: null } } });
+    const caught = follower.catchUp();
+    await clock.advance(1);
+    release();
+    await caught;
+    await until(() => got.length >= 3);
+    assert.deepEqual(got, [['event', 101], ['resync', 102], ['event', 103]], '103, past the resync, still handed out');
+    assert.equal(follower.cursor, 103);
+  } finally {
+    eventsPoll = null;
+  }
+  await follower.close();
+  await peer.close({ drainMs: 0 });
+});
+
+test('a gap the catch-up poll does not fill: ready resolves, and the gap asks for one poll, not one after another (#912, #880)', async () => {
+  const peer = await pkg.connectMuxws('ws://events.test/ws', RECONNECT);
+  const socket = server.live().at(-1);
+  holdSubscribes = true;
+  eventsPoll = () => ({ topics: { g: { rev: 100, events: [] } } });
+  const follower = pkg.follow('g', { peer, checkIntervalMs: 60_000 });
+  let ready = false;
+  follower.ready.then(() => (ready = true));
+  try {
+    await until(() => paths(socket, '/events/subscribe').length > 0);
+    // a push whose prev the follower never had, come before the subscribe's answer (rev 100)
+    push(socket, 'g', 102);
+    await clock.advance(1);
+    server.reply(socket, paths(socket, '/events/subscribe').at(-1).stream, { status: 200, payload: { rev: 100 } });
+    await clock.advance(1);
+    await until(() => ready);
+    assert.equal(ready, true, 'ready: nothing to hand out now, the server was heard');
+    for (let i = 0; i < 5; i++) await clock.advance(1);
+    await flush();
+    assert.equal(paths(socket, '/events/poll').length, 1, 'one poll for the gap');
+    assert.equal(follower.cursor, 100);
+  } finally {
+    holdSubscribes = false;
+    eventsPoll = null;
+    await follower.close();
+  }
+  await peer.close({ drainMs: 0 });
+});
