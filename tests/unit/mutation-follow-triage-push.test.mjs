@@ -3,7 +3,8 @@
 // follower's survivors (89), triaged"): a subscribe answering the rev the follower starts from, two
 // topics and a second follower of one of them on one peer, two peers, a push before its subscribe's
 // answer, a REST follower beside a peer that loses its socket, a subscribe failing after its socket
-// was lost, two channels (eventsPath, scope) of one topic on one peer.
+// was lost, two channels (eventsPath, scope) of one topic on one peer, a resync with pushes past it
+// queued, a gap no poll fills.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 
