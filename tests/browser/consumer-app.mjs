@@ -1,13 +1,13 @@
 // What the bundler consumer tests share (webpack, Rollup, esbuild): the packed package installed into
-// a fresh app, the app's page (one script, every part of the package), a static server of the
+// a fresh app, the app's page (one script, every part of the package: tests/harness/every-part.mjs), a static server of the
 // bundler's output that sends the README's policy, and a page run that collects what the page
 // requested, opened and logged.
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+import { checkParts, EVERY_PART, EVERY_PART_IMPORTS, installPacked } from '../harness/every-part.mjs';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -17,52 +17,17 @@ export const POLICY = "script-src 'self' 'wasm-unsafe-eval'";
 /** The five files of the package that it imports by their URLs (README, "Bundlers and a strict CSP"). */
 export const URL_FILES = ['follow-engine.js', 'axios-send.js', 'schema-check.js', 'live/live-list.js', 'wasm/muxws_bg.wasm'];
 
-// The app's one script. `/` calls through a fetch proxy, an axios proxy (axios itself, its browser
-// ES module build bundled by the app's bundler), watch() over REST, a live list over REST, a muxws
-// proxy and watch() over muxws. `/?axios` makes one axios call with the default repeat window (600 s) and reports how it
-// ended and how long it took: what a page whose axios-send.js cannot load sees.
+// The app's one script. `/` calls every part of the package (tests/harness/every-part.mjs: a fetch
+// proxy, watch() over REST, a live list, an axios proxy with axios itself, its browser ES module
+// build, bundled by the app's bundler, a muxws proxy and watch() over muxws). `/?axios` makes one
+// axios call with the default repeat window (600 s) and reports how it ended and how long it took:
+// what a page whose axios-send.js cannot load sees.
 export const MAIN_JS = `
-import { restViewSet, muxwsViewSet, connectMuxws, liveList, ViewSetMixin } from '@dynamicforms/fastapi-viewsets';
+import { ${EVERY_PART_IMPORTS} } from '@dynamicforms/fastapi-viewsets';
 import axios from './axios.js';
-
-class ItemApi extends restViewSet()('id', [ViewSetMixin]) {
-  echo(body) { return this.request('POST', '/echo', { body }); }
-}
-class MuxApi extends muxwsViewSet()('id', [ViewSetMixin]) {
-  echo(body) { return this.request('POST', '/echo', { body }); }
-}
-
-async function everything({ baseUrl, wsUrl }) {
-  const items = new ItemApi({ basePath: '/items', baseUrl, schemaCheck: false });
-  const restCall = items.echo({ from: 'rest' });
-  const restAnswer = await restCall;
-  const follower = items.watch({ onChange() {} });
-  await follower.ready;
-  const cursor = follower.cursor;
-  await follower.close();
-  const list = liveList(items);
-  await list.ready;
-  const live = { rows: Array.isArray(list.rows), loading: list.status.loading };
-  await list.close();
-  // (a short repeat window: a sending half that never loads fails the call within seconds)
-  const viaAxios = new ItemApi({ basePath: '/items', baseUrl, schemaCheck: false, axiosInstance: axios.create(), repeat: { withinMs: 3000, delayMs: 500 } });
-  const axiosCall = viaAxios.echo({ from: 'axios' });
-  const axiosAnswer = await axiosCall;
-  const peer = await connectMuxws(wsUrl);
-  const wsItems = new MuxApi({ basePath: '/items', peer, schemaCheck: false });
-  const muxCall = wsItems.echo({ from: 'muxws' });
-  const muxAnswer = await muxCall;
-  const wsFollower = wsItems.watch({ onChange() {} });
-  await wsFollower.ready;
-  const mode = wsFollower.mode;
-  await wsFollower.close();
-  await peer.close();
-  return {
-    charset: document.characterSet,
-    rest: { key: restCall.key, seen: restAnswer.idempotency_key, cursor, live },
-    axios: { key: axiosCall.key, seen: axiosAnswer.idempotency_key },
-    muxws: { key: muxCall.key, seen: muxAnswer.idempotency_key, mode },
-  };
+${EVERY_PART}
+async function everything(config) {
+  return { charset: document.characterSet, ...(await everyPart(config, axios)) };
 }
 
 async function axiosOnce({ baseUrl }) {
@@ -83,14 +48,11 @@ fetch('/config.json').then((answer) => answer.json()).then(location.search === '
 `;
 
 /**
- * Makes a fresh app folder with the packed package installed (`npm pack` of `pkgDir`, `npm install`
- * of the tarball, offline), `src/main.js` (MAIN_JS) and `src/axios.js` (axios's browser ES module).
+ * Makes a fresh app folder with the packed package installed (`installPacked`), `src/main.js`
+ * (MAIN_JS) and `src/axios.js` (axios's browser ES module).
  */
 export function makeApp(name, pkgDir = path.join(repoRoot, 'pkg')) {
-  const app = fs.mkdtempSync(path.join(os.tmpdir(), `${name}-`));
-  const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', app, pkgDir], { encoding: 'utf8' }).trim().split('\n').pop();
-  fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name, private: true, type: 'module' }));
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--offline', path.join(app, tarball)], { cwd: app, stdio: 'ignore' });
+  const app = installPacked(name, pkgDir);
   fs.mkdirSync(path.join(app, 'src'));
   fs.writeFileSync(path.join(app, 'src', 'main.js'), MAIN_JS);
   fs.copyFileSync(path.join(repoRoot, 'node_modules', 'axios', 'dist', 'esm', 'axios.js'), path.join(app, 'src', 'axios.js'));
@@ -148,15 +110,9 @@ export async function pageResult(browser, url) {
   }
 }
 
-/** The assertions every bundler's app must pass: each call went out with its key and was answered, each chunk loaded. */
+/** The assertions every bundler's app must pass: `checkParts`, the muxws module fetched, nothing logged an error. */
 export function checkEverything(assert, result) {
-  assert.match(result.rest.key, /^[0-9a-f-]{36}$/);
-  assert.deepEqual(result.rest.seen, [`"${result.rest.key}"`], 'a fetch proxy call');
-  assert.equal(typeof result.rest.cursor, 'number', 'watch() over REST loaded its engine and the first poll was answered');
-  assert.deepEqual(result.rest.live, { rows: true, loading: false }, 'liveList() loaded its chunk and its first read landed');
-  assert.deepEqual(result.axios.seen, [`"${result.axios.key}"`], 'an axios proxy call: the sending half loaded');
-  assert.deepEqual(result.muxws.seen, [`"${result.muxws.key}"`], 'a muxws proxy call: the muxws module loaded');
-  assert.equal(result.muxws.mode, 'push', 'watch() over muxws subscribed');
+  checkParts(assert, result);
   assert.ok(result.requests.some((url) => /\.wasm(\?|$)/.test(url)), `the muxws module was fetched (${result.requests.join(', ')})`);
   assert.deepEqual(result.errors.filter((text) => !/favicon|404 \(Not Found\)/.test(text)), [], 'nothing logged an error');
 }
