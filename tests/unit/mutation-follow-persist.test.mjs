@@ -7,59 +7,8 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 
 import { flush } from './fake-clock.mjs';
+import { installIndexedDB } from './fake-indexeddb.mjs';
 import { restSetup } from './kit.mjs';
-
-/** A fake of the part of IndexedDB persist.ts uses: object stores with out-of-line keys. */
-function installIndexedDB() {
-  const stores = new Map();
-  const fake = { opened: [], puts: [], failGet: false, throwGet: false, throwPut: false, stores };
-  const request = (compute) => {
-    const req = { result: undefined, error: null, onsuccess: null, onerror: null };
-    queueMicrotask(() => {
-      try {
-        req.result = compute();
-        req.onsuccess?.();
-      } catch (error) {
-        req.error = error;
-        req.onerror?.();
-      }
-    });
-    return req;
-  };
-  const db = {
-    createObjectStore(name) {
-      stores.set(name, new Map());
-    },
-    transaction(name, mode) {
-      if (fake.throwGet && mode === 'readonly') throw new Error('the database is closing');
-      if (fake.throwPut && mode === 'readwrite') throw new Error('the database is full');
-      const rows = stores.get(name);
-      if (!rows) throw new Error(`no store ${name}`);
-      return {
-        objectStore: () => ({
-          get: (key) =>
-            request(() => {
-              if (fake.failGet) throw new Error('read failed');
-              return structuredClone(rows.get(key));
-            }),
-          put: (value, key) => request(() => (fake.puts.push([key, structuredClone(value)]), rows.set(key, structuredClone(value)), key)),
-        }),
-      };
-    },
-  };
-  globalThis.indexedDB = {
-    open(name, version) {
-      fake.opened.push([name, version]);
-      const req = { result: db, error: null, onsuccess: null, onerror: null, onupgradeneeded: null };
-      queueMicrotask(() => {
-        if (!stores.size) req.onupgradeneeded?.();
-        req.onsuccess?.();
-      });
-      return req;
-    },
-  };
-  return fake;
-}
 
 const realSetTimeout = globalThis.setTimeout;
 /** The server's rev per topic; every poll is answered with it (no events). */
