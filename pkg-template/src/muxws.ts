@@ -185,8 +185,11 @@ export class MuxwsPeer {
   constructor(core: PeerCore) {
     keepInternals(this, core);
     Object.defineProperty(this, 'core', { value: core });
-    // Vue's reactive()/ref() leave a peer as it is (no markRaw needed).
-    Object.defineProperty(this, '__v_skip', { value: true });
+  }
+
+  /** Marks a peer for Vue, as a proxy is (`ViewSetBase`): reactive(), ref() and a Pinia store leave it as it is. */
+  get __v_skip(): true {
+    return true;
   }
 
   /** True while a connection is established. */
