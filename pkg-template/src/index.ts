@@ -50,7 +50,7 @@ export {
 
 // Live lists: `liveList(proxy)` and its types (the logic is a chunk loaded by the first call).
 export { liveList } from './live.js';
-export type { LiveList, LiveOptions, LiveParams, LiveStaleReason, LiveStatus, PendingState, PendingWrite } from './vocabulary/live-types.js';
+export type { LiveList, LiveOptions, LiveParams, LiveRow, LiveStaleReason, LiveStatus, PendingRow, PendingState, PendingWrite, PkFieldOf } from './vocabulary/live-types.js';
 
 // The built-in actions as mixins.
 export {

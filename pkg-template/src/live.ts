@@ -11,7 +11,7 @@ import { loadChunk, waitOn } from './chunk.js';
 import { warn } from './runtime.js';
 import type { RecordOf } from './viewset.js';
 import { liveServices } from './live-services.js';
-import type { LiveHandle, LiveList, LiveOptions, LiveParams } from './vocabulary/live-types.js';
+import type { LiveHandle, LiveList, LiveOptions, LiveParams, PkFieldOf } from './vocabulary/live-types.js';
 
 type Chunk = typeof import('./live/live-list.js');
 
@@ -37,7 +37,7 @@ const EMPTY = /* @__PURE__ */ Object.freeze([]);
  * page: what the client cannot evaluate) make it read the list again on every change instead of
  * patching it. A TypeError when `proxy` is not a ViewSet proxy.
  */
-export function liveList<P extends object>(proxy: P, params?: LiveParams, options?: LiveOptions): LiveList<RecordOf<P>> {
+export function liveList<P extends object>(proxy: P, params?: LiveParams, options?: LiveOptions): LiveList<RecordOf<P>, PkFieldOf<P>> {
   if (!internalsOf(proxy)) throw new TypeError('liveList() takes a ViewSet proxy');
   const running = loadLive().then((module) => module.start(liveServices, handle, proxy, params, options));
   // until the chunk takes the handle over (its methods then its own), each method waits for it
@@ -47,5 +47,5 @@ export function liveList<P extends object>(proxy: P, params?: LiveParams, option
     handle.status = { mode: 'closed', loading: false, stale: true, why: 'closed', error };
     warn('live list failed', error);
   });
-  return handle as LiveList<RecordOf<P>>;
+  return handle as unknown as LiveList<RecordOf<P>, PkFieldOf<P>>;
 }

@@ -100,7 +100,7 @@ async function readAnswer(call: Readonly<CallRecord>, attempt: number, response:
     }
   }
   const end = EndCode.HttpAnswer | (hasDetail(body) ? EndCode.JsonDetail : 0);
-  report(call.id, attempt, end, status, { kind: 'answer', status, body, headers }, retryAfterMs(response.headers.get('retry-after')));
+  report(call.id, attempt, end, status, { kind: 'answer', status, body, headers, reason: response.statusText }, retryAfterMs(response.headers.get('retry-after')));
 }
 
 function send(call: Readonly<CallRecord>, attempt: number, url: string, headers: Readonly<Record<string, string>>, init: BodyInit | null, signal: AbortSignal): void {

@@ -327,8 +327,10 @@ function settle(id: number, attempt: number, end: number, ok: boolean): void {
   const props = { key: call.key, attempts: call.attempts };
   if (outcome?.kind === 'answer' && ok) return call.resolve(outcome.body);
   if (outcome?.kind === 'answer') {
+    // the body's detail, else the reason phrase of the status where the transport gives one
+    // (`answered 500: Internal Server Error`): a page (a proxy's HTML) is never the message, it stays in `body`
     const detail = apiBody(outcome.body)?.detail;
-    const message = `${call.method} ${call.path} answered ${outcome.status}: ${typeof detail === 'string' ? detail : `HTTP ${outcome.status}`}`;
+    const message = `${call.method} ${call.path} answered ${outcome.status}: ${typeof detail === 'string' ? detail : outcome.reason || `HTTP ${outcome.status}`}`;
     return call.reject(new HttpError(outcome.status, outcome.body, plainHeaders(outcome.headers()), message, props));
   }
   if (outcome?.kind === 'failure') return call.reject(withCallProps(outcome.error, props, call));

@@ -93,13 +93,14 @@ export function translateStrings(translate: TranslateStringsCallback): void {
 /**
  * The message of an error answer in the current language. Takes the body (0.6), or the error a
  * call rejected with (`HttpError`, `ViewSetRequestError`, an axios error: its `response.data`).
- * Without a known code, the body's `detail` as the backend wrote it; a body that is text, as is;
- * an error without an answer, its message.
+ * Without a known code, the body's `detail` as the backend wrote it; a body that is text, as is,
+ * but a page (markup: a proxy's HTML) given with its error, that error's message (status and
+ * reason); an error without an answer, its message.
  */
 export function translateApiError(source: ApiErrorBody | unknown): string {
   const response = (source as { response?: { data?: unknown } } | null)?.response;
   const body = (response ? response.data : source) as Partial<ApiErrorBody> | string | null | undefined;
-  if (typeof body === 'string') return body;
+  if (typeof body === 'string') return source instanceof Error && body.trimStart()[0] === '<' ? source.message : body;
   // The body is the server's: anything in it may be of another type, or throw when converted.
   if (body === null || typeof body !== 'object' || typeof body.detail !== 'string') {
     return source instanceof Error ? source.message : describe(body?.detail ?? body);

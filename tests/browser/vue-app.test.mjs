@@ -80,7 +80,9 @@ before(async () => {
   fs.rmSync(appDir, { recursive: true, force: true });
   fs.cpSync(path.join(repoRoot, 'tests', 'vue-app'), appDir, { recursive: true });
   fs.writeFileSync(path.join(appDir, 'package.json'), JSON.stringify({ name: 'vue-app', private: true, type: 'module' }));
-  const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', appDir, path.join(repoRoot, 'pkg')], { encoding: 'utf8' }).trim().split('\n').pop();
+  // PKG_DIR: another build of the package (an earlier one, to see these tests fail on it)
+  const pkgDir = process.env.PKG_DIR ? path.resolve(process.env.PKG_DIR) : path.join(repoRoot, 'pkg');
+  const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', appDir, pkgDir], { encoding: 'utf8' }).trim().split('\n').pop();
   execFileSync('npm', ['install', '--no-audit', '--no-fund', '--offline', '--no-package-lock', path.join(appDir, tarball)], { cwd: appDir, stdio: 'ignore' });
   fs.mkdirSync(path.join(appDir, 'public'), { recursive: true });
   fs.writeFileSync(path.join(appDir, 'public', 'config.json'), JSON.stringify({ baseUrl: stack.baseUrl, wsUrl: stack.wsUrl }));
@@ -304,4 +306,227 @@ test('vue: a component unmounted leaves the server no subscription of that socke
   } finally {
     await page.close();
   }
+});
+
+// ------------------------------------------------------------------ what a new user hit (issue 38)
+
+/** Records every state of the rows the page shows, as Vue commits it (a MutationObserver: every DOM change, not only painted frames). */
+async function recordRows(page) {
+  await page.evaluate(() => {
+    const rows = document.querySelector('#rows');
+    const snap = () => [...rows.querySelectorAll('li')].map((li) => li.textContent.trim());
+    window.states = [snap()];
+    new MutationObserver(() => window.states.push(snap())).observe(rows, { childList: true, subtree: true, characterData: true });
+  });
+}
+
+/** The package as the app installed it (the packed tarball). */
+const installedPkg = () => path.join(appDir, 'node_modules', '@dynamicforms', 'fastapi-viewsets');
+
+test('vue: an own create over muxws never leaves the rows, though the echo is pushed before the answer', async () => {
+  await reset();
+  const page = await tab('?transport=muxws');
+  try {
+    await page.waitForSelector('#status[data-mode="push"]');
+    await recordRows(page);
+    const names = Array.from({ length: 8 }, (_, i) => `row${i}`);
+    for (const name of names) await page.evaluate((n) => window.app.items().create({ name: n }), name);
+    await untilSame(page, 'all created');
+    const states = await page.evaluate(() => window.states);
+    for (const name of names) {
+      const first = states.findIndex((rows) => rows.includes(name));
+      assert.ok(first >= 0, `${name} shown`);
+      const gone = states.slice(first).find((rows) => !rows.includes(name));
+      assert.equal(gone, undefined, `${name} left the rows after it was shown: ${JSON.stringify(states.slice(first, first + 6))}`);
+      assert.ok(states.every((rows) => rows.filter((row) => row === name).length <= 1), `${name} never twice`);
+    }
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await page.close();
+  }
+});
+
+test('vue: the live list’s own reads are background calls — the busy indicator stays at 0 while they are held', async () => {
+  await reset();
+  const page = await tab();
+  try {
+    await page.evaluate(() => {
+      const busy = document.querySelector('#busy');
+      window.busiest = Number(busy.dataset.count);
+      new MutationObserver(() => (window.busiest = Math.max(window.busiest, Number(busy.dataset.count)))).observe(busy, { attributes: true });
+    });
+    // another client creates 4 rows; the list's reads of them (GET /items/N) are held 1 s each by the proxy
+    await stack.fault('delay:1', { count: 4, path: '/items/', method: 'GET' });
+    for (let i = 0; i < 4; i++) await write('POST', '/items', { name: `theirs ${i}` });
+    await untilSame(page, 'read');
+    const held = (await stack.proxyLog()).requests.filter((entry) => entry.method === 'GET' && /^\/items\/\d+/.test(entry.path) && /delay/.test(entry.fault ?? ''));
+    assert.ok(held.length >= 1, `the list's reads went out, held (${JSON.stringify(held)})`);
+    assert.equal(await page.evaluate(() => window.busiest), 0, 'the tab wrote nothing: nothing counted as busy');
+  } finally {
+    await stack.clearFaults();
+    await page.close();
+  }
+});
+
+test('vue: in a sorted list an own write stands in its sorted place at once; where the params give no order, pendingOf(row) says its place is not known', async () => {
+  await fetch(`${stack.baseUrl}/__test/catalog/seed`, { method: 'POST' });
+  const page = await tab('?books');
+  try {
+    const made = {};
+    for (const title of ['a-row', 'c-row', 'm-row']) made[title] = await page.evaluate((t) => window.app.books().create({ title: t, author: 'Zed' }), title);
+    await untilSame(page, 'sorted', '/catalog/books?sort=title&author=Zed', 'title');
+    await recordRows(page);
+    const atOnce = await page.evaluate(async (id) => {
+      const rename = window.app.books().partialUpdate(id, { title: 'b-row' });
+      const create = window.app.books().create({ title: 'aa-row', author: 'Zed' });
+      for (let i = 0; i < 10; i++) await Promise.resolve();
+      const shown = [...document.querySelectorAll('#rows li')].map((li) => `${li.textContent.trim()}:${li.dataset.placed}`);
+      await Promise.all([rename, create]);
+      return shown;
+    }, made['m-row'].id);
+    assert.deepEqual(atOnce, ['a-row:', 'aa-row:true', 'b-row:true', 'c-row:'], 'pending, in the server’s order');
+    await untilSame(page, 'answered', '/catalog/books?sort=title&author=Zed', 'title');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const states = await page.evaluate(() => window.states);
+    const sorted = (rows) => rows.every((row, i) => i === 0 || rows[i - 1] <= row);
+    assert.deepEqual(states.filter((rows) => !sorted(rows)), [], 'never out of order, pending, answered or read again');
+  } finally {
+    await page.close();
+  }
+  const unsorted = await tab('?books=unsorted');
+  try {
+    // a filter without a sort: the server's order is not known from the params
+    await stack.fault('delay:1', { count: 1, path: '/catalog/books', method: 'POST' });
+    const placed = await unsorted.evaluate(async () => {
+      const call = window.app.books().create({ title: 'zz-row', author: 'Zed' });
+      for (let i = 0; i < 10; i++) await Promise.resolve();
+      const li = [...document.querySelectorAll('#rows li')].find((item) => item.textContent.trim() === 'zz-row');
+      await call;
+      return li?.dataset.placed;
+    });
+    assert.equal(placed, 'false', 'its place is not yet known');
+    await untilSame(unsorted, 'read again', '/catalog/books?author=Zed', 'title');
+  } finally {
+    await stack.clearFaults();
+    await unsorted.close();
+    await fetch(`${stack.baseUrl}/__test/catalog/seed`, { method: 'POST' });
+  }
+});
+
+test('vue: a pending delete stays shown, marked, until answered; a failed one brings nothing back because nothing left', async () => {
+  await reset();
+  const x = await write('POST', '/items', { name: 'X' });
+  const page = await tab();
+  /** Deletes X through the app, and tells how its row stood in the task of the call. */
+  const destroy = () =>
+    page.evaluate(async (id) => {
+      const call = window.app.save(window.app.items().destroy(id));
+      for (let i = 0; i < 10; i++) await Promise.resolve();
+      const li = document.querySelector(`#rows li[data-id="${id}"]`);
+      const during = li ? `${li.textContent.trim()}:${li.dataset.op}:${li.dataset.state}` : 'gone';
+      await call;
+      return during;
+    }, x.id);
+  try {
+    // refused (500, not forwarded): the row was marked "deleting", then stands unmarked
+    await stack.fault('status:500', { count: 1, path: `/items/${x.id}`, method: 'DELETE' });
+    assert.equal(await destroy(), 'X:destroy:sending', 'marked while pending');
+    await page.waitForFunction((id) => document.querySelector(`#rows li[data-id="${id}"]`)?.dataset.state === '', x.id, { timeout: 5000 });
+    assert.deepEqual(await untilSame(page, 'after the failed delete'), [`${x.id}:X`]);
+    // answered after 1 s: marked until then (or until the server's event of it)
+    await stack.fault('delay:1', { count: 1, path: `/items/${x.id}`, method: 'DELETE' });
+    assert.equal(await destroy(), 'X:destroy:sending', 'marked while pending');
+    assert.deepEqual(await untilSame(page, 'deleted'), []);
+  } finally {
+    await stack.clearFaults();
+    await page.close();
+  }
+});
+
+test('vue: a pending create’s row is typed without its primary key (tsc --strict against the installed package)', () => {
+  fs.writeFileSync(
+    path.join(appDir, 'tsconfig.typecheck.json'),
+    JSON.stringify({ compilerOptions: { strict: true, noEmit: true, target: 'es2022', module: 'esnext', moduleResolution: 'bundler', skipLibCheck: true, types: [] }, files: ['src/typecheck.ts'] }),
+  );
+  const tsc = path.join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
+  try {
+    execFileSync(process.execPath, [tsc, '-p', path.join(appDir, 'tsconfig.typecheck.json')], { encoding: 'utf8' });
+  } catch (error) {
+    assert.fail(`tsc: ${error.stdout}${error.stderr}`);
+  }
+});
+
+test('vue: offline, a write shows the same connectivity notice over REST and over muxws', async () => {
+  for (const transport of ['rest', 'muxws']) {
+    await reset();
+    const page = await tab(`?transport=${transport}`);
+    try {
+      if (transport === 'muxws') await page.waitForSelector('#status[data-mode="push"]');
+      await page.context().setOffline(true);
+      await page.waitForFunction(() => /offline/.test(document.querySelector('#busy').textContent));
+      const key = await page.evaluate(() => {
+        const call = window.app.items().create({ name: 'offline' });
+        call.catch(() => {});
+        return call.key;
+      });
+      await page.waitForSelector(`#busy .repeating[data-key="${key}"]`, { timeout: 5000 }).catch(async (error) => {
+        throw new Error(`${transport}: no connectivity notice for the write (${error.message}): ${await page.$eval('#busy', (p) => p.outerHTML)}`);
+      });
+      await page.context().setOffline(false);
+      await untilSame(page, `${transport}: sent once back online`);
+      assert.equal((await shown(page)).length, 1, `${transport}: created once`);
+    } finally {
+      await page.context().setOffline(false);
+      await page.close();
+    }
+  }
+});
+
+test('vue: a failed write is reported once — by its call, caught where the app writes; the list rolls the row back and keeps no entry', async () => {
+  await reset();
+  const page = await tab();
+  try {
+    // the server refuses it: 422 (name is not a string)
+    await page.evaluate(() => window.app.save(window.app.items().create({ name: 5 })));
+    await page.waitForSelector('#errors li');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(await page.$$eval('#errors li', (items) => items.length), 1, 'one report, where the app wrote');
+    assert.deepEqual(await page.$$eval('#pending li', (items) => items.map((li) => li.textContent.trim())), [], 'no second report in the list');
+    assert.deepEqual(await shown(page), [], 'rolled back');
+    assert.deepEqual(page.errors, [], 'nothing unhandled');
+  } finally {
+    await page.close();
+  }
+});
+
+test('vue: a 500 with an HTML body says its status and reason, not the page; the page stays on the error', async () => {
+  await reset();
+  const page = await tab();
+  try {
+    await stack.fault('status:500', { count: 1, path: '/items', method: 'POST' });
+    await page.evaluate(() => window.app.save(window.app.items().create({ name: 'refused' })));
+    await page.waitForSelector('#errors li');
+    assert.deepEqual(await page.$$eval('#errors li', (items) => items.map((li) => li.textContent.trim())), ['POST /items answered 500: Internal Server Error'], 'translateApiError(error)');
+    const error = await page.evaluate(() => ({ message: window.lastError.message, status: window.lastError.status, body: window.lastError.body }));
+    assert.equal(error.message, 'POST /items answered 500: Internal Server Error');
+    assert.equal(error.status, 500);
+    assert.match(error.body, /^<html>/, 'the page, on the error');
+  } finally {
+    await stack.clearFaults();
+    await page.close();
+  }
+});
+
+test('vue: silentAfterMs has one default — the code’s, the types’ and the README’s (the installed package)', () => {
+  const code = fs.readFileSync(path.join(installedPkg(), 'live', 'live-list.js'), 'utf8');
+  const types = fs.readFileSync(path.join(installedPkg(), 'vocabulary', 'live-types.d.ts'), 'utf8');
+  const readme = fs.readFileSync(path.join(installedPkg(), 'README.md'), 'utf8');
+  const number = (text) => (text === undefined ? undefined : Number(text.replace(/[ _]/g, '')));
+  // the chunk is minified: the default is the number given with the option's name
+  const inCode = number(/[`'"]silentAfterMs[`'"],\s*([\d_.e]+)\)/.exec(code)?.[1]);
+  const doc = types.slice(0, types.indexOf('silentAfterMs?:'));
+  const inTypes = number([...doc.slice(doc.lastIndexOf('/**')).matchAll(/default (\d[\d_]*)/g)][0]?.[1]);
+  const inReadme = number(/`silentAfterMs`,\s+default (\d[\d ]*\d)/.exec(readme)?.[1]);
+  assert.ok(inCode > 0, `the code's default (${inCode})`);
+  assert.deepEqual({ types: inTypes, readme: inReadme }, { types: inCode, readme: inCode });
 });

@@ -240,7 +240,9 @@ export const liveScenarios = {
       equal(list.pendingOf(list.rows[0])?.key, update.key, 'marked');
       await update;
       const destroy = proxy.destroy(answer.id);
-      equal(list.rows.length, 0, 'destroy shown at once');
+      // the row stays until the delete is answered, marked (a "deleting…" to show)
+      equal(list.pendingOf(list.rows[0])?.op, 'destroy', 'destroy shown at once');
+      equal(list.pendingOf(list.rows[0])?.key, destroy.key, 'marked with its key');
       await destroy;
       await untilSame(list, baseUrl, 3000, 'after the destroy');
     } finally {
@@ -248,24 +250,29 @@ export const liveScenarios = {
     }
   },
 
-  async 'live: an own write the server refuses is rolled back and says why'({ pkg, baseUrl, ctl }) {
+  async 'live: an own write the server refuses is rolled back; its call says why (the list too, with keepFailed)'({ pkg, baseUrl, ctl }) {
     await freshItems(ctl);
     const proxy = restItems(pkg, baseUrl);
     const list = pkg.liveList(proxy, undefined, { pollIntervalMs: POLL_MS });
+    const kept = pkg.liveList(proxy, undefined, { pollIntervalMs: POLL_MS, keepFailed: true });
     try {
-      await list.ready;
+      await Promise.all([list.ready, kept.ready]);
       const call = proxy.create({ name: 5 });
       equal(list.rows.length, 1, 'shown at once');
-      await call.catch(() => {});
+      const error = await call.then(() => null, (reason) => reason);
+      equal(error?.status, 422, 'the call rejects: the one report');
       await sleep(0);
       equal(list.rows.length, 0, 'rolled back');
-      equal(list.pending[0]?.state, 'failed', 'failed');
-      equal(list.pending[0]?.error?.status, 422, 'why');
-      list.dismiss(call.key);
+      equal(list.pending.length, 0, 'not reported twice');
+      equal(kept.rows.length, 0, 'rolled back (keepFailed)');
+      equal(kept.pending[0]?.state, 'failed', 'failed');
+      equal(kept.pending[0]?.error?.status, 422, 'why');
+      kept.dismiss(call.key);
       await sleep(0);
-      equal(list.pending.length, 0, 'dismissed');
+      equal(kept.pending.length, 0, 'dismissed');
     } finally {
       await list.close();
+      await kept.close();
     }
   },
 

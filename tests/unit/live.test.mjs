@@ -187,7 +187,7 @@ test('a change of 120 records: three {pk}__in list calls of at most 50 where the
   }
 });
 
-test('own writes: the row at once, the answer in its place, a failure rolled back; a replayed answer after a delete event is not shown', async () => {
+test('own writes: the row at once, the answer in its place, a failure rolled back (reported by its call alone); a replayed answer after a delete event is not shown', async () => {
   const proxy = items();
   const list = pkg.liveList(proxy, undefined, { pollIntervalMs: 20 });
   try {
@@ -216,11 +216,68 @@ test('own writes: the row at once, the answer in its place, a failure rolled bac
     assert.equal(list.rows.length, 1);
     await until(() => held.length === 3, 'the create sent');
     held[2].respond({ status: 422, body: { detail: 'The request failed validation', detail_code: 'fastapi-viewsets.validation_failed' } });
-    await bad.catch(() => {});
+    const error = await bad.then(() => null, (reason) => reason);
     await new Promise((resolve) => setTimeout(resolve, 0));
     assert.deepEqual(list.rows, [], 'rolled back');
-    assert.equal(list.pending[0].state, 'failed');
-    assert.equal(list.pending[0].error.status, 422);
+    assert.equal(error?.status, 422, 'the call reports it');
+    assert.deepEqual(list.pending, [], 'and the list does not (no keepFailed)');
+  } finally {
+    await list.close();
+  }
+});
+
+test('a list sorted by fields of the row places own writes by the backend’s comparison (desc, NULL last descending, ties by the next field); a sort it cannot read says placed: false', async () => {
+  // the server's order for year:desc,name
+  for (const row of [{ id: 1, name: 'a', year: 2001 }, { id: 2, name: 'b', year: 1999 }, { id: 3, name: 'c', year: null }]) db.set(row.id, row);
+  const proxy = items();
+  const list = pkg.liveList(proxy, { sort: 'year:desc,name' }, { pollIntervalMs: 20 });
+  const unread = pkg.liveList(proxy, { sort: 'year:up' }, { pollIntervalMs: 20 });
+  try {
+    await Promise.all([list.ready, unread.ready]);
+    hold = (request, url) => url.pathname.startsWith('/items') && (request.method === 'POST' || request.method === 'PATCH');
+    const calls = [proxy.create({ name: 'x', year: 2000 }), proxy.create({ name: 'n', year: null }), proxy.partialUpdate(1, { year: 1990 })];
+    for (const call of calls) call.catch(() => {});
+    assert.deepEqual(list.rows.map((row) => `${row.name}:${row.year}`), ['x:2000', 'b:1999', 'a:1990', 'c:null', 'n:null'], 'in the task of the calls');
+    assert.deepEqual(list.pending.map((write) => write.placed), [true, true, true]);
+    // 'year:up' is no direction the backend reads: the list has no known order
+    assert.deepEqual(unread.rows.map((row) => row.name), ['a', 'b', 'c', 'x', 'n'], 'in place, creates last');
+    assert.deepEqual(unread.pending.map((write) => write.placed), [false, false, false]);
+    // refused, so that no write is left open for the next test
+    await until(() => held.length === 3, 'the writes sent');
+    for (const request of held) request.respond({ status: 422, body: { detail: 'no' } });
+    await Promise.allSettled(calls);
+  } finally {
+    await list.close();
+    await unread.close();
+  }
+});
+
+test('a pending destroy keeps its row, marked, until answered; a refused one only unmarks it', async () => {
+  db.set(1, { id: 1, name: 'one' });
+  const proxy = items();
+  const list = pkg.liveList(proxy, undefined, { pollIntervalMs: 20 });
+  try {
+    await list.ready;
+    hold = (request) => request.method === 'DELETE';
+    const refused = proxy.destroy(1);
+    assert.deepEqual(names(list), ['one']);
+    assert.equal(list.pendingOf(list.rows[0])?.op, 'destroy');
+    assert.equal(list.pendingOf(list.rows[0])?.key, refused.key);
+    assert.equal(list.pending[0].row, list.rows[0], 'the row it deletes');
+    await until(() => held.length === 1, 'the delete sent');
+    held[0].respond({ status: 409, body: { detail: 'in use' } });
+    await refused.catch(() => {});
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    assert.deepEqual(names(list), ['one']);
+    assert.equal(list.pendingOf(list.rows[0]), undefined, 'unmarked');
+    const done = proxy.destroy(1);
+    await until(() => held.length === 2, 'the delete sent');
+    assert.equal(list.pendingOf(list.rows[0])?.key, done.key);
+    db.delete(1);
+    held[1].respond({ status: 200, body: { 1: null } });
+    await done;
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    assert.deepEqual(list.rows, [], 'gone once answered');
   } finally {
     await list.close();
   }

@@ -63,6 +63,8 @@ export function startLive(api: ItemsApi, transport: 'rest' | 'muxws'): Promise<v
     flash: new Set(),
     list: liveList(api, undefined, {
       pollIntervalMs: LIVE_POLL_MS,
+      // the demo shows a failed write in the list's panel (until dismissed)
+      keepFailed: true,
       onChange: (change, event) => {
         const pks = change.changes.map((item) => Number(item.pk));
         note(panel, { at: Date.now(), kind: 'change', rev: event.rev, op: change.op, via: event.via, pks });

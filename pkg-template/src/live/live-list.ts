@@ -32,6 +32,8 @@ type Op = PendingWrite['op'];
 interface Held {
   value: Record<string, unknown> | undefined;
   asOf: number;
+  /** An own write's answer in a list read with params: its place is not the server's until the list is read again. */
+  own?: boolean;
 }
 
 /** An own write, as the list keeps it. */
@@ -49,8 +51,43 @@ interface Write {
   asOf: number;
   /** A create whose row an event brought before its answer: the key of that row. */
   absorbed?: string;
+  /** Whether its row stands where the server will list it (set as the rows are made). */
+  placed?: boolean;
   /** Its public snapshot, made again when it changes. */
   shown?: PendingWrite;
+}
+
+/**
+ * The silence after which a muxws list's rows may be behind (ms): a peer's default
+ * `pingIntervalMs` (20 000) and a second. The one definition of `silentAfterMs`'s default.
+ */
+const SILENT_AFTER_MS = 21_000;
+
+/** A `sort` as the backend parses it (`title,year:desc`): each field and whether it descends; null when there is none. */
+function parseSort(sort: unknown): [string, boolean][] | null {
+  const fields: [string, boolean][] = [];
+  if (typeof sort === 'string') {
+    for (const entry of sort.split(',')) {
+      const item = entry.trim();
+      const at = item.lastIndexOf(':');
+      const direction = at > 0 ? item.slice(at + 1) : 'asc';
+      // an entry with another direction is skipped, as the backend skips it
+      if (item && (direction === 'asc' || direction === 'desc')) fields.push([at > 0 ? item.slice(0, at) : item, direction === 'desc']);
+    }
+  }
+  return fields.length ? fields : null;
+}
+
+/**
+ * The backend's comparison of two values of a sorted field (its in-memory sort): null below every
+ * other value (first ascending, last descending), numbers by value, strings by their characters
+ * (UTF-16 units here, code points there: the two differ only above U+FFFF); other pairs cannot be
+ * compared here (undefined).
+ */
+function compareValues(a: unknown, b: unknown): number | undefined {
+  if (a === null || b === null) return +(a !== null) - +(b !== null);
+  if (typeof a !== typeof b || !/^(string|number|boolean)$/.test(typeof a)) return undefined;
+  return (a as number) < (b as number) ? -1 : +((a as number) > (b as number));
 }
 
 interface Deferred {
@@ -68,6 +105,9 @@ function deferred(): Deferred {
   });
   return { promise, resolve, reject };
 }
+
+/** The options of the list's own reads. */
+const BACKGROUND = { background: true };
 
 const isPk = (value: unknown): value is string | number => typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
 
@@ -99,6 +139,9 @@ class LiveEngine {
   readonly #pkField: string;
   readonly #batch: number;
   readonly #silentAfterMs: number;
+  /** The params' `sort` (field, descending), when they have one: own writes are placed by it. */
+  readonly #sort: [string, boolean][] | null;
+  readonly #keepFailed: boolean;
   readonly #follower: Follower;
   readonly #unlisten: (() => void)[] = [];
 
@@ -165,7 +208,9 @@ class LiveEngine {
     this.#patches = this.#params === undefined;
     this.#pkField = String((proxy as { pkFieldName?: unknown }).pkFieldName);
     this.#batch = count(options, 'batch', 50);
-    this.#silentAfterMs = count(options, 'silentAfterMs', 21_000);
+    this.#silentAfterMs = count(options, 'silentAfterMs', SILENT_AFTER_MS);
+    this.#sort = parseSort(this.#params?.sort);
+    this.#keepFailed = options?.keepFailed === true;
     if (typeof this.#proxy.list !== 'function' && typeof this.#proxy.listPage !== 'function') throw new TypeError('liveList(): the proxy has no list() to read its rows with');
     this.#ready.promise.catch(() => {});
     handle.pendingOf = (row: unknown) => (row !== null && typeof row === 'object' ? this.#marks.get(row)?.shown : undefined);
@@ -325,7 +370,8 @@ class LiveEngine {
     const asOf = ++this.#tick;
     try {
       const proxy = this.#proxy;
-      const answer = await (typeof proxy.list === 'function' ? proxy.list(this.#params) : proxy.listPage(this.#params));
+      // the list's own reads are background calls: a busy indicator leaves them out
+      const answer = await (typeof proxy.list === 'function' ? proxy.list(this.#params, BACKGROUND) : proxy.listPage(this.#params, BACKGROUND));
       const rows = Array.isArray(answer) ? answer : isObject(answer) && Array.isArray(answer.results) ? answer.results : null;
       if (!rows) throw new TypeError('the list answer is not an array of records');
       if (!this.#closed) this.#land(rows, asOf);
@@ -409,12 +455,12 @@ class LiveEngine {
       let found: unknown[];
       // one record: its retrieve (the server reads one row by its key); more: one `{pk}__in` list call
       if (this.#pkIn && batch.length > 1) {
-        const answer = await proxy.list({ [`${this.#pkField}__in`]: batch.map(([, pk]) => pk) });
+        const answer = await proxy.list({ [`${this.#pkField}__in`]: batch.map(([, pk]) => pk) }, BACKGROUND);
         if (!Array.isArray(answer)) throw new TypeError('the list answer is not an array of records');
         found = answer;
       } else {
         found = [
-          await proxy.retrieve(batch[0][1]).catch((error: unknown) => {
+          await proxy.retrieve(batch[0][1], BACKGROUND).catch((error: unknown) => {
             // a record gone meanwhile is removed
             if (error instanceof this.#kit.HttpError && error.status === 404) return undefined;
             throw error;
@@ -542,8 +588,8 @@ class LiveEngine {
           // an event for the row came after this call went out: its read decides; until it lands
           // the answer stays over the row (what it showed while pending), so the row does not flicker back
           this.#holds.set(k, { value: answer as Record<string, unknown>, after: seen });
-          if (!held && !this.#patches) this.#base.set(k, { value: answer as Record<string, unknown>, asOf });
-        } else this.#base.set(k, { value: answer as Record<string, unknown>, asOf });
+          if (!held && !this.#patches) this.#base.set(k, { value: answer as Record<string, unknown>, asOf, own: true });
+        } else this.#base.set(k, { value: answer as Record<string, unknown>, asOf, own: !this.#patches });
       } else void this.#read();
     }
     this.#changed(true);
@@ -555,6 +601,8 @@ class LiveEngine {
     // answered with an error: it did not happen; unanswered: it may have, so the list reads again
     write.state = error instanceof this.#kit.HttpError ? 'failed' : 'unknown';
     if (write.state === 'unknown') void this.#read();
+    // the call's rejection reports it; the list keeps it only when asked to (keepFailed)
+    if (!this.#keepFailed) this.#writes.delete(write.key);
     this.#changed(true);
   }
 
@@ -661,41 +709,52 @@ class LiveEngine {
     const creates: Write[] = [];
     for (const write of this.#writes.values()) {
       write.shown = undefined;
+      write.placed = true;
       if (write.state === 'failed' || write.state === 'unknown') continue;
       if (write.op === 'create') {
         if (write.absorbed === undefined) creates.push(write);
         else over.set(write.absorbed, [...(over.get(write.absorbed) ?? []), write]);
       } else over.set(write.k as string, [...(over.get(write.k as string) ?? []), write]);
     }
-    const rows: unknown[] = [];
+    // the server's rows in its order, and the rows whose place an own write decides (`moved`)
+    const rows: Record<string, unknown>[] = [];
+    const moved: Record<string, unknown>[] = [];
     const shownRow = new Map<Write, unknown>();
     for (const [k, held] of this.#base) {
-      if (held.value === undefined) continue;
-      let value: Record<string, unknown> | undefined = this.#holds.get(k)?.value ?? held.value;
+      const hold = this.#holds.get(k);
+      // an own answer held over a row an event created and not yet read shows (no flicker out)
+      let value: Record<string, unknown> | undefined = hold?.value ?? held.value;
+      if (value === undefined) continue;
+      let float = Boolean(hold || held.own);
       const writes = over.get(k);
+      let mark: Write | undefined;
       if (writes) {
-        let mark: Write | undefined;
         for (const write of writes) {
           mark = write;
-          if (write.op === 'destroy') {
-            value = undefined;
-            break;
-          }
+          // a destroy: the row stays, marked, until it is answered (or an event deletes it)
+          if (write.op === 'destroy') break;
+          float = true;
           if (write.op === 'partialUpdate') value = { ...value, ...write.body };
           else if (write.op === 'update') value = { ...write.body, [pkField]: value[pkField] };
         }
-        if (value && mark) {
+        if (mark) {
           marks.set(value, mark);
           shownRow.set(mark, value);
         }
       }
-      if (value) rows.push(value);
+      this.#float(float, value, mark, rows, moved);
     }
     for (const write of creates) {
       const value = { ...write.body };
       marks.set(value, write);
       shownRow.set(write, value);
-      rows.push(value);
+      this.#float(true, value, write, rows, moved);
+    }
+    for (const value of moved) {
+      const at = this.#placeOf(rows, value);
+      rows.splice(at ?? rows.length, 0, value);
+      const write = marks.get(value);
+      if (write && at === undefined) write.placed = false;
     }
     const pending: PendingWrite[] = [];
     for (const write of this.#writes.values()) {
@@ -707,6 +766,7 @@ class LiveEngine {
         row: shownRow.get(write),
         error: write.error,
         resumed: write.resumed,
+        placed: write.placed !== false,
       });
       pending.push(write.shown);
     }
@@ -714,6 +774,45 @@ class LiveEngine {
     this.#untold = true;
     this.#handle.rows = Object.freeze(rows);
     if (pending.length || this.#handle.pending.length) this.#handle.pending = Object.freeze(pending);
+  }
+
+  /**
+   * A row the list shows: in place (or, a create, at the end), or among the rows `moved` to their
+   * sorted place when an own write decides its value in a list read with params. Where that place
+   * cannot be known (no sort over fields the row has) it stays, and its write says so (`placed`).
+   */
+  #float(float: boolean, value: Record<string, unknown>, mark: Write | undefined, rows: Record<string, unknown>[], moved: Record<string, unknown>[]): void {
+    if (!float || this.#patches) return void rows.push(value);
+    if (this.#sort?.every(([field]) => field in value)) return void moved.push(value);
+    rows.push(value);
+    if (mark) mark.placed = false;
+  }
+
+  /**
+   * Where `value` goes among `rows` (the server's, in its order) by the params' `sort`: after the
+   * last row that sorts before or with it, as the backend's stable sort leaves it; undefined when
+   * the list has no sort, or the row lacks a sorted field or holds a value the sort cannot compare.
+   */
+  #placeOf(rows: readonly Record<string, unknown>[], value: Record<string, unknown>): number | undefined {
+    const sort = this.#sort;
+    if (!sort || !sort.every(([field]) => field in value)) return undefined;
+    let comparable = true;
+    const compare = (row: Record<string, unknown>): number => {
+      for (const [field, descending] of sort) {
+        const order = compareValues(value[field] ?? null, row[field] ?? null);
+        if (order === undefined) comparable = false;
+        else if (order !== 0) return descending ? -order : order;
+      }
+      return 0;
+    };
+    // binary search: the first row `value` sorts before
+    let [low, high] = [0, rows.length];
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (compare(rows[middle]) < 0) high = middle;
+      else low = middle + 1;
+    }
+    return comparable ? low : undefined;
   }
 
   // ------------------------------------------------------------------------------- ready, close

@@ -17,6 +17,8 @@ export type Outcome =
       body: unknown;
       /** The answer's headers, lower-case names (muxws pseudo-headers such as `:status` may be among them: they are left out of errors). */
       headers: () => Record<string, unknown>;
+      /** The status line's reason phrase, where the transport has one (HTTP/1.1's `statusText`). */
+      reason?: string;
     }
   | { kind: 'failure'; error: unknown };
 

@@ -41,6 +41,9 @@ export interface LiveStatus {
  * - `'unknown'`: it gave up unanswered, so whether the server ran it is unknown; the row is rolled
  *   back and the list reads again, which shows what the server holds;
  * - `'failed'`: the server answered it with an error: the row is rolled back, `error` says why.
+ *
+ * A write that failed or whose outcome is unknown is reported by its call's rejection and leaves
+ * `pending` at once; the last two states are listed only with the option `keepFailed`.
  */
 export type PendingState = 'sending' | 'repeating' | 'unknown' | 'failed';
 
@@ -52,8 +55,16 @@ export interface PendingWrite<T = unknown> {
   /** The primary key it writes (undefined for a create until it is answered). */
   readonly pk: unknown;
   readonly state: PendingState;
-  /** The row as shown while it is pending (undefined for a destroy). */
+  /** The row as shown while it is pending (for a destroy, the row it deletes while it stays shown). */
   readonly row: T | undefined;
+  /**
+   * Whether the row stands where the server will list it: true in a list without params (rows in
+   * the order the server created them) and in a list sorted by fields of the row (`sort` over
+   * fields the row has, placed by the server's comparison); false while its place is not known yet
+   * (a filtered list without such a sort: the row stays where it was, a create at the end, until
+   * the list is read again).
+   */
+  readonly placed: boolean;
   /** Why it failed or its outcome is unknown. */
   readonly error: Error | null;
   /** Resumed after a reload (a persisted call). */
@@ -70,9 +81,17 @@ export interface LiveOptions {
   eventsPath?: string;
   /**
    * Over muxws: the rows count as possibly behind (`why: 'silent'`) once the peer's socket has said
-   * nothing this long (ms; default 20000, a peer's default `pingIntervalMs`: give yours).
+   * nothing this long (ms; default 21000: a peer's default `pingIntervalMs`, 20000, and a second;
+   * give yours and a little).
    */
   silentAfterMs?: number;
+  /**
+   * Keep a write that failed or whose outcome is unknown in `pending` (state `'failed'` or
+   * `'unknown'`) until `dismiss(key)`, for an app that shows failures in the list rather than where
+   * it writes. Default false: the call's rejection is the one report of a failure (catch it where
+   * the write is made) and the list only rolls the row back.
+   */
+  keepFailed?: boolean;
   /** How many records one `{pk}__in` list call asks at most (default 50). */
   batch?: number;
   /** Told of each change the list applies (for a log or a highlight): what it throws is reported, nothing else. */
@@ -86,31 +105,44 @@ export interface LiveOptions {
  * carries (or read again when the client cannot tell where a changed row belongs), with the
  * writes of this page's proxies shown at once.
  */
-export interface LiveList<T> {
-  /** The rows: a new frozen array per change. */
-  readonly rows: readonly T[];
+export interface LiveList<T, PK extends PropertyKey = never> {
+  /** The rows: a new frozen array per change (a pending create's row has no primary key yet: {@link LiveRow}). */
+  readonly rows: readonly LiveRow<T, PK>[];
   /** Freshness: the follower's mode, loading, stale and why, error. */
   readonly status: LiveStatus;
   /** The own writes not settled yet, and those that failed or whose outcome is unknown (until `dismiss`), oldest first. */
-  readonly pending: readonly PendingWrite<T>[];
+  readonly pending: readonly PendingWrite<LiveRow<T, PK>>[];
   /** The follower of the list's topic (its mode, cursor, scope), once the list's code is loaded. */
   readonly follower: Follower | null;
   /** Resolves once the first read landed (the follower holds its cursor from before that read); rejects when closed first. */
   readonly ready: Promise<void>;
-  /** The pending write a row of `rows` shows, if any. */
-  pendingOf(row: T): PendingWrite<T> | undefined;
+  /** The pending write a row of `rows` shows, if any (a destroy's row too, until it is answered). */
+  pendingOf(row: LiveRow<T, PK>): PendingWrite<LiveRow<T, PK>> | undefined;
   /** Forgets a failed or unknown write (`pending`). */
   dismiss(key: string): void;
   /**
    * Calls `listener` once per batch of changes of `rows`, `status` or `pending`, after all three
    * are consistent; returns its remover. A listener that throws is reported and harms nothing.
    */
-  subscribe(listener: (list: LiveList<T>) => void): () => void;
+  subscribe(listener: (list: LiveList<T, PK>) => void): () => void;
   /** Reads the list again (coalesced with a read under way); resolves once a read started after this call landed. */
   refresh(): Promise<void>;
   /** Stops following and forgets the rows' listeners (the server's subscription of the socket ends). */
   close(): Promise<void>;
 }
+
+/**
+ * A row of a live list: a record of the server's, or the row of a pending create, which has no
+ * primary key until the server answers it (field `PK` absent: with `id: number`, `row.id` is
+ * `number | undefined`). Without `PK` (a proxy whose key field the types do not know), `T`.
+ */
+export type LiveRow<T, PK extends PropertyKey = never> = [PK] extends [never] ? T : T | PendingRow<T, PK>;
+
+/** The row of a pending create: the record as written, without its primary key `PK`. */
+export type PendingRow<T, PK extends PropertyKey> = Omit<T, PK> & { readonly [F in PK]?: undefined };
+
+/** The primary key field of a proxy as its type names it (`restViewSet<Item>()('id', …)`: `'id'`), never when only `string` is known. */
+export type PkFieldOf<P> = P extends { readonly pkFieldName: infer K extends PropertyKey } ? (string extends K ? never : K) : never;
 
 /** The query of a live list: a list's sort and filters, and a page's (the client reads again on every change). */
 export type LiveParams = ListParams & Record<string, unknown>;

@@ -36,10 +36,12 @@ import {
   type LiveList,
   type LiveOptions,
   type LiveParams,
+  type LiveRow,
   type LiveStatus,
   type MuxwsPeer,
   type PendingCall,
   type PendingWrite,
+  type PkFieldOf,
   type Topic,
   type RecordOf,
   type ViewSetBase,
@@ -53,8 +55,11 @@ declare module '@vue/reactivity' {
   }
 }
 
-/** The record type of a proxy, read off its `retrieve()` (as `liveList()` types its rows). */
-export type LiveRowOf<P> = RecordOf<P>;
+/**
+ * The type of a live list's rows of a proxy, as `liveList()` types them: the record of its
+ * `retrieve()`, or a pending create's row, without the primary key (`row.id` is `number | undefined`).
+ */
+export type LiveRowOf<P> = LiveRow<RecordOf<P>, PkFieldOf<P>>;
 
 /** What `useLiveList()` gives. */
 export interface UseLiveList<T> {
@@ -101,7 +106,7 @@ export function useLiveList<P extends ViewSetBase>(
     () => [toValue(proxy), toValue(params)] as const,
     ([target, query]) => {
       close();
-      const opened = liveList(target, query && { ...query }, options) as LiveList<T>;
+      const opened = liveList(target, query && { ...query }, options) as unknown as LiveList<T>;
       list.value = opened;
       const sync = (): void => {
         status.value = opened.status;
@@ -132,7 +137,13 @@ export interface UseCallActivity {
   pending: Readonly<ShallowRef<readonly PendingCall[]>>;
   /** How many: the busy indicator. */
   pendingCount: ComputedRef<number>;
-  /** The calls whose answer was lost and that are being repeated: the connectivity notice. */
+  /**
+   * The connectivity notice: the calls whose answer was lost and that are being repeated, those
+   * held for the network (`waitingFor: 'offline'`) or their muxws connection (`'reconnect'`), and
+   * while the platform is offline every pending call. Offline, a REST call's first attempt fails at
+   * once while a muxws call's may sit on a socket that has not noticed yet: both are listed, so the
+   * two transports show the same notice.
+   */
   repeating: ComputedRef<readonly PendingCall[]>;
   /** When the earliest waiting repeat goes (ms since the epoch), null when none waits for its delay. */
   nextAttemptAt: ComputedRef<number | null>;
@@ -182,7 +193,7 @@ export function useCallActivity(): UseCallActivity {
   return {
     pending: shallowReadonly(pending) as Readonly<ShallowRef<readonly PendingCall[]>>,
     pendingCount: computed(() => pending.value.length),
-    repeating: computed(() => pending.value.filter((call) => call.unansweredAttempts > 0)),
+    repeating: computed(() => pending.value.filter((call) => offline.value || call.unansweredAttempts > 0 || call.waitingFor === 'offline' || call.waitingFor === 'reconnect')),
     nextAttemptAt,
     secondsToNextAttempt: computed(() => (nextAttemptAt.value === null ? null : Math.max(0, Math.ceil((nextAttemptAt.value - now.value) / 1000)))),
     offline: shallowReadonly(offline),

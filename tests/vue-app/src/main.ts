@@ -1,4 +1,5 @@
 import { createApp, ref } from 'vue';
+import { translateApiError } from '@dynamicforms/fastapi-viewsets';
 import App from './App.vue';
 import { books, makeItems, peer, resume } from './api';
 
@@ -8,14 +9,23 @@ const items = ref(makeItems());
 // after, shows them as pending
 await resume();
 const shown = ref(true);
-const app = createApp(App, { items, books, shown });
+const errors = ref<string[]>([]);
+const app = createApp(App, { items, books, shown, errors });
 app.mount('#app');
 
 // What the test drives: writes through the app's proxy, and unmounting the list.
 Object.assign(window, {
   app: {
     items: () => items.value,
+    books: () => books,
     peer,
+    // where the app writes, it handles a failure: the one report of it (the live list rolls back)
+    save: <R>(call: Promise<R>): Promise<R | undefined> =>
+      call.catch((error: unknown) => {
+        errors.value.push(translateApiError(error));
+        Object.assign(window, { lastError: error });
+        return undefined;
+      }),
     hide: () => (shown.value = false),
     show: () => (shown.value = true),
   },
