@@ -137,6 +137,8 @@ interface Follower extends FollowerConfig {
   awaitingSub: boolean;
   /** The rev of the queued event whose gap asked for a poll: a gap asks once. */
   askedFor: number;
+  /** The cursor at which a push at or below it asked for a poll: once per cursor. */
+  staleAt: number | null;
   /** Its last poll hung: it is polled alone until answered. */
   alone: boolean;
   /** Its next poll asks from now (cursor null) and resyncs to the answer: what it holds is over the caps. */
@@ -227,6 +229,7 @@ export class FollowEngine {
       waiters: [],
       awaitingSub: subscribing,
       askedFor: -1,
+      staleAt: null,
       alone: false,
       fresh: false,
       shown: undefined,
@@ -404,7 +407,15 @@ export class FollowEngine {
       if (follower.mode !== 'active' || follower.topic !== topic || this.#channels.get(follower.channel) !== peer) continue;
       const sub = this.#subs.get(subKey(follower.channel, topic));
       if (!sub || (sub.state !== 'asking' && sub.state !== 'held') || sub.gen !== state.gen) continue;
-      if (!this.#enqueue(follower, { ...event, via: 'push' })) {
+      const cursor = follower.cursor;
+      if (cursor !== null && event.rev <= cursor) {
+        // a push seen already, or one of a log that went back (a cursor a hostile push moved past
+        // every rev the server holds): a poll from the cursor tells, once per cursor
+        if (follower.staleAt !== cursor) {
+          follower.staleAt = cursor;
+          this.#want(follower, now);
+        }
+      } else if (!this.#enqueue(follower, { ...event, via: 'push' })) {
         // too far behind: the pushes go, a poll from the cursor brings them
         this.#dropPushes(follower);
         this.#want(follower, now);
