@@ -596,7 +596,7 @@ export const followPushScenarios = {
     }
   },
 
-  async 'live push: 1 500 followers closed at once (follow() then close(), 0 ms) leave the socket no subscription of theirs; a topic after them is still accepted (the socket holds at most 256)'({ pkg, baseUrl, wsUrl }) {
+  async 'live push: 1 500 followers closed at once (follow() then close(), 0 ms) leave the socket no subscription of theirs; a topic after them is still accepted (the socket holds at most 256); closed and followed again at once, it stays subscribed'({ pkg, baseUrl, wsUrl }) {
     const { peer } = await connect(pkg, wsUrl);
     const key = freshKey();
     const PAIRS = 1500;
@@ -627,6 +627,23 @@ export const followPushScenarios = {
       await after.ready;
       await until(() => after.mode === 'push', 2000, "the topic after them in mode 'push'");
       same(await held(), [`imports:${key}after`], 'the socket holds it alone');
+      // closed and followed again at once (a component unmounted and mounted again): the unsubscribe
+      // goes before the new subscribe, and the socket holds the topic for the new follower
+      for (let i = 0; i < 20; i += 1) {
+        await after.close();
+        after = pkg.follow(`imports:${key}after`, { peer, pollIntervalMs: QUIET_MS, checkIntervalMs: QUIET_MS });
+        await after.ready;
+        await until(() => after.mode === 'push', 2000, "the new follower in mode 'push'");
+        same(await held(), [`imports:${key}after`], `round ${i}: the socket holds the topic`);
+      }
+      const got = [];
+      await after.close();
+      after = pkg.follow(`imports:${key}after`, { peer, pollIntervalMs: QUIET_MS, checkIntervalMs: QUIET_MS, onEvent: (event) => got.push(event) });
+      await after.ready;
+      await until(() => after.mode === 'push', 2000, "the last follower in mode 'push'");
+      const [rev] = await publish(baseUrl, `${key}after`, 1);
+      await until(() => got.length >= 1, PUSH_MS + 1000, 'the event by push');
+      same([got[0].rev, got[0].via], [rev, 'push'], 'by push');
     } finally {
       activity.stop();
       await closeAll([after], [peer]);
