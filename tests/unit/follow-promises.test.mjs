@@ -124,6 +124,15 @@ test('§2 follow() then close() at once, 20 topics, the subscribes answered afte
     await later.close();
     await clock.advance(10);
     assert.deepEqual([...held], []);
+    // a subscribe whose answer is a failure that refuses nothing (503: the server may have
+    // subscribed the socket all the same), its follower closed meanwhile: undone by an unsubscribe
+    const before = paths('/events/unsubscribe').length;
+    for (let i = 0; i < 5; i++) await pkg.follow(`lost.${i}`, { peer }).close();
+    await clock.advance(1);
+    for (const open of paths('/events/subscribe').slice(-5)) server.reply(open.socket, open.frame.stream, { status: 503, payload: { detail: 'busy' } });
+    await clock.advance(100);
+    assert.equal(paths('/events/unsubscribe').length - before, 5, 'each undone by an unsubscribe');
+    assert.deepEqual([...held], []);
   } finally {
     await within(peer.close({ drainMs: 0 }));
   }

@@ -384,15 +384,19 @@ export class FollowEngine {
   subscribeFailed(now: number, id: number, error: unknown, refused: boolean): void {
     const sub = this.#subOf(id);
     if (!sub) return;
-    if (refused) {
+    const followers = this.#followersOf(sub.channel, sub.topic);
+    // refused, or no follower wants it any more (all closed while it was under way): it goes
+    if (refused || !followers.length) {
       this.#subs.delete(subKey(sub.channel, sub.topic));
-      for (const follower of this.#followersOf(sub.channel, sub.topic)) this.#refuse(follower, error);
+      // a lost answer (no refusal) may have left the socket subscribed: undone
+      if (!refused) this.#unsubscribe(sub.channel, sub.topic);
+      for (const follower of followers) this.#refuse(follower, error);
     } else {
       sub.state = 'idle';
       sub.retries++;
       sub.retryAt = now + this.backoff(sub.retries, RETRY_MS, MAX_BACKOFF_MS);
       // the followers waiting for it poll meanwhile
-      for (const follower of this.#followersOf(sub.channel, sub.topic)) {
+      for (const follower of followers) {
         if (follower.awaitingSub && follower.poll === 0) follower.dueAt = Math.min(follower.dueAt, now);
       }
     }

@@ -323,9 +323,9 @@ function watchPeer(peer: PushPeer, channel: Channel): PeerEntry {
 
 /**
  * Closes every follower, for tests (`internalFreshRuntime`), as each one's `close()` would, in
- * one batch: their polls abandoned, their subscriptions ended, their peers' listeners removed;
- * none of their `subscribe()` listeners is told of it. The engine, its timer and its online
- * subscription stay, for the followers of after.
+ * one batch: their polls abandoned, their subscriptions ended; none of their `subscribe()`
+ * listeners is told of it. The engine, its timer, its online subscription and the listeners of
+ * peers not closed for good stay, for the followers of after.
  */
 export function closeAll(): void {
   // not set up when the chunk was loaded for applyChanges() alone: no follower to close
