@@ -7,6 +7,7 @@
 //   --no-write   print only; by default the table is also written to BENCHMARKS.md
 //   --only live  the live-data section alone (bench/live.mjs), printed only: BENCHMARKS.md is left as it is
 //   --only live-list  the live lists' section alone (bench/live.mjs, measureLiveList), printed only
+//   --only apply-changes  applyChanges() of many records alone (bench/apply-changes.mjs), printed only
 //
 // What it measures (the package as built in pkg/; rebuild with `bash scripts/build.sh`):
 //   size         what an app ships, gzip -9 as a bundler emits it (scripts/size.mjs: the whole
@@ -31,6 +32,8 @@
 //                REST polling at its default interval, Chromium and Node; and what one followed topic
 //                costs while nothing happens: requests per minute over REST, frames per minute over
 //                muxws, counted on the wire over a window (60 s; 5 s with --quick) per minute
+//   applyChanges applyChanges() of 10 000 pks (bench/apply-changes.mjs): by `{pk}__in` list calls vs
+//                10 000 retrieves vs one list call of every record, Node
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -44,6 +47,7 @@ import { chromium } from 'playwright-core';
 
 import { CHROMIUM_ARGS } from '../tests/browser/browser.mjs';
 import { startStack } from '../tests/harness/stack.mjs';
+import { measureApplyChanges, renderApplyChanges } from './apply-changes.mjs';
 import { measureLive, measureLiveList, renderLive, renderLiveList } from './live.mjs';
 import { median, ms, quantile, ratio } from './stats.mjs';
 import { PEER_KINDS, PEER_MODULES, bundleKy, importPeerInPage, measurePeers, serveBench } from './peers.mjs';
@@ -52,7 +56,7 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'
 const args = process.argv.slice(2);
 const QUICK = args.includes('--quick');
 const ONLY = args.includes('--only') ? args[args.indexOf('--only') + 1] : null;
-if (ONLY !== null && ONLY !== 'live' && ONLY !== 'live-list') throw new Error(`--only takes live or live-list, not ${ONLY}`);
+if (ONLY !== null && ONLY !== 'live' && ONLY !== 'live-list' && ONLY !== 'apply-changes') throw new Error(`--only takes live, live-list or apply-changes, not ${ONLY}`);
 const WRITE = !args.includes('--no-write') && !ONLY;
 const COMMAND = `node --experimental-websocket bench/run.mjs${QUICK ? ' --quick' : ''}${ONLY ? ` --only ${ONLY}` : ''}`;
 
@@ -511,9 +515,24 @@ async function mainLive() {
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
+/** `--only apply-changes`: applyChanges() of many records alone, printed (BENCHMARKS.md is left as it is). */
+async function mainApplyChanges() {
+  const started = Date.now();
+  const stack = await startStack({});
+  let result;
+  try {
+    result = await measureApplyChanges({ stack, quick: QUICK, log });
+  } finally {
+    await stack.stop();
+  }
+  const lines = [`Produced by \`${COMMAND}\` in ${((Date.now() - started) / 1000).toFixed(0)} s, from the package of ${buildId()}; Node ${process.version}.`, '', ...renderApplyChanges(result, { table, ms })];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
 async function main() {
   if (typeof WebSocket === 'undefined') throw new Error('run with node --experimental-websocket bench/run.mjs');
   if (ONLY === 'live' || ONLY === 'live-list') return mainLive();
+  if (ONLY === 'apply-changes') return mainApplyChanges();
   const started = Date.now();
   const build = buildId();
   log(`${build}; size`);
@@ -611,6 +630,7 @@ async function main() {
     await stack.clearFaults();
     results.live = await measureLive({ browser, runnerUrl: runner, stack, quick: QUICK, log });
     results.liveList = await measureLiveList({ browser, runnerUrl: runner, stack, quick: QUICK, log });
+    results.applyChanges = await measureApplyChanges({ stack, quick: QUICK, log });
   } finally {
     await browser?.close().catch(() => {});
     await site?.close().catch(() => {});
@@ -769,6 +789,7 @@ function render(r) {
     ...renderPeers(r, { table, spread }),
     ...renderLive(r.live, { table, spread, ms, ratio }),
     ...renderLiveList(r.liveList, { table, spread, ms }),
+    ...renderApplyChanges(r.applyChanges, { table, ms }),
     '## Size',
     '',
     `\`node scripts/size.mjs pkg\` (Vite production builds of three small apps with Vite\'s defaults; each file gzip -9):`,

@@ -235,6 +235,44 @@ export const eventsScenarios = {
     }
   },
 
+  async 'events: applyChanges() of 2 000 records where the schema declares {pk}__in: a few list calls of /catalog/indexed, no retrieve; the rows are the records'({ pkg, baseUrl, ctl }) {
+    await ctl.seedCatalog();
+    try {
+      const N = 2000;
+      const created = await other(baseUrl, 'POST', '/catalog/bulk/bulk', Array.from({ length: N }, (_, i) => ({ title: `applied ${i}`, author: 'Apply', year: 2000 + (i % 20) })));
+      const ids = created.map((book) => book.id);
+      equal(new Set(ids).size, N, `${N} books made`);
+      const Api = pkg.restViewSet()('id', [pkg.ViewSetMixin]);
+      const indexed = new Api({ basePath: '/catalog/indexed', baseUrl, schemaCheck: false });
+      const count = async () => {
+        const counters = await ctl.counters();
+        return { list: counters['indexed.list'] ?? 0, retrieve: counters['indexed.retrieve'] ?? 0 };
+      };
+      const before = await count();
+      // one row already there is replaced where it stands; a pk gone meanwhile leaves the rows
+      const rows = [{ id: ids[5], title: 'stale' }, { id: 1, title: 'a seeded book, not in the change' }];
+      await other(baseUrl, 'DELETE', `/catalog/indexed/${ids[7]}`);
+      const out = await indexed.applyChanges(rows, { op: 'updated', changes: ids.map((pk) => ({ pk })) });
+      const after = await count();
+      const lists = after.list - before.list;
+      equal(after.retrieve - before.retrieve, 0, 'no retrieve');
+      ok(lists >= 1 && lists <= 10, `a few list calls (${lists})`);
+      equal(out.length, 2 + N - 2, 'every record but the one gone (its row was not there), the row of ids[5] replaced');
+      equal(out[0].title, 'applied 5', 'the row of ids[5] replaced where it stood');
+      equal(out[1].title, rows[1].title, 'the row not in the change kept');
+      same(out.slice(2).map((book) => book.id), ids.filter((id, i) => i !== 5 && i !== 7), 'the others appended, in the change\'s order');
+      // a proxy whose schema does not declare it (/catalog/books, the same books): retrieves, 8 at a time
+      const Books = pkg.restViewSet()('id', [pkg.ViewSetMixin]);
+      const books = new Books({ basePath: '/catalog/books', baseUrl, schemaCheck: false });
+      const counted = (await ctl.counters())['books.retrieve'] ?? 0;
+      const some = await books.applyChanges([], { op: 'created', changes: ids.slice(10, 30).map((pk) => ({ pk })) });
+      equal(some.length, 20, 'read by retrieves');
+      equal(((await ctl.counters())['books.retrieve'] ?? 0) - counted, 20, 'one retrieve each');
+    } finally {
+      await ctl.seedCatalog();
+    }
+  },
+
   async 'events: polls are background calls, each with a key of its own'({ pkg, baseUrl, ctl }) {
     const key = freshKey();
     const activity = recordActivity(pkg);

@@ -595,6 +595,60 @@ export const followPushScenarios = {
       await closeAll([followerA, followerB], [peer]);
     }
   },
+
+  async 'live push: 1 500 followers closed at once (follow() then close(), 0 ms) leave the socket no subscription of theirs; a topic after them is still accepted (the socket holds at most 256); closed and followed again at once, it stays subscribed'({ pkg, baseUrl, wsUrl }) {
+    const { peer } = await connect(pkg, wsUrl);
+    const key = freshKey();
+    const PAIRS = 1500;
+    /** The topics of this scenario every socket of the server holds. */
+    const held = async () => (await other(baseUrl, 'GET', '/__test/events/subscriptions')).sockets.flat().filter((topic) => topic.startsWith(`imports:${key}`));
+    const activity = recordActivity(pkg);
+    let after;
+    try {
+      for (let i = 0; i < PAIRS; i += 1) {
+        const follower = pkg.follow(`imports:${key}x${i}`, { peer, pollIntervalMs: QUIET_MS, checkIntervalMs: QUIET_MS });
+        await follower.close();
+      }
+      // every subscribe under way is answered, then undone by its unsubscribe (one the socket's
+      // limit refused while 256 others were held, 409, subscribed nothing)
+      const subscribes = keysOf(activity);
+      const settled = (keys, ok) => activity.events.filter((event) => event.type === 'settle' && event.ok === ok && keys.includes(event.key)).length;
+      const unsubscribes = () => keysOf(activity, '/events/unsubscribe');
+      let left = await held();
+      for (let tries = 0; tries < 600 && (left.length || settled(subscribes, true) + settled(subscribes, false) < subscribes.length || unsubscribes().length < settled(subscribes, true)); tries += 1) {
+        await sleep(100);
+        left = await held();
+      }
+      const answered = settled(subscribes, true);
+      equal(left.length, 0, `the socket holds none of the ${PAIRS} topics (${subscribes.length} subscribes, ${answered} answered, ${unsubscribes().length} unsubscribes)`);
+      equal(unsubscribes().length, answered, 'each subscribe answered was undone by an unsubscribe');
+      // past what the socket may hold (256) had they stayed: a topic after them is accepted
+      after = pkg.follow(`imports:${key}after`, { peer, pollIntervalMs: QUIET_MS, checkIntervalMs: QUIET_MS, onRefused: () => {} });
+      await after.ready;
+      await until(() => after.mode === 'push', 2000, "the topic after them in mode 'push'");
+      same(await held(), [`imports:${key}after`], 'the socket holds it alone');
+      // closed and followed again at once (a component unmounted and mounted again): the unsubscribe
+      // goes before the new subscribe, and the socket holds the topic for the new follower
+      for (let i = 0; i < 20; i += 1) {
+        await after.close();
+        after = pkg.follow(`imports:${key}after`, { peer, pollIntervalMs: QUIET_MS, checkIntervalMs: QUIET_MS });
+        await after.ready;
+        await until(() => after.mode === 'push', 2000, "the new follower in mode 'push'");
+        same(await held(), [`imports:${key}after`], `round ${i}: the socket holds the topic`);
+      }
+      const got = [];
+      await after.close();
+      after = pkg.follow(`imports:${key}after`, { peer, pollIntervalMs: QUIET_MS, checkIntervalMs: QUIET_MS, onEvent: (event) => got.push(event) });
+      await after.ready;
+      await until(() => after.mode === 'push', 2000, "the last follower in mode 'push'");
+      const [rev] = await publish(baseUrl, `${key}after`, 1);
+      await until(() => got.length >= 1, PUSH_MS + 1000, 'the event by push');
+      same([got[0].rev, got[0].via], [rev, 'push'], 'by push');
+    } finally {
+      activity.stop();
+      await closeAll([after], [peer]);
+    }
+  },
 };
 
 export const followPushRedisScenarios = {

@@ -8,7 +8,8 @@
 //   - pushed streams the server never ends: their slots reclaimed, later pushes still arrive;
 //   - one topic's hung poll does not hold another topic of the same origin;
 //   - a storm of `events: null` backs off;
-//   - applyChanges() checks the pk a retrieve answers, and compares pks by value.
+//   - applyChanges() checks the pk a retrieve answers, and compares pks by value (an object pk, since
+//     issue 36, is refused: follow-promises.test.mjs).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
@@ -104,6 +105,8 @@ test('applyChanges() with 10 000 pks: at most 8 retrieves in flight, every recor
   let failAt = -1;
   const seen = [];
   const fetched = installFetch((request) => {
+    // the schema (whether its list takes id__in): not found, so retrieves
+    if (request.url.endsWith('/schema')) return { status: 404, body: { detail: 'no schema' } };
     const pk = Number(request.url.split('/').at(-1));
     seen.push(pk);
     inFlight++;
@@ -276,13 +279,15 @@ test('applyChanges() checks the pk a retrieve answers, and compares pks by value
     const rows = [{ id: 8, name: 'eight' }];
     const error = await within(items.applyChanges(rows, { op: 'updated', changes: [{ pk: 7 }] }).then(() => 'resolved', (failure) => failure), 1000, 10);
     assert.ok(error instanceof TypeError && /answered a record/.test(error.message), `a record of another pk rejects (${error})`);
-    // pks by value: '1' (a string) and 1 (a number) are different rows; two object pks with the same fields are one
+    // pks by value: '1' (a string) and 1 (a number) are different rows
     const mixed = [{ id: '1', name: 'string one' }];
     assert.deepEqual(await within(items.applyChanges(mixed, { op: 'deleted', changes: [{ pk: 1 }] }), 1000, 10), mixed, "deleting 1 leaves the row of '1'");
+    // an object is no pk (a path segment): refused, never "[object Object]" for every such row (issue 36)
     class Composite extends pkg.restViewSet()('key', [pkg.ViewSetMixin]) {}
     const composite = new Composite({ basePath: '/c', baseUrl: 'http://api.test', schemaCheck: false });
     const objects = [{ key: { a: 1, b: 2 }, n: 1 }, { key: { a: 2, b: 1 }, n: 2 }];
-    assert.deepEqual(await within(composite.applyChanges(objects, { op: 'deleted', changes: [{ pk: { b: 2, a: 1 } }] }), 1000, 10), [objects[1]], 'the object pk removes its own row only (not "[object Object]" for both)');
+    const refused = await within(composite.applyChanges(objects, { op: 'deleted', changes: [{ pk: { b: 2, a: 1 } }] }).then(() => 'resolved', (failure) => failure), 1000, 10);
+    assert.ok(refused instanceof TypeError, `an object pk is refused (${refused})`);
   } finally {
     fetched.uninstall();
   }

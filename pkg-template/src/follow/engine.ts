@@ -9,9 +9,13 @@
  * - a follower's events are handed out one at a time, in rev order, each once: the next only
  *   after `handled()` says the application's handler returned; `onResync` and `onRefused` take
  *   the same turn, so none runs during another;
- * - the cursor moves when an event is handed out and never goes back;
+ * - the cursor moves when an event is handed out, and goes back only by a resync;
  * - a resync exactly when the server's log no longer holds the cursor (`events: null` to a poll
- *   sent with the cursor held), or when what it holds is more than the caps let the client keep;
+ *   sent with the cursor held, or a rev below it: a store that lost its log, a cursor a hostile
+ *   push moved too far), or when what it holds is more than the caps let the client keep;
+ * - no answer keeps a follower waiting in silence: while its subscribe is unanswered, and while
+ *   its peer holds pushed streams the server never ended (pushes may be refused), it polls at its
+ *   poll interval; a `poll_after_ms` holds only the followers of the poll it answered;
  * - nothing is handed out after `close()`;
  * - queued events are capped by bytes; a follower's poll that hangs is abandoned at its deadline
  *   and its topic polled alone after it, so it holds no other topic; failures back off with
@@ -120,6 +124,8 @@ interface Follower extends FollowerConfig {
   again: boolean;
   /** When the next poll of this follower is due. */
   dueAt: number;
+  /** Not polled before this (the `poll_after_ms` of its last poll's answer; `catchUp()` lifts it). */
+  floorUntil: number;
   failures: number;
   resyncs: number;
   error: unknown;
@@ -131,6 +137,8 @@ interface Follower extends FollowerConfig {
   awaitingSub: boolean;
   /** The rev of the queued event whose gap asked for a poll: a gap asks once. */
   askedFor: number;
+  /** The cursor at which a push at or below it asked for a poll: once per cursor. */
+  staleAt: number | null;
   /** Its last poll hung: it is polled alone until answered. */
   alone: boolean;
   /** Its next poll asks from now (cursor null) and resyncs to the answer: what it holds is over the caps. */
@@ -139,16 +147,11 @@ interface Follower extends FollowerConfig {
   shown: FollowerView | undefined;
 }
 
-interface Channel {
-  /** The peer whose socket it subscribes (0: none, REST). */
-  peer: number;
-  floorMs: number;
-  lastSentAt: number;
-}
-
 interface PeerState {
   up: boolean;
   closed: boolean;
+  /** It holds so many pushed streams the server never ended that its next pushes may be refused. */
+  choked: boolean;
   /** Bumped by every socket gained or lost: an answer of an older socket is not taken. */
   gen: number;
 }
@@ -173,7 +176,8 @@ interface Poll {
 /** The followers of every channel of the page. */
 export class FollowEngine {
   readonly #followers = new Map<number, Follower>();
-  readonly #channels = new Map<number, Channel>();
+  /** Each channel's peer: the key of the muxws peer whose socket it subscribes (0: none, REST). */
+  readonly #channels = new Map<number, number>();
   readonly #peers = new Map<number, PeerState>();
   readonly #subs = new Map<string, Sub>();
   /** Which channel's subscription each peer's socket holds, by `${peer} ${topic}` (the server keeps one per socket and topic). */
@@ -190,15 +194,15 @@ export class FollowEngine {
   /** A channel (`peer`: the key of the muxws peer whose socket it subscribes, 0 for none). */
   addChannel(id: number, peer: number): void {
     if (this.#channels.has(id)) return;
-    this.#channels.set(id, { peer, floorMs: 0, lastSentAt: -Infinity });
-    if (peer && !this.#peers.has(peer)) this.#peers.set(peer, { up: false, closed: false, gen: 0 });
+    this.#channels.set(id, peer);
+    if (peer && !this.#peers.has(peer)) this.#peers.set(peer, { up: false, closed: false, choked: false, gen: 0 });
   }
 
   /** Starts following: over a peer whose socket is up it subscribes first, else it polls at once. */
   follow(now: number, id: number, config: FollowerConfig): void {
     const channel = this.#channels.get(config.channel);
-    if (!channel || this.#followers.has(id)) return;
-    const peer = this.#peers.get(channel.peer);
+    if (channel === undefined || this.#followers.has(id)) return;
+    const peer = this.#peers.get(channel);
     const sub = peer?.up ? this.#subs.get(subKey(config.channel, config.topic)) : undefined;
     // over a socket that is up it subscribes first (unless another scope's subscription replaced this channel's)
     const subscribing = Boolean(peer?.up) && sub?.state !== 'replaced';
@@ -214,7 +218,9 @@ export class FollowEngine {
       poll: 0,
       sent: null,
       again: false,
-      dueAt: subscribing ? Infinity : now,
+      // subscribing: a poll goes anyway if the subscribe is not answered within the poll interval
+      dueAt: subscribing ? now + config.pollIntervalMs : now,
+      floorUntil: -Infinity,
       failures: 0,
       resyncs: 0,
       error: undefined,
@@ -223,6 +229,7 @@ export class FollowEngine {
       waiters: [],
       awaitingSub: subscribing,
       askedFor: -1,
+      staleAt: null,
       alone: false,
       fresh: false,
       shown: undefined,
@@ -253,6 +260,8 @@ export class FollowEngine {
       return;
     }
     follower.waiters.push({ token, poll: 0, target: Infinity });
+    // it polls now: the server's poll_after_ms is no reason to keep an explicit ask waiting
+    follower.floorUntil = -Infinity;
     this.#want(follower, now);
     this.#settle(now);
   }
@@ -261,13 +270,14 @@ export class FollowEngine {
   pollAnswered(now: number, id: number, topics: ReadonlyMap<string, TopicAnswer>, floorMs: number): void {
     const poll = this.#takePoll(id);
     if (!poll) return;
-    const channel = this.#channels.get(poll.channel);
-    if (channel) channel.floorMs = Math.min(Math.max(0, floorMs), MAX_WAIT_MS);
+    const floor = Math.min(Math.max(0, floorMs), MAX_WAIT_MS);
     for (const fid of poll.followers) {
       const follower = this.#followers.get(fid);
       if (!follower || follower.poll !== id) continue;
       follower.poll = 0;
       if (follower.mode !== 'active') continue;
+      // the floor holds the followers this answer was for, no other
+      follower.floorUntil = floor ? now + floor : -Infinity;
       this.#answer(follower, topics.get(follower.topic) ?? { kind: 'later', error: new Error(`the poll's answer has no entry for ${follower.topic}`) }, now, id);
     }
     this.#settle(now);
@@ -301,18 +311,29 @@ export class FollowEngine {
     known.gen++;
     known.up = state === 'up';
     known.closed = state === 'closed';
+    // a new socket holds no pushed stream yet
+    known.choked = false;
     for (const [key, sub] of this.#subs) {
-      if (this.#channels.get(sub.channel)?.peer !== peer) continue;
+      if (this.#channels.get(sub.channel) !== peer) continue;
       if (known.closed) this.#subs.delete(key);
       else Object.assign(sub, { state: 'idle', retries: 0, retryAt: -Infinity });
     }
     for (const key of [...this.#held.keys()]) if (key.startsWith(`${peer} `)) this.#held.delete(key);
-    for (const follower of this.#followers.values()) {
-      if (follower.mode !== 'active' || this.#channels.get(follower.channel)?.peer !== peer) continue;
-      follower.awaitingSub = known.up;
-      // between sockets it polls, at its poll interval
-      if (!known.up && follower.poll === 0) follower.dueAt = Math.min(follower.dueAt, now + follower.pollIntervalMs);
-    }
+    for (const follower of this.#followers.values()) if (follower.mode === 'active' && this.#channels.get(follower.channel) === peer) follower.awaitingSub = known.up;
+    // between sockets it polls, at its poll interval
+    if (!known.up) this.#pollSoon(peer, now);
+    this.#settle(now);
+  }
+
+  /**
+   * The peer holds so many pushed streams the server never ended that the next pushes may be
+   * refused (`choked`), or no longer: meanwhile its followers poll at their poll interval.
+   */
+  peerChoked(now: number, peer: number, choked: boolean): void {
+    const known = this.#peers.get(peer);
+    if (!known || known.choked === choked) return;
+    known.choked = choked;
+    if (choked) this.#pollSoon(peer, now);
     this.#settle(now);
   }
 
@@ -320,7 +341,7 @@ export class FollowEngine {
   subscribeAnswered(now: number, id: number, rev: number, scope: string | undefined): void {
     const sub = this.#subOf(id);
     if (!sub) return;
-    const peer = this.#channels.get(sub.channel)!.peer;
+    const peer = this.#channels.get(sub.channel)!;
     const followers = this.#followersOf(sub.channel, sub.topic);
     if (!followers.length) {
       this.#subs.delete(subKey(sub.channel, sub.topic));
@@ -345,6 +366,8 @@ export class FollowEngine {
       if (follower.poll === 0 && follower.dueAt > now + follower.checkIntervalMs) follower.dueAt = now + follower.checkIntervalMs;
       if (!follower.awaitingSub) continue;
       follower.awaitingSub = false;
+      // the poll it was to send had the subscribe not been answered is not needed: pushes flow, the check poll follows
+      if (follower.poll === 0 && !follower.again) follower.dueAt = now + this.#interval(follower);
       if (follower.cursor === null) {
         // following from now: the subscribe's rev is the cursor
         this.#move(follower, rev, scope);
@@ -361,15 +384,19 @@ export class FollowEngine {
   subscribeFailed(now: number, id: number, error: unknown, refused: boolean): void {
     const sub = this.#subOf(id);
     if (!sub) return;
-    if (refused) {
+    const followers = this.#followersOf(sub.channel, sub.topic);
+    // refused, or no follower wants it any more (all closed while it was under way): it goes
+    if (refused || !followers.length) {
       this.#subs.delete(subKey(sub.channel, sub.topic));
-      for (const follower of this.#followersOf(sub.channel, sub.topic)) this.#refuse(follower, error);
+      // a lost answer (no refusal) may have left the socket subscribed: undone
+      if (!refused) this.#unsubscribe(sub.channel, sub.topic);
+      for (const follower of followers) this.#refuse(follower, error);
     } else {
       sub.state = 'idle';
       sub.retries++;
       sub.retryAt = now + this.backoff(sub.retries, RETRY_MS, MAX_BACKOFF_MS);
       // the followers waiting for it poll meanwhile
-      for (const follower of this.#followersOf(sub.channel, sub.topic)) {
+      for (const follower of followers) {
         if (follower.awaitingSub && follower.poll === 0) follower.dueAt = Math.min(follower.dueAt, now);
       }
     }
@@ -381,10 +408,18 @@ export class FollowEngine {
     const state = this.#peers.get(peer);
     if (!state?.up) return;
     for (const follower of this.#followers.values()) {
-      if (follower.mode !== 'active' || follower.topic !== topic || this.#channels.get(follower.channel)?.peer !== peer) continue;
+      if (follower.mode !== 'active' || follower.topic !== topic || this.#channels.get(follower.channel) !== peer) continue;
       const sub = this.#subs.get(subKey(follower.channel, topic));
       if (!sub || (sub.state !== 'asking' && sub.state !== 'held') || sub.gen !== state.gen) continue;
-      if (!this.#enqueue(follower, { ...event, via: 'push' })) {
+      const cursor = follower.cursor;
+      if (cursor !== null && event.rev <= cursor) {
+        // a push seen already, or one of a log that went back (a cursor a hostile push moved past
+        // every rev the server holds): a poll from the cursor tells, once per cursor
+        if (follower.staleAt !== cursor) {
+          follower.staleAt = cursor;
+          this.#want(follower, now);
+        }
+      } else if (!this.#enqueue(follower, { ...event, via: 'push' })) {
         // too far behind: the pushes go, a poll from the cursor brings them
         this.#dropPushes(follower);
         this.#want(follower, now);
@@ -453,17 +488,6 @@ export class FollowEngine {
     return at === Infinity ? -1 : Math.max(0, at);
   }
 
-  /** What follower `id`'s handle shows now. */
-  view(id: number): FollowerView | undefined {
-    const follower = this.#followers.get(id);
-    return follower && this.#viewOf(follower);
-  }
-
-  /** How many followers, polls and subscriptions it holds (for leak checks). */
-  stats(): { followers: number; polls: number; subscriptions: number } {
-    return { followers: this.#followers.size, polls: this.#polls.size, subscriptions: this.#subs.size };
-  }
-
   // ------------------------------------------------------------------------------- the rules
 
   /** One topic's answer to a poll sent with the cursor `follower.sent`. */
@@ -479,10 +503,13 @@ export class FollowEngine {
     follower.heard = true;
     let target = follower.cursor ?? answer.rev;
     let resynced = false;
-    if (answer.kind === 'gap' || (asked && sent === null)) {
+    // a rev below the cursor the poll was sent with: the server's log went back (a store that lost
+    // it, a cursor a hostile push moved too far), so the cursor is of no log the server holds
+    const back = answer.kind === 'events' && sent !== null && answer.rev < sent;
+    if (answer.kind === 'gap' || back || (asked && sent === null)) {
       // a gap after a cursor that moved since the poll went is the next poll's to tell
-      if (answer.kind === 'gap' && follower.cursor !== sent) this.#want(follower, now);
-      else resynced = this.#resyncTo(follower, answer.rev, answer.scope, now, poll);
+      if ((answer.kind === 'gap' || back) && follower.cursor !== sent) this.#want(follower, now);
+      else resynced = this.#resyncTo(follower, answer.rev, answer.scope, now);
       target = follower.cursor ?? answer.rev;
     } else if (sent === null) {
       // from now: the answer's rev, unless a subscribe's answer gave a cursor meanwhile
@@ -503,31 +530,29 @@ export class FollowEngine {
       }
       // the answer's rev covers the events the server's filters left out (when its chain was whole)
       if (whole && answer.rev > link) fits &&= this.#enqueue(follower, { rev: answer.rev, prev: link, version: 0, payload: undefined, scope: answer.scope, via: 'poll', bytes: 0 });
-      if (!fits) resynced = this.#resyncTo(follower, Math.max(answer.rev, link), answer.scope, now, poll);
+      if (!fits) resynced = this.#resyncTo(follower, Math.max(answer.rev, link), answer.scope, now);
       if (fits) follower.resyncs = 0;
       target = whole ? Math.max(link, answer.rev) : link;
     }
     if (follower.again) follower.dueAt = now;
     else if (!resynced) {
-      const interval = this.#pushing(follower) ? follower.checkIntervalMs : follower.pollIntervalMs;
-      follower.dueAt = Math.min(follower.dueAt, now + interval);
+      follower.dueAt = Math.min(follower.dueAt, now + this.#interval(follower));
     }
     for (const waiter of follower.waiters) if (waiter.poll === poll) waiter.target = target;
   }
 
-  /** The cursor goes to `rev` with a resync handed out first; false (and a failure) when `rev` is below the cursor. */
-  #resyncTo(follower: Follower, rev: number, scope: string | undefined, now: number, poll: number): boolean {
-    if (follower.cursor !== null && rev < follower.cursor) {
-      this.#failed(follower, new Error(`the server's rev of ${follower.topic} went back (${rev} < ${follower.cursor})`), now, poll);
-      return true;
-    }
-    follower.queue = follower.queue.filter((item) => item.rev > rev);
+  /** The cursor goes to `rev` (below it too: the server's log went back) with a resync handed out first. */
+  #resyncTo(follower: Follower, rev: number, scope: string | undefined, now: number): boolean {
+    const back = follower.cursor !== null && rev < follower.cursor;
+    // going back, what is queued followed the cursor given up (the next poll from `rev` brings what follows it)
+    follower.queue = back ? [] : follower.queue.filter((item) => item.rev > rev);
+    if (back) follower.askedFor = -1;
     follower.bytes = follower.queue.reduce((sum, item) => sum + item.bytes, 0);
     follower.resync = { rev, scope };
     this.#move(follower, rev, scope);
     // a storm of resyncs backs off
     follower.resyncs++;
-    const interval = this.#pushing(follower) ? follower.checkIntervalMs : follower.pollIntervalMs;
+    const interval = this.#interval(follower);
     const wait = follower.resyncs > 1 ? Math.max(interval, this.backoff(follower.resyncs - 1, interval, MAX_BACKOFF_MS)) : interval;
     follower.dueAt = Math.min(follower.dueAt, now + wait);
     return true;
@@ -583,11 +608,11 @@ export class FollowEngine {
 
   /** Unsubscribes the socket from `topic`, unless another channel on the same peer still follows it. */
   #unsubscribe(channel: number, topic: string): void {
-    const peer = this.#channels.get(channel)!.peer;
+    const peer = this.#channels.get(channel)!;
     const state = this.#peers.get(peer);
     const heldKey = `${peer} ${topic}`;
     if (this.#held.get(heldKey) === channel) this.#held.delete(heldKey);
-    const shared = [...this.#followers.values()].some((other) => other.mode === 'active' && other.topic === topic && this.#channels.get(other.channel)?.peer === peer);
+    const shared = [...this.#followers.values()].some((other) => other.mode === 'active' && other.topic === topic && this.#channels.get(other.channel) === peer);
     if (state?.up && !shared) this.#actions.push({ type: 'unsubscribe', channel, topic });
   }
 
@@ -615,6 +640,13 @@ export class FollowEngine {
   #dropPushes(follower: Follower): void {
     follower.queue = follower.queue.filter((item) => item.via !== 'push');
     follower.bytes = follower.queue.reduce((sum, item) => sum + item.bytes, 0);
+  }
+
+  /** The active followers over `peer` not in a poll poll within their poll interval. */
+  #pollSoon(peer: number, now: number): void {
+    for (const follower of this.#followers.values()) {
+      if (follower.mode === 'active' && follower.poll === 0 && this.#channels.get(follower.channel) === peer) follower.dueAt = Math.min(follower.dueAt, now + follower.pollIntervalMs);
+    }
   }
 
   /** A poll of `follower` as soon as it may go (after the one under way). */
@@ -704,7 +736,7 @@ export class FollowEngine {
   #subscribe(now: number): void {
     for (const follower of this.#followers.values()) {
       if (follower.mode !== 'active') continue;
-      const peer = this.#channels.get(follower.channel)!.peer;
+      const peer = this.#channels.get(follower.channel)!;
       const state = this.#peers.get(peer);
       if (!state?.up) continue;
       const key = subKey(follower.channel, follower.topic);
@@ -712,7 +744,11 @@ export class FollowEngine {
       if (!sub) this.#subs.set(key, (sub = { channel: follower.channel, topic: follower.topic, state: 'idle', id: 0, gen: state.gen, retries: 0, retryAt: -Infinity }));
       if (sub.state !== 'idle' || sub.retryAt > now) continue;
       Object.assign(sub, { state: 'asking', id: ++this.#ids, gen: state.gen });
-      for (const other of this.#followersOf(sub.channel, sub.topic)) other.awaitingSub = true;
+      for (const other of this.#followersOf(sub.channel, sub.topic)) {
+        other.awaitingSub = true;
+        // an answer that never comes keeps no follower waiting: it polls meanwhile, at its poll interval
+        if (other.poll === 0) other.dueAt = Math.min(other.dueAt, now + other.pollIntervalMs);
+      }
       this.#actions.push({ type: 'subscribe', sub: sub.id, channel: sub.channel, topic: sub.topic });
     }
   }
@@ -730,7 +766,6 @@ export class FollowEngine {
       poll.push(follower);
     }
     for (const [channel, polls] of due) {
-      this.#channels.get(channel)!.lastSentAt = now;
       for (const list of polls) {
         const id = ++this.#ids;
         this.#polls.set(id, { channel, followers: list.map((follower) => follower.id), deadline: now + POLL_TIMEOUT_MS });
@@ -748,18 +783,22 @@ export class FollowEngine {
     }
   }
 
-  /** When `follower`'s next poll may go: when due, and never sooner than the server's `poll_after_ms` after the channel's last. */
+  /** When `follower`'s next poll may go: when due, and never sooner than the `poll_after_ms` of its last poll's answer. */
   #dueAt(follower: Follower): number {
-    const channel = this.#channels.get(follower.channel)!;
-    return Math.max(follower.dueAt, channel.lastSentAt + channel.floorMs);
+    return Math.max(follower.dueAt, follower.floorUntil);
   }
 
-  /** Its subscription holds its topic on the peer's current socket: its pushes flow. */
+  /** Its subscription holds its topic on the peer's current socket, which refuses no push: its pushes flow. */
   #pushing(follower: Follower): boolean {
-    const peer = this.#channels.get(follower.channel)!.peer;
+    const peer = this.#channels.get(follower.channel)!;
     const state = this.#peers.get(peer);
     const sub = this.#subs.get(subKey(follower.channel, follower.topic));
-    return Boolean(state?.up && sub?.state === 'held' && sub.gen === state.gen && this.#held.get(`${peer} ${follower.topic}`) === follower.channel);
+    return Boolean(state?.up && !state.choked && sub?.state === 'held' && sub.gen === state.gen && this.#held.get(`${peer} ${follower.topic}`) === follower.channel);
+  }
+
+  /** How long until its next poll when all is well: the check interval while its pushes flow, else the poll interval. */
+  #interval(follower: Follower): number {
+    return this.#pushing(follower) ? follower.checkIntervalMs : follower.pollIntervalMs;
   }
 
   #viewOf(follower: Follower): FollowerView {
@@ -785,14 +824,14 @@ export class FollowEngine {
   #subOf(id: number): Sub | undefined {
     for (const sub of this.#subs.values()) {
       if (sub.id !== id || sub.state !== 'asking') continue;
-      const state = this.#peers.get(this.#channels.get(sub.channel)!.peer);
+      const state = this.#peers.get(this.#channels.get(sub.channel)!);
       return state && sub.gen === state.gen ? sub : undefined;
     }
     return undefined;
   }
 
   #subWanted(sub: Sub): boolean {
-    return this.#followersOf(sub.channel, sub.topic).length > 0 && Boolean(this.#peers.get(this.#channels.get(sub.channel)!.peer)?.up);
+    return this.#followersOf(sub.channel, sub.topic).length > 0 && Boolean(this.#peers.get(this.#channels.get(sub.channel)!)?.up);
   }
 
   #followersOf(channel: number, topic: string): Follower[] {

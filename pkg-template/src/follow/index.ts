@@ -45,12 +45,19 @@ interface Internals {
 /** A `catchUp()` waiting for its answer (the engine's opaque token). */
 type Waiter = { resolve(): void; reject(error: unknown): void };
 
-/** A peer whose socket followers are subscribed on: its key in the engine, its listeners' removers, its followers. */
+/** A peer whose socket followers are subscribed on: its key in the engine, its listeners' removers, the pushed streams it holds open. */
 interface PeerEntry {
   readonly key: number;
   removers: (() => void)[];
-  followers: number;
+  open: number;
 }
+
+/**
+ * Pushed streams a peer may hold open before the engine is told its pushes may be refused: half of
+ * the 100 remote streams a muxws receiver admits at once (muxws SPEC, WSM-STM-036). A server that
+ * ends its pushes holds none for longer than a task.
+ */
+const CHOKED_AT = 50;
 
 let services: FollowServices;
 let engine: FollowEngine;
@@ -256,13 +263,9 @@ function run(entry: Entry, what: string, handler: (() => unknown) | undefined): 
   } else done();
 }
 
-/** The follower `entry` follows no more: its peer's listeners go with the peer's last follower. */
+/** The follower `entry` follows no more. Its peer's listeners stay: the engine still hears of the socket it may hold subscriptions on (a subscribe under way is answered, then undone). */
 function leave(entry: Entry): void {
-  if (!entries.delete(entry.id) || !entry.peer) return;
-  const known = peers.get(entry.peer);
-  if (!known || --known.followers > 0) return;
-  for (const remove of known.removers.splice(0)) remove();
-  peers.delete(entry.peer);
+  entries.delete(entry.id);
 }
 
 /** The state of `peer`'s socket as the engine takes it. */
@@ -271,28 +274,39 @@ function stateOf(peer: PushPeer): 'up' | 'down' | 'closed' {
 }
 
 /**
- * Tells the engine of `peer`'s socket, and hands it the peer's pushes, while followers are
- * subscribed on it (`channel`: the channel of the first of them, which names the peer to the engine).
+ * Tells the engine of `peer`'s socket, and hands it the peer's pushes, from its first follower on
+ * until the peer is closed for good (`channel`: the channel of the first follower, which names the
+ * peer to the engine). The engine is told of a socket only as it comes and goes, never again of
+ * the one it knows: that would undo the subscriptions it holds there.
  */
 function watchPeer(peer: PushPeer, channel: Channel): PeerEntry {
   let known = peers.get(peer);
   if (known) return known;
   let key = peerKeys.get(peer);
   if (key === undefined) peerKeys.set(peer, (key = ++ids));
-  known = { key, removers: [], followers: 0 } as PeerEntry;
-  peers.set(peer, known);
+  const entry: PeerEntry = (known = { key, removers: [], open: 0 });
+  peers.set(peer, entry);
   const state = (): 'up' | 'down' | 'closed' => stateOf(peer);
   engine.addChannel(channel.id, key);
   const peerKey = key;
   engine.peerState(services.now(), peerKey, state());
-  known.removers = [
+  const socketNews = (): void => {
+    tell((now) => engine.peerState(now, peerKey, state()));
+    if (!peer.isClosed) return;
+    for (const remove of entry.removers.splice(0)) remove();
+    peers.delete(peer);
+  };
+  entry.removers = [
     // the push is queued with its followers and the handler returns: the pushed stream ends at once
+    // (this side); one the server never ends holds one of the peer's remote streams until it is over
     peer.onStream((payload, stream) => {
       const read = readPush((stream as { headers?: unknown }).headers, payload);
       if (read) tell((now) => engine.pushed(now, peerKey, read.topic, read.event));
+      if (++entry.open === CHOKED_AT) tell((now) => engine.peerChoked(now, peerKey, true));
+      void Promise.resolve((stream as { closed?: unknown }).closed).then(() => entry.open-- === CHOKED_AT && tell((now) => engine.peerChoked(now, peerKey, false)));
     }),
-    peer.onReconnect(() => tell((now) => engine.peerState(now, peerKey, state()))),
-    peer.onClose(() => tell((now) => engine.peerState(now, peerKey, state()))),
+    peer.onReconnect(socketNews),
+    peer.onClose(socketNews),
     // while the peer's calls fall back to REST its followers poll there (the channel reads restBase);
     // once a socket is up again they subscribe again, and the catch-up poll follows from the cursor
     peer.onFallback(() => tell((now) => engine.peerState(now, peerKey, state()))),
@@ -309,9 +323,9 @@ function watchPeer(peer: PushPeer, channel: Channel): PeerEntry {
 
 /**
  * Closes every follower, for tests (`internalFreshRuntime`), as each one's `close()` would, in
- * one batch: their polls abandoned, their subscriptions ended, their peers' listeners removed;
- * none of their `subscribe()` listeners is told of it. The engine, its timer and its online
- * subscription stay, for the followers of after.
+ * one batch: their polls abandoned, their subscriptions ended; none of their `subscribe()`
+ * listeners is told of it. The engine, its timer, its online subscription and the listeners of
+ * peers not closed for good stay, for the followers of after.
  */
 export function closeAll(): void {
   // not set up when the chunk was loaded for applyChanges() alone: no follower to close
@@ -348,7 +362,6 @@ export async function start(given: FollowServices, handle: Follower & FollowerSt
   const peer = channel.push ? await channel.push.peer().catch(() => undefined) : undefined;
   const known = peer && watchPeer(peer, channel);
   const id = ++ids;
-  if (known) known.followers++;
   entries.set(id, { id, internals, options, channel, peer });
   channels.set(channel.id, channel);
   tell((now) => {
