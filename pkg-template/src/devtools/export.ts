@@ -17,11 +17,11 @@ export function secretName(name: string): boolean {
   return /^(authorization|proxy-authorization|cookie|set-cookie|x-csrf-token|x-xsrf-token)$/.test(lower) || /token|secret|passw|session|api[-_]?key|auth|credential|cookie|sid$/.test(lower);
 }
 
-/** `headers` with every credential redacted. */
+/** `headers` with every credential redacted, names in lower case. */
 export function redactHeaders(headers: Record<string, string> | null): Record<string, string> | null {
   if (!headers) return null;
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) out[name] = secretName(name) ? REDACTED : value;
+  for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = secretName(name) ? REDACTED : value;
   return out;
 }
 

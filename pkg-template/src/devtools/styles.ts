@@ -47,7 +47,8 @@ svg.timeline .attempt-label { fill: #fff; }
 svg.timeline .wait line { stroke: #57606a; stroke-dasharray: 3 3; }
 svg.timeline .waiting line { stroke: #9a6700; }
 svg.timeline .wait-label { fill: #9a6700; }
-ol.attempts { margin: 4px 0; padding-left: 18px; }
+ol.attempts { margin: 4px 0; padding-left: 4px; list-style: none; }
+ol.attempts li.wait { color: #9a6700; padding-left: 12px; }
 `;
 
 let sheet: CSSStyleSheet | undefined;

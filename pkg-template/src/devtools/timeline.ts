@@ -41,9 +41,10 @@ export function timeline(calls: readonly CallView[], now: number, width: number)
   }
   if (!(to > from)) to = from + 1;
   const span = to - from;
-  const right = width - 8;
+  // room on the right for the last attempt's label
+  const right = width - 100;
   const x = (t: number): number => LEFT + ((t - from) / span) * (right - LEFT);
-  const svg = s('svg', { class: 'timeline', width, height: calls.length * LANE + 18, viewBox: `0 0 ${width} ${calls.length * LANE + 18}`, role: 'img', 'aria-label': 'the attempts of each call in time' });
+  const svg = s('svg', { class: 'timeline', width, height: calls.length * LANE + 24, viewBox: `0 0 ${width} ${calls.length * LANE + 24}`, role: 'img', 'aria-label': 'the attempts of each call in time' });
   calls.forEach((call, lane) => {
     const y = lane * LANE + 14;
     const group = s('g', { class: 'lane', 'data-key': call.key });
@@ -74,7 +75,7 @@ export function timeline(calls: readonly CallView[], now: number, width: number)
     }
     svg.append(group);
   });
-  svg.append(s('text', { x: LEFT, y: calls.length * LANE + 14, class: 'axis' }, `${duration(span)} shown`));
+  svg.append(s('text', { x: LEFT, y: calls.length * LANE + 20, class: 'axis' }, `${duration(span)} shown`));
   return svg;
 }
 

@@ -1,0 +1,252 @@
+// Issue 37 in headless Chromium against the real backend behind the fault proxy: the devtools panel
+// (`@dynamicforms/fastapi-viewsets/devtools`, its development entry) in a page served with the
+// README's policy and `style-src 'self'`. Losses are made with the proxy's truncate_after (the
+// action ran, the answer's head and half its body arrive, then the connection closes: no browser
+// sends it again by itself). The page's server resolves the package's name in devtools/index.js to
+// /pkg/index.js, as a bundler would (an inline import map would need 'unsafe-inline').
+// Run: node --test tests/browser/devtools.test.mjs (needs pkg/: bash scripts/build.sh)
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+import { chromium } from 'playwright-core';
+
+import { startStack } from '../harness/stack.mjs';
+import { CHROMIUM_ARGS } from './browser.mjs';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const pkgDir = path.join(repoRoot, 'pkg');
+const artifacts = path.join(repoRoot, 'tests', 'artifacts');
+const POLICY = "script-src 'self' 'wasm-unsafe-eval'; style-src 'self'";
+const SECRET = 'Bearer devtools-s3cret-value';
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The page's module: the package, the devtools mounted open with User Timing, a proxy whose calls carry a credential. */
+const MAIN_JS = `
+window.__violations = [];
+document.addEventListener('securitypolicyviolation', (event) => window.__violations.push(event.violatedDirective + ' ' + event.blockedURI));
+const { baseUrl } = await (await fetch('/config.json')).json();
+const pkg = await import('/pkg/index.js');
+const devtools = await import('/pkg/devtools/index.js');
+class Items extends pkg.restViewSet()('id', [pkg.ViewSetMixin]) {}
+const items = new Items({ basePath: '/items', baseUrl, schemaCheck: false, headers: { Authorization: ${JSON.stringify(SECRET)} } });
+const outcomes = {};
+/** Issues a call (what(items) returns it), records how it settles; returns its key. */
+window.issue = (source) => {
+  const call = new Function('items', 'return ' + source)(items);
+  outcomes[call.key] = { state: 'pending' };
+  call.then((value) => (outcomes[call.key] = { state: 'ok', value }), (error) => (outcomes[call.key] = { state: 'error', error: String(error) }));
+  return call.key;
+};
+window.outcome = (key) => outcomes[key];
+window.unmountDevtools = devtools.mountDevtools({ open: true, userTiming: true });
+window.__ready = true;
+`;
+
+let stack;
+let server;
+let browser;
+let page;
+const consoleErrors = [];
+
+/** The panel's shadow root, queried in the page. */
+const inPanel = (fn, arg) => page.evaluate(([source, arg]) => new Function('root', 'arg', source)(document.querySelector('[data-fastapi-viewsets-devtools]')?.shadowRoot, arg), [fn, arg]);
+
+/** Polls `probe` until it returns a truthy value; generous: the machine is shared. */
+async function until(probe, what, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+const settled = (key) => until(async () => {
+  const outcome = await page.evaluate((key) => window.outcome(key), key);
+  return outcome && outcome.state !== 'pending' ? outcome : null;
+}, `the call ${key} to settle`);
+
+/** The backend's log entries of the call with `key`. */
+const entriesOf = async (key) => (await stack.log()).filter((entry) => entry.idempotency_key === `"${key}"`);
+
+/** Selects the call with `key` in the list and returns its detail's attempts and waits, as the panel shows them. */
+async function detailOf(key) {
+  await inPanel("root.querySelector(`tr.call[data-key=\"${arg}\"]`)?.click()", key);
+  return inPanel(`
+    const detail = root.querySelector('.detail');
+    return {
+      title: detail.querySelector('.call-title')?.dataset.key,
+      state: detail.querySelector('.state')?.dataset.state,
+      attempts: [...detail.querySelectorAll('li.attempt')].map((li) => ({ n: +li.dataset.attempt, ended: li.dataset.ended, text: li.textContent })),
+      waits: [...detail.querySelectorAll('li.wait')].map((li) => +li.dataset.ms),
+      bars: [...detail.querySelectorAll('svg g.attempt')].map((g) => ({ n: +g.dataset.attempt, ended: g.dataset.ended, transport: g.dataset.transport, label: g.querySelector('title').textContent })),
+      gaps: [...detail.querySelectorAll('svg g.wait')].map((g) => +g.dataset.ms),
+    };
+  `);
+}
+
+before(async () => {
+  fs.mkdirSync(artifacts, { recursive: true });
+  stack = await startStack({ proxy: true });
+  server = http.createServer((request, response) => {
+    const pathname = new URL(request.url, 'http://x').pathname;
+    if (pathname === '/') {
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': POLICY });
+      return response.end('<!doctype html><title>devtools</title><input id="app-input"><script type="module" src="/main.js"></script>\n');
+    }
+    if (pathname === '/main.js') return response.writeHead(200, { 'content-type': 'text/javascript' }).end(MAIN_JS);
+    if (pathname === '/config.json') return response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ baseUrl: stack.baseUrl }));
+    const file = path.join(pkgDir, pathname.replace(/^\/pkg\//, ''));
+    if (!pathname.startsWith('/pkg/') || !file.startsWith(pkgDir) || !fs.existsSync(file)) return response.writeHead(404).end();
+    response.writeHead(200, { 'content-type': file.endsWith('.wasm') ? 'application/wasm' : 'text/javascript', 'content-security-policy': POLICY });
+    let text = fs.readFileSync(file);
+    // the package's name, resolved as a bundler resolves it
+    if (pathname === '/pkg/devtools/index.js') text = text.toString().replaceAll('"@dynamicforms/fastapi-viewsets"', '"/pkg/index.js"');
+    response.end(text);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1280, height: 800 } });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: `http://127.0.0.1:${server.address().port}` });
+  page = await context.newPage();
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !/Failed to load resource|ERR_/.test(message.text())) consoleErrors.push(message.text());
+  });
+  page.on('pageerror', (error) => consoleErrors.push(error.message));
+  await page.goto(`http://127.0.0.1:${server.address().port}/`);
+  await page.waitForFunction(() => window.__ready === true, null, { timeout: 30_000 });
+  await until(() => inPanel("return root?.querySelector('.panel') && !root.querySelector('.panel').hidden"), 'the panel to open');
+});
+
+after(async () => {
+  await browser?.close();
+  await new Promise((resolve) => (server ? server.close(resolve) : resolve()));
+  await stack?.stop();
+});
+
+test("under script-src 'self' 'wasm-unsafe-eval' and style-src 'self' the panel opens with no violation, styled, out of the app's focus", async () => {
+  const look = await inPanel(`
+    const panel = root.querySelector('.panel');
+    return { sheets: root.adoptedStyleSheets.length, styleElements: root.querySelectorAll('style').length, position: getComputedStyle(panel).position, hostPosition: getComputedStyle(root.host).position };
+  `);
+  assert.deepEqual(look, { sheets: 1, styleElements: 0, position: 'fixed', hostPosition: 'fixed' });
+  // the app's field keeps the focus while the panel's buttons are pressed
+  await page.focus('#app-input');
+  await page.locator('[data-fastapi-viewsets-devtools] button[data-tab="live"]').click();
+  await page.locator('[data-fastapi-viewsets-devtools] button[data-tab="calls"]').click();
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'app-input', 'the focus stayed in the app');
+  assert.deepEqual(await page.evaluate(() => window.__violations), []);
+  assert.deepEqual(consoleErrors.filter((line) => /Content Security Policy/i.test(line)), []);
+});
+
+test('a call with two answers lost, then answered: three attempts, how each ended and the waits between, in the list, the detail and the SVG timeline', async () => {
+  await stack.resetAll();
+  await stack.fault('truncate_after', { count: 2, path: '/items/slow', method: 'POST' });
+  const key = await page.evaluate(() => window.issue("items.request('POST', '/slow', { query: { sleep: 0 }, body: { note: 'three' }, repeat: { delayMs: 400 } })"));
+  const outcome = await settled(key);
+  assert.equal(outcome.state, 'ok', JSON.stringify(outcome));
+  await until(async () => (await detailOf(key)).attempts.length === 3 && (await detailOf(key)).state === 'settled', 'the panel to show the settled call');
+  const detail = await detailOf(key);
+  assert.equal(detail.title, key);
+  assert.deepEqual(detail.attempts.map((a) => [a.n, a.ended]), [[1, 'connection-lost'], [2, 'connection-lost'], [3, 'answered']]);
+  assert.match(detail.attempts[2].text, /answered 200/);
+  assert.equal(detail.waits.length, 2);
+  // the delays were 400 ms, then 800 ms (doubled): each wait at least most of it
+  assert.ok(detail.waits[0] >= 300 && detail.waits[1] >= 600, `waits ${detail.waits}`);
+  assert.deepEqual(detail.bars.map((b) => [b.n, b.ended, b.transport]), [[1, 'connection-lost', 'rest'], [2, 'connection-lost', 'rest'], [3, 'answered', 'rest']]);
+  assert.deepEqual(detail.gaps, detail.waits);
+  const row = await inPanel("const tr = root.querySelector(`tr.call[data-key=\"${arg}\"]`); return { state: tr.dataset.state, text: tr.textContent }", key);
+  assert.equal(row.state, 'settled');
+  assert.match(row.text, /POST\/items\/slowREST.*settled 200\s*3$/);
+  // the backend ran it once: the repeats were answered from its stored outcome
+  const entries = await entriesOf(key);
+  assert.equal(entries.length, 3);
+  assert.equal(entries.filter((entry) => entry.ran).length, 1);
+  await page.locator('[data-fastapi-viewsets-devtools] .panel').screenshot({ path: path.join(artifacts, 'devtools-three-attempts.png') });
+  // User Timing: a measure per attempt, named by method, path and key
+  const measures = await page.evaluate((key) => performance.getEntriesByType('measure').filter((m) => m.name.includes(key)).map((m) => m.name), key);
+  assert.deepEqual(measures, [1, 2, 3].map((n) => `POST /items/slow ${key} #${n}`));
+});
+
+test('"try again now" on a waiting call: the repeat goes at once under the same key, and the action runs once', async () => {
+  await stack.resetAll();
+  await stack.fault('truncate_after', { count: 1, path: '/items/slow', method: 'POST' });
+  const key = await page.evaluate(() => window.issue("items.request('POST', '/slow', { query: { sleep: 0 }, body: { note: 'now' }, repeat: { delayMs: 25000 } })"));
+  await until(async () => (await detailOf(key)).state === 'delay', 'the call to wait for its repeat');
+  const waiting = await inPanel("return root.querySelector('.detail .state').textContent");
+  assert.match(waiting, /^repeat in \d+(\.\d)? s \(network-error\)$/);
+  const clickedAt = Date.now();
+  await inPanel("root.querySelector('.detail button[data-action=\"retry-call\"]').click()");
+  const outcome = await settled(key);
+  assert.equal(outcome.state, 'ok');
+  assert.ok(Date.now() - clickedAt < 15_000, 'the repeat did not wait for its 25 s delay');
+  // on the wire: two POSTs through the proxy, the second well before the delay was over
+  const posts = (await stack.proxyLog()).requests.filter((entry) => entry.path.startsWith('/items/slow') && entry.method === 'POST');
+  assert.equal(posts.length, 2);
+  assert.ok((posts[1].t - posts[0].t) * 1000 < 15_000, `the repeat went ${(posts[1].t - posts[0].t).toFixed(1)} s after the first`);
+  const entries = await entriesOf(key);
+  assert.equal(entries.length, 2, 'both attempts carried the same key');
+  assert.equal(entries.filter((entry) => entry.ran).length, 1);
+  const detail = await detailOf(key);
+  assert.deepEqual(detail.attempts.map((a) => a.ended), ['connection-lost', 'answered']);
+});
+
+test('"lose the next answer" on a create: the repeat is answered from the stored outcome, the action ran once, and the panel shows both', async () => {
+  await stack.resetAll();
+  await inPanel("root.querySelector('button[data-action=\"lose-next\"]').click()");
+  await until(() => inPanel("return root.querySelector('button[data-action=\"lose-next\"]').getAttribute('aria-pressed') === 'true'"), 'the switch to show it is armed');
+  const key = await page.evaluate(() => window.issue("items.create({ name: 'once', qty: 1 }, { repeat: { delayMs: 200 } })"));
+  const outcome = await settled(key);
+  assert.equal(outcome.state, 'ok', JSON.stringify(outcome));
+  assert.equal(outcome.value.name, 'once');
+  assert.equal((await stack.counters()).create, 1, 'the create ran once');
+  const entries = await entriesOf(key);
+  assert.equal(entries.length, 2);
+  assert.equal(entries.filter((entry) => entry.ran).length, 1);
+  await until(async () => (await detailOf(key)).state === 'settled', 'the panel to show the create settled');
+  const detail = await detailOf(key);
+  assert.deepEqual(detail.attempts.map((a) => a.ended), ['answer-lost', 'answered']);
+  assert.match(detail.attempts[0].text, /answer thrown away \(devtools\)/);
+  assert.match(detail.attempts[1].text, /answered 200/);
+  await until(() => inPanel("return root.querySelector('button[data-action=\"lose-next\"]').getAttribute('aria-pressed') === 'false'"), 'the switch to be off again: it was armed for one answer');
+});
+
+test('cancel and copy a key from the panel', async () => {
+  await stack.resetAll();
+  await stack.fault('truncate_after', { count: 1, path: '/items/slow', method: 'POST' });
+  const key = await page.evaluate(() => window.issue("items.request('POST', '/slow', { query: { sleep: 0 }, body: { note: 'cancel' }, repeat: { delayMs: 25000 } })"));
+  await until(async () => (await detailOf(key)).state === 'delay', 'the call to wait');
+  await inPanel("root.querySelector('.detail button[data-action=\"copy-key\"]').click()");
+  await until(() => inPanel("return root.querySelector('.detail button[data-action=\"copy-key\"]').textContent === 'copied'"), 'the key to be copied');
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), key);
+  await inPanel("root.querySelector('.detail button[data-action=\"cancel\"]').click()");
+  const outcome = await settled(key);
+  assert.match(outcome.error, /CallCancelled|cancelled/);
+});
+
+test('the export holds the calls, with no Authorization or cookie value, and no bodies unless asked for', async () => {
+  await stack.resetAll();
+  const key = await page.evaluate(() => window.issue("items.request('POST', '/cookie', { body: { note: 'cookie' } })"));
+  await settled(key);
+  const read = async () => {
+    const [download] = await Promise.all([page.waitForEvent('download'), inPanel("root.querySelector('button[data-action=\"export\"]').click()")]);
+    return fs.readFileSync(await download.path(), 'utf8');
+  };
+  const text = await read();
+  const exported = JSON.parse(text);
+  assert.ok(exported.calls.some((call) => call.key === key));
+  const call = exported.calls.find((one) => one.key === key);
+  assert.equal(call.headers.authorization, '[redacted]');
+  assert.ok(!text.includes('s3cret'), 'no Authorization value');
+  assert.ok(!/sid=s\d/.test(text), 'no cookie value');
+  assert.ok(!('body' in call) && !('answer' in call), 'no bodies by default');
+  await inPanel("root.querySelector('button[data-action=\"bodies\"]').click()");
+  const withBodies = await read();
+  assert.deepEqual(JSON.parse(withBodies).calls.find((one) => one.key === key).body, { note: 'cookie' });
+  assert.ok(!withBodies.includes('s3cret'));
+});
