@@ -42,7 +42,21 @@ window.issue = (source) => {
   return call.key;
 };
 window.outcome = (key) => outcomes[key];
+Object.assign(window, { pkg, items, config: await (await fetch('/config.json')).json() });
 window.unmountDevtools = devtools.mountDevtools({ open: true, userTiming: true });
+window.__ready = true;
+`;
+
+/** A Vue 3 app (the runtime build: no template compiler, nothing to evaluate) whose one child is the panel's component. */
+const VUE_JS = `
+window.__violations = [];
+document.addEventListener('securitypolicyviolation', (event) => window.__violations.push(event.violatedDirective + ' ' + event.blockedURI));
+import { createApp, h, ref } from '/vue.js';
+const { FastapiViewsetsDevtools } = await import('/pkg/devtools/index.js');
+const shown = ref(true);
+const app = createApp({ render: () => h('main', [shown.value ? h(FastapiViewsetsDevtools, { open: true }) : null]) });
+app.mount('#app');
+window.hidePanel = () => { shown.value = false; };
 window.__ready = true;
 `;
 
@@ -100,7 +114,13 @@ before(async () => {
       return response.end('<!doctype html><title>devtools</title><input id="app-input"><script type="module" src="/main.js"></script>\n');
     }
     if (pathname === '/main.js') return response.writeHead(200, { 'content-type': 'text/javascript' }).end(MAIN_JS);
-    if (pathname === '/config.json') return response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ baseUrl: stack.baseUrl }));
+    if (pathname === '/vue') {
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': POLICY });
+      return response.end('<!doctype html><title>devtools in Vue</title><div id="app"></div><script type="module" src="/vue-main.js"></script>\n');
+    }
+    if (pathname === '/vue-main.js') return response.writeHead(200, { 'content-type': 'text/javascript' }).end(VUE_JS);
+    if (pathname === '/vue.js') return response.writeHead(200, { 'content-type': 'text/javascript' }).end(fs.readFileSync(path.join(repoRoot, 'node_modules', 'vue', 'dist', 'vue.runtime.esm-browser.prod.js')));
+    if (pathname === '/config.json') return response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ baseUrl: stack.baseUrl, wsUrl: stack.wsUrl }));
     const file = path.join(pkgDir, pathname.replace(/^\/pkg\//, ''));
     if (!pathname.startsWith('/pkg/') || !file.startsWith(pkgDir) || !fs.existsSync(file)) return response.writeHead(404).end();
     response.writeHead(200, { 'content-type': file.endsWith('.wasm') ? 'application/wasm' : 'text/javascript', 'content-security-policy': POLICY });
@@ -249,4 +269,89 @@ test('the export holds the calls, with no Authorization or cookie value, and no 
   const withBodies = await read();
   assert.deepEqual(JSON.parse(withBodies).calls.find((one) => one.key === key).body, { note: 'cookie' });
   assert.ok(!withBodies.includes('s3cret'));
+});
+
+test("live data: a live list's pending write under its key, a follower's mode and cursor as follower.mode and follower.cursor, a muxws peer", async () => {
+  await stack.resetAll();
+  await page.evaluate(async () => {
+    window.list = window.pkg.liveList(window.items);
+    await window.list.ready;
+    window.follower = window.pkg.follow('/items', { baseUrl: window.config.baseUrl, pollIntervalMs: 500 });
+    await window.follower.ready;
+    window.peer = await window.pkg.connectMuxws(window.config.wsUrl);
+  });
+  await stack.fault('truncate_after', { count: 1, path: '/items', method: 'POST' });
+  const key = await page.evaluate(() => window.issue("items.create({ name: 'pending', qty: 2 }, { repeat: { delayMs: 25000 } })"));
+  await until(() => page.evaluate((key) => window.list.pending.some((write) => write.key === key && write.state === 'repeating'), key), 'the live list to show the write repeating');
+  await page.locator('[data-fastapi-viewsets-devtools] button[data-tab="live"]').click();
+  await until(() => inPanel("return root.querySelector('table[data-live=\"lists\"]')?.textContent.includes(arg + ' create repeating')", key), 'the panel to show the pending write under its key');
+  // the follower's row: its mode and cursor as the follower's own
+  await until(async () => {
+    const [mode, cursor] = await page.evaluate(() => [window.follower.mode, window.follower.cursor]);
+    const rows = await inPanel("return [...root.querySelectorAll('table[data-live=\"followers\"] tbody tr')].map((tr) => [...tr.children].map((td) => td.textContent))");
+    return rows.some((cells) => cells[0] === '/items' && cells[1] === mode && cells[2] === String(cursor ?? '—'));
+  }, "the follower's mode and cursor in the panel");
+  const peers = await inPanel("return [...root.querySelectorAll('table[data-live=\"peers\"] tbody tr')].map((tr) => tr.children[0].textContent)");
+  assert.deepEqual(peers, ['open']);
+  // the write goes now and lands
+  await inPanel("root.querySelector('button[data-action=\"retry-now\"]').click()");
+  assert.equal((await settled(key)).state, 'ok');
+  await until(() => page.evaluate((key) => !window.list.pending.some((write) => write.key === key), key), 'the write to land');
+  await until(() => inPanel("return !root.querySelector('table[data-live=\"lists\"]')?.textContent.includes(arg)", key), 'the panel to show no pending write');
+  await page.evaluate(async () => {
+    await window.list.close();
+    await window.follower.close();
+    await window.peer.close({ drainMs: 0 });
+  });
+  await page.locator('[data-fastapi-viewsets-devtools] button[data-tab="calls"]').click();
+});
+
+test('simulate offline: a repeat waits, shown offline, and goes once the panel says online again; the filters', async () => {
+  await stack.resetAll();
+  await inPanel("root.querySelector('button[data-action=\"offline\"]').click()");
+  await until(() => inPanel("return root.querySelector('button[data-action=\"offline\"]').getAttribute('aria-pressed') === 'true'"), 'the offline switch on');
+  await stack.fault('truncate_after', { count: 1, path: '/items/slow', method: 'POST' });
+  const key = await page.evaluate(() => window.issue("items.request('POST', '/slow', { query: { sleep: 0 }, body: { note: 'offline' }, repeat: { delayMs: 200 } })"));
+  await until(async () => (await detailOf(key)).state === 'offline', 'the call to wait for the platform to be online');
+  assert.match(await inPanel("return root.querySelector(`tr.call[data-key=\"${arg}\"] td.state`).textContent", key), /^offline/);
+  // pending only: the waiting call is listed, the settled ones are not
+  await page.locator('[data-fastapi-viewsets-devtools] button[data-filter="pending"]').click();
+  await until(async () => {
+    const keys = await inPanel("return [...root.querySelectorAll('tr.call')].map((tr) => tr.dataset.key)");
+    return keys.length === 1 && keys[0] === key;
+  }, 'only the pending call listed');
+  await page.locator('[data-fastapi-viewsets-devtools] button[data-filter="pending"]').click();
+  await inPanel("root.querySelector('button[data-action=\"offline\"]').click()");
+  assert.equal((await settled(key)).state, 'ok');
+  assert.equal((await entriesOf(key)).filter((entry) => entry.ran).length, 1);
+  // failed only: the cancelled call; by path: the cookie call
+  await page.locator('[data-fastapi-viewsets-devtools] button[data-filter="failed"]').click();
+  await until(async () => {
+    const rows = await inPanel("return [...root.querySelectorAll('tr.call')].map((tr) => tr.className)");
+    return rows.length >= 1 && rows.every((name) => name.includes('failed'));
+  }, 'only failed calls listed');
+  await page.locator('[data-fastapi-viewsets-devtools] button[data-filter="failed"]').click();
+  await page.locator('[data-fastapi-viewsets-devtools] input[data-filter="path"]').fill('/cookie');
+  await until(async () => {
+    const paths = await inPanel("return [...root.querySelectorAll('tr.call')].map((tr) => tr.children[2].textContent)");
+    return paths.length >= 1 && paths.every((one) => one === '/items/cookie');
+  }, 'only the calls of /items/cookie listed');
+  await page.locator('[data-fastapi-viewsets-devtools] input[data-filter="path"]').fill('');
+});
+
+test('the panel as one Vue component: mounted with the app, removed with it, no violation', async () => {
+  const vuePage = await page.context().newPage();
+  try {
+    await vuePage.goto(`http://127.0.0.1:${server.address().port}/vue`);
+    await vuePage.waitForFunction(() => window.__ready === true, null, { timeout: 30_000 });
+    await vuePage.waitForFunction(() => document.querySelector('[data-fastapi-viewsets-devtools]')?.shadowRoot?.querySelector('.panel:not([hidden])'), null, { timeout: 30_000 });
+    await vuePage.evaluate(() => window.hidePanel());
+    await vuePage.waitForFunction(() => !document.querySelector('[data-fastapi-viewsets-devtools]'), null, { timeout: 30_000 });
+    assert.deepEqual(await vuePage.evaluate(() => window.__violations), []);
+    // and the main page, after every test above drew its lists, timelines and live tables
+    assert.deepEqual(await page.evaluate(() => window.__violations), []);
+    assert.deepEqual(consoleErrors.filter((line) => /Content Security Policy/i.test(line)), []);
+  } finally {
+    await vuePage.close();
+  }
 });
