@@ -148,11 +148,20 @@ export class DevStore {
     }
   }
 
-  /** The view of a call, made on first sight (the tap sees attempt 1 before the `start` event is told). */
-  #view(call: { key: string; method: string; path: string; query?: string; transport: { name: 'rest' | 'muxws'; peerId: number }; background: boolean; resumed?: unknown; send?: unknown; body?: unknown }, at: number): CallView {
+  /**
+   * The view of a call, made on first sight: the tap's first attempt (told before the `start`
+   * event), or the `start` event of a call whose first attempt waits (offline); what only the
+   * call's record holds (query, headers, body) is filled in from the tap.
+   */
+  #view(call: { key: string; method: string; path: string; query?: string; transport: { name: 'rest' | 'muxws'; peerId?: number }; background: boolean; resumed?: unknown; send?: unknown; body?: unknown }, at: number): CallView {
     let view = this.calls.get(call.key);
+    const headers = (call.send as { headers?: unknown } | undefined)?.headers;
+    if (view && 'send' in call && view.headers === null) {
+      view.query = call.query ?? '';
+      view.headers = headers && typeof headers === 'object' ? { ...(headers as Record<string, string>) } : null;
+      view.body = call.body;
+    }
     if (!view) {
-      const headers = (call.send as { headers?: unknown } | undefined)?.headers;
       view = {
         key: call.key,
         method: call.method,
@@ -273,7 +282,7 @@ export class DevStore {
 
   /** What the package's activity events tell (the reason each attempt ended, waits, settling). */
   activity(event: CallActivityEvent): void {
-    const view = this.calls.get(event.key);
+    const view = event.type === 'start' ? this.#view({ ...event, transport: { name: event.transport } }, event.at) : this.calls.get(event.key);
     if (!view) return;
     const last = view.attempts[view.attempts.length - 1];
     if (event.type === 'start') view.issuedAt = Math.min(view.issuedAt, event.at);

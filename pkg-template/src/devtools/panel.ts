@@ -16,8 +16,11 @@ import { exportCalls } from './export.js';
 import { styles } from './styles.js';
 import { endLabel, timeline, transportLabel } from './timeline.js';
 
-/** How many calls the list shows at most (the newest that pass the filters): the record may hold thousands. */
-const SHOWN = 200;
+/** The least time between two drawings of the panel while calls change (ms). */
+const DRAW_MS = 400;
+
+/** How many calls the list shows at first (the newest that pass the filters; "show more" adds more): the record may hold thousands. */
+const SHOWN = 50;
 
 type Tab = 'calls' | 'timeline' | 'live';
 
@@ -57,7 +60,7 @@ export function mount(services: PanelServices, parent: Element, open: boolean): 
     if (!(event.target instanceof HTMLInputElement)) event.preventDefault();
   });
 
-  const ui = { open, tab: 'calls' as Tab, pendingOnly: false, failedOnly: false, path: '', selected: null as string | null, bodies: false, copied: null as string | null };
+  const ui = { open, tab: 'calls' as Tab, limit: SHOWN, pendingOnly: false, failedOnly: false, path: '', selected: null as string | null, bodies: false, copied: null as string | null };
   const button = (label: string, title: string, onClick: () => void, attributes: Record<string, string | boolean> = {}): HTMLButtonElement => {
     const element = h('button', { type: 'button', tabindex: -1, title, ...attributes }, label);
     element.addEventListener('click', onClick);
@@ -114,7 +117,7 @@ export function mount(services: PanelServices, parent: Element, open: boolean): 
   function shownCalls(): CallView[] {
     const out: CallView[] = [];
     const calls = [...store.calls.values()];
-    for (let at = calls.length - 1; at >= 0 && out.length < SHOWN; at--) {
+    for (let at = calls.length - 1; at >= 0 && out.length < ui.limit; at--) {
       const call = calls[at];
       if (ui.pendingOnly && call.state === 'settled') continue;
       if (ui.failedOnly && !failed(call)) continue;
@@ -124,32 +127,56 @@ export function mount(services: PanelServices, parent: Element, open: boolean): 
     return out;
   }
 
+  // The list's rows by key, kept between drawings: a row is made once and its cells' text changed
+  // only when it changed, so drawing while calls flow stays cheap (bench/devtools.mjs).
+  const rowsByKey = new Map<string, { row: HTMLTableRowElement; cells: HTMLTableCellElement[]; sig: string }>();
+  const tbody = h('tbody');
+  const table = h('table', {}, h('thead', {}, h('tr', {}, ...['key', 'method', 'path', 'transport', '', 'state', 'attempts'].map((name) => h('th', {}, name)))), tbody);
+  tbody.addEventListener('click', (event) => {
+    const row = (event.target as Element).closest?.('tr.call') as HTMLElement | null;
+    if (row?.dataset.key) {
+      ui.selected = row.dataset.key;
+      render();
+    }
+  });
+  const showMore = button('show more', 'list older calls too', () => ((ui.limit += 150), render()), { 'data-action': 'more' });
+
   function renderList(calls: CallView[], now: number): void {
     const rows = calls.map((call) => {
       const last = call.attempts[call.attempts.length - 1];
-      const row = h(
-        'tr',
-        { class: `call${call.key === ui.selected ? ' selected' : ''}${failed(call) ? ' failed' : ''}${call.state !== 'settled' && call.state !== 'in-flight' ? ' waiting' : ''}`, 'data-key': call.key, 'data-state': call.state },
-        h('td', { class: 'key', title: call.key }, call.key.slice(0, 8)),
-        h('td', {}, call.method),
-        h('td', { title: call.path }, call.path),
-        h('td', { class: 'transport' }, transportLabel(last?.transport ?? call.transport)),
-        h('td', {}, call.background ? 'background' : ''),
-        h('td', { class: 'state' }, stateText(call, now)),
-        h('td', { class: 'attempts' }, String(call.attempts.length)),
-      );
-      row.addEventListener('click', () => {
-        ui.selected = call.key;
-        render();
-      });
-      return row;
+      const texts = [call.key.slice(0, 8), call.method, call.path, transportLabel(last?.transport ?? call.transport), call.background ? 'background' : '', stateText(call, now), String(call.attempts.length)];
+      const className = `call${call.key === ui.selected ? ' selected' : ''}${failed(call) ? ' failed' : ''}${call.state !== 'settled' && call.state !== 'in-flight' ? ' waiting' : ''}`;
+      const sig = className + call.state + texts.join('|');
+      let entry = rowsByKey.get(call.key);
+      if (!entry) {
+        const cells = ['key', '', '', 'transport', '', 'state', 'attempts'].map((name) => h('td', { class: name || null }));
+        cells[0].title = call.key;
+        cells[2].title = call.path;
+        entry = { row: h('tr', { 'data-key': call.key }, ...cells), cells, sig: '' };
+        rowsByKey.set(call.key, entry);
+      }
+      if (entry.sig !== sig) {
+        entry.sig = sig;
+        entry.row.className = className;
+        entry.row.dataset.state = call.state;
+        texts.forEach((text, at) => {
+          if (entry!.cells[at].textContent !== text) entry!.cells[at].textContent = text;
+        });
+      }
+      return entry.row;
     });
-    const more = store.calls.size > SHOWN ? h('div', { class: 'note' }, `the newest ${SHOWN} that pass the filters are shown (${store.calls.size} kept${store.dropped ? `, ${store.dropped} older ones forgotten` : ''})`) : null;
-    list.replaceChildren(
-      h('table', {}, h('thead', {}, h('tr', {}, ...['key', 'method', 'path', 'transport', '', 'state', 'attempts'].map((name) => h('th', {}, name)))), h('tbody', {}, ...rows)),
-      ...(calls.length ? (more ? [more] : []) : [h('div', { class: 'note' }, store.calls.size ? 'no call passes the filters' : 'no call yet')]),
-    );
+    // rows of calls no longer listed are let go
+    if (rowsByKey.size > rows.length * 2 + 100) {
+      const listed = new Set(calls.map((call) => call.key));
+      for (const key of rowsByKey.keys()) if (!listed.has(key)) rowsByKey.delete(key);
+    }
+    const same = tbody.children.length === rows.length && rows.every((row, at) => tbody.children[at] === row);
+    if (!same) tbody.replaceChildren(...rows);
+    const hidden = calls.length === ui.limit ? h('div', { class: 'note' }, `the newest ${ui.limit} that pass the filters are shown (${store.calls.size} kept${store.dropped ? `, ${store.dropped} older ones forgotten` : ''}) `, showMore) : null;
+    const note = calls.length ? hidden : h('div', { class: 'note' }, store.calls.size ? 'no call passes the filters' : 'no call yet');
+    if (list.firstChild !== table || list.childNodes.length !== (note ? 2 : 1) || (note && list.lastChild?.textContent !== note.textContent)) list.replaceChildren(table, ...(note ? [note] : []));
   }
+
 
   function renderDetail(now: number): void {
     const call = ui.selected ? store.calls.get(ui.selected) : undefined;
@@ -219,16 +246,21 @@ export function mount(services: PanelServices, parent: Element, open: boolean): 
     );
   }
 
+  // Drawing is throttled (at most every DRAW_MS, when the page is idle): a call's latency with the
+  // panel open stays that of the call without it (bench/devtools.mjs).
   let scheduled = false;
+  let drawnAt = 0;
   let ticker: ReturnType<typeof setTimeout> | undefined;
+  const idle = (globalThis as { requestIdleCallback?: (callback: () => void, options: { timeout: number }) => unknown }).requestIdleCallback;
   function schedule(): void {
     if (scheduled) return;
     scheduled = true;
-    setTimeout(render, 30);
+    setTimeout(() => (idle ? idle(render, { timeout: DRAW_MS }) : render()), Math.max(30, drawnAt + DRAW_MS - performance.now()));
   }
 
   function render(): void {
     scheduled = false;
+    drawnAt = performance.now();
     const now = performance.timeOrigin + performance.now();
     let pending = 0;
     let waiting = false;
