@@ -42,7 +42,9 @@ window.issue = (source) => {
   return call.key;
 };
 window.outcome = (key) => outcomes[key];
-Object.assign(window, { pkg, items, config: await (await fetch('/config.json')).json() });
+// a proxy whose attempts time out after 1.5 s
+const impatient = new Items({ basePath: '/items', baseUrl, schemaCheck: false, attemptTimeoutMs: 1500 });
+Object.assign(window, { pkg, items, impatient, config: await (await fetch('/config.json')).json() });
 window.unmountDevtools = devtools.mountDevtools({ open: true, userTiming: true });
 window.__ready = true;
 `;
@@ -92,9 +94,9 @@ const entriesOf = (key, count = 1) =>
     return entries.length >= count ? entries : null;
   }, `${count} log entries of ${key}`);
 
-/** Selects the call with `key` in the list and returns its detail's attempts and waits, as the panel shows them. */
+/** Selects the call with `key` in the list (once the panel lists it) and returns its detail's attempts and waits, as the panel shows them. */
 async function detailOf(key) {
-  await inPanel("root.querySelector(`tr.call[data-key=\"${arg}\"]`)?.click()", key);
+  await until(() => inPanel("const row = root.querySelector(`tr.call[data-key=\"${arg}\"]`); row?.click(); return root.querySelector('.detail .call-title')?.dataset.key === arg", key), `the panel to show the call ${key}`);
   return inPanel(`
     const detail = root.querySelector('.detail');
     return {
@@ -195,6 +197,25 @@ test('a call with two answers lost, then answered: three attempts, how each ende
   // User Timing: a measure per attempt, named by method, path and key
   const measures = await page.evaluate((key) => performance.getEntriesByType('measure').filter((m) => m.name.includes(key)).map((m) => m.name), key);
   assert.deepEqual(measures, [1, 2, 3].map((n) => `POST /items/slow ${key} #${n}`));
+});
+
+test("how attempts end: a gateway's 503, then answered; an attempt's own timeout, then answered by the repeat", async () => {
+  await stack.resetAll();
+  await stack.fault('status:503', { count: 1, path: '/items/slow', method: 'POST' });
+  const key = await page.evaluate(() => window.issue("items.request('POST', '/slow', { query: { sleep: 0 }, body: { note: 'gateway' }, repeat: { delayMs: 200 } })"));
+  assert.equal((await settled(key)).state, 'ok');
+  await until(async () => (await detailOf(key)).state === 'settled', 'the panel to show it settled');
+  const gateway = await detailOf(key);
+  assert.deepEqual(gateway.bars.map((bar) => bar.ended), ['gateway', 'answered']);
+  assert.match(gateway.attempts[0].text, /503 from a gateway/);
+  const slow = await page.evaluate(() => window.issue("impatient.request('POST', '/slow', { query: { sleep: 2.5 }, body: { note: 'timeout' } })"));
+  assert.equal((await settled(slow)).state, 'ok');
+  await until(async () => (await detailOf(slow)).state === 'settled', 'the panel to show it settled');
+  const timedOut = await detailOf(slow);
+  assert.equal(timedOut.bars[0].ended, 'timeout');
+  assert.equal(timedOut.bars.at(-1).ended, 'answered');
+  assert.equal((await entriesOf(slow, timedOut.bars.length)).filter((entry) => entry.ran).length, 1, 'the action ran once');
+  await page.locator('[data-fastapi-viewsets-devtools] .panel').screenshot({ path: path.join(artifacts, 'devtools-timeout.png') });
 });
 
 test('"try again now" on a waiting call: the repeat goes at once under the same key, and the action runs once', async () => {
@@ -298,8 +319,17 @@ test("live data: a live list's pending write under its key, a follower's mode an
     const rows = await inPanel("return [...root.querySelectorAll('table[data-live=\"followers\"] tbody tr')].map((tr) => [...tr.children].map((td) => td.textContent))");
     return rows.some((cells) => cells[0] === '/items' && cells[1] === mode && cells[2] === String(cursor ?? '—'));
   }, "the follower's mode and cursor in the panel");
+  // a call over the peer: muxws in the list and on its attempt
+  const muxKey = await page.evaluate(() => window.issue("new (class extends window.pkg.muxwsViewSet()('id', [window.pkg.ViewSetMixin]) {})({ basePath: '/items', peer: window.peer, schemaCheck: false }).request('POST', '/echo', { body: { over: 'muxws' } })"));
+  assert.equal((await settled(muxKey)).state, 'ok');
   const peers = await inPanel("return [...root.querySelectorAll('table[data-live=\"peers\"] tbody tr')].map((tr) => tr.children[0].textContent)");
   assert.deepEqual(peers, ['open']);
+  await page.locator('[data-fastapi-viewsets-devtools] button[data-tab="calls"]').click();
+  await until(async () => (await detailOf(muxKey)).state === 'settled', 'the muxws call settled in the panel');
+  const mux = await detailOf(muxKey);
+  assert.deepEqual(mux.bars.map((bar) => [bar.ended, bar.transport]), [['answered', 'muxws']]);
+  assert.equal(await inPanel("return root.querySelector(`tr.call[data-key=\"${arg}\"] td.transport`).textContent", muxKey), 'muxws');
+  await page.locator('[data-fastapi-viewsets-devtools] button[data-tab="live"]').click();
   // the write goes now and lands
   await inPanel("root.querySelector('button[data-action=\"retry-now\"]').click()");
   assert.equal((await settled(key)).state, 'ok');

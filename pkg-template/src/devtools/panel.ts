@@ -196,7 +196,7 @@ export function mount(services: PanelServices, parent: Element, open: boolean): 
     const items: HTMLElement[] = [];
     let previousEnd: number | null = null;
     for (const attempt of call.attempts) {
-      if (previousEnd !== null) items.push(h('li', { class: 'wait', 'data-ms': Math.round(attempt.start - previousEnd) }, `waited ${duration(attempt.start - previousEnd)}`));
+      if (previousEnd !== null) items.push(h('li', { class: 'wait', 'data-ms': Math.round(attempt.start - previousEnd) }, attempt.start - previousEnd < 5 ? 'repeated at once' : `waited ${duration(attempt.start - previousEnd)}`));
       items.push(
         h(
           'li',

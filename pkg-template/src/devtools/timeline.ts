@@ -86,6 +86,7 @@ function wait(x0: number, x1: number, y: number, ms: number, open: boolean, text
     { class: open ? 'wait waiting' : 'wait', 'data-ms': Math.round(ms) },
     s('title', {}, text ?? `waited ${duration(ms)}`),
     s('line', { x1: x0, x2: Math.max(x0 + 1, x1), y1: y, y2: y }),
-    s('text', { x: x0 + 2, y: y - 4, class: 'wait-label' }, text ?? `wait ${duration(ms)}`),
+    // a repeat sent at once (after a timeout) has no wait to label
+    ms < 5 && !text ? null : s('text', { x: x0 + 2, y: y - 4, class: 'wait-label' }, text ?? `wait ${duration(ms)}`),
   );
 }
