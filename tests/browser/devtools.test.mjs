@@ -34,9 +34,8 @@ const devtools = await import('/pkg/devtools/index.js');
 class Items extends pkg.restViewSet()('id', [pkg.ViewSetMixin]) {}
 const items = new Items({ basePath: '/items', baseUrl, schemaCheck: false, headers: { Authorization: ${JSON.stringify(SECRET)} } });
 const outcomes = {};
-/** Issues a call (what(items) returns it), records how it settles; returns its key. */
-window.issue = (source) => {
-  const call = new Function('items', 'return ' + source)(items);
+/** Records how \`call\` (a ViewSetCall) settles; returns its key. */
+window.issue = (call) => {
   outcomes[call.key] = { state: 'pending' };
   call.then((value) => (outcomes[call.key] = { state: 'ok', value }), (error) => (outcomes[call.key] = { state: 'error', error: String(error) }));
   return call.key;
@@ -173,7 +172,7 @@ test("under script-src 'self' 'wasm-unsafe-eval' and style-src 'self' the panel 
 test('a call with two answers lost, then answered: three attempts, how each ended and the waits between, in the list, the detail and the SVG timeline', async () => {
   await stack.resetAll();
   await stack.fault('truncate_after', { count: 2, path: '/items/slow', method: 'POST' });
-  const key = await page.evaluate(() => window.issue("items.request('POST', '/slow', { query: { sleep: 0 }, body: { note: 'three' }, repeat: { delayMs: 400 } })"));
+  const key = await page.evaluate(() => window.issue(window.items.request('POST', '/slow', { query: { sleep: 0 }, body: { note: 'three' }, repeat: { delayMs: 400 } })));
   const outcome = await settled(key);
   assert.equal(outcome.state, 'ok', JSON.stringify(outcome));
   await until(async () => (await detailOf(key)).attempts.length === 3 && (await detailOf(key)).state === 'settled', 'the panel to show the settled call');
@@ -202,13 +201,13 @@ test('a call with two answers lost, then answered: three attempts, how each ende
 test("how attempts end: a gateway's 503, then answered; an attempt's own timeout, then answered by the repeat", async () => {
   await stack.resetAll();
   await stack.fault('status:503', { count: 1, path: '/items/slow', method: 'POST' });
-  const key = await page.evaluate(() => window.issue("items.request('POST', '/slow', { query: { sleep: 0 }, body: { note: 'gateway' }, repeat: { delayMs: 200 } })"));
+  const key = await page.evaluate(() => window.issue(window.items.request('POST', '/slow', { query: { sleep: 0 }, body: { note: 'gateway' }, repeat: { delayMs: 200 } })));
   assert.equal((await settled(key)).state, 'ok');
   await until(async () => (await detailOf(key)).state === 'settled', 'the panel to show it settled');
   const gateway = await detailOf(key);
   assert.deepEqual(gateway.bars.map((bar) => bar.ended), ['gateway', 'answered']);
   assert.match(gateway.attempts[0].text, /503 from a gateway/);
-  const slow = await page.evaluate(() => window.issue("impatient.request('POST', '/slow', { query: { sleep: 2.5 }, body: { note: 'timeout' } })"));
+  const slow = await page.evaluate(() => window.issue(window.impatient.request('POST', '/slow', { query: { sleep: 2.5 }, body: { note: 'timeout' } })));
   assert.equal((await settled(slow)).state, 'ok');
   await until(async () => (await detailOf(slow)).state === 'settled', 'the panel to show it settled');
   const timedOut = await detailOf(slow);
@@ -221,7 +220,7 @@ test("how attempts end: a gateway's 503, then answered; an attempt's own timeout
 test('"try again now" on a waiting call: the repeat goes at once under the same key, and the action runs once', async () => {
   await stack.resetAll();
   await stack.fault('truncate_after', { count: 1, path: '/items/slow', method: 'POST' });
-  const key = await page.evaluate(() => window.issue("items.request('POST', '/slow', { query: { sleep: 0 }, body: { note: 'now' }, repeat: { delayMs: 25000 } })"));
+  const key = await page.evaluate(() => window.issue(window.items.request('POST', '/slow', { query: { sleep: 0 }, body: { note: 'now' }, repeat: { delayMs: 25000 } })));
   await until(async () => (await detailOf(key)).state === 'delay', 'the call to wait for its repeat');
   const waiting = await inPanel("return root.querySelector('.detail .state').textContent");
   assert.match(waiting, /^repeat in \d+(\.\d)? s \(network-error\)$/);
@@ -248,7 +247,7 @@ test('"lose the next answer" on a create: the repeat is answered from the stored
   await stack.resetAll();
   await inPanel("root.querySelector('button[data-action=\"lose-next\"]').click()");
   await until(() => inPanel("return root.querySelector('button[data-action=\"lose-next\"]').getAttribute('aria-pressed') === 'true'"), 'the switch to show it is armed');
-  const key = await page.evaluate(() => window.issue("items.create({ name: 'once', qty: 1 }, { repeat: { delayMs: 200 } })"));
+  const key = await page.evaluate(() => window.issue(window.items.create({ name: 'once', qty: 1 }, { repeat: { delayMs: 200 } })));
   const outcome = await settled(key);
   assert.equal(outcome.state, 'ok', JSON.stringify(outcome));
   assert.equal(outcome.value.name, 'once');
@@ -267,7 +266,7 @@ test('"lose the next answer" on a create: the repeat is answered from the stored
 test('cancel and copy a key from the panel', async () => {
   await stack.resetAll();
   await stack.fault('truncate_after', { count: 1, path: '/items/slow', method: 'POST' });
-  const key = await page.evaluate(() => window.issue("items.request('POST', '/slow', { query: { sleep: 0 }, body: { note: 'cancel' }, repeat: { delayMs: 25000 } })"));
+  const key = await page.evaluate(() => window.issue(window.items.request('POST', '/slow', { query: { sleep: 0 }, body: { note: 'cancel' }, repeat: { delayMs: 25000 } })));
   await until(async () => (await detailOf(key)).state === 'delay', 'the call to wait');
   await inPanel("root.querySelector('.detail button[data-action=\"copy-key\"]').click()");
   await until(() => inPanel("return root.querySelector('.detail button[data-action=\"copy-key\"]').textContent === 'copied'"), 'the key to be copied');
@@ -279,7 +278,7 @@ test('cancel and copy a key from the panel', async () => {
 
 test('the export holds the calls, with no Authorization or cookie value, and no bodies unless asked for', async () => {
   await stack.resetAll();
-  const key = await page.evaluate(() => window.issue("items.request('POST', '/cookie', { body: { note: 'cookie' } })"));
+  const key = await page.evaluate(() => window.issue(window.items.request('POST', '/cookie', { body: { note: 'cookie' } })));
   await settled(key);
   const read = async () => {
     const [download] = await Promise.all([page.waitForEvent('download'), inPanel("root.querySelector('button[data-action=\"export\"]').click()")]);
@@ -309,7 +308,7 @@ test("live data: a live list's pending write under its key, a follower's mode an
     window.peer = await window.pkg.connectMuxws(window.config.wsUrl);
   });
   await stack.fault('truncate_after', { count: 1, path: '/items', method: 'POST' });
-  const key = await page.evaluate(() => window.issue("items.create({ name: 'pending', qty: 2 }, { repeat: { delayMs: 25000 } })"));
+  const key = await page.evaluate(() => window.issue(window.items.create({ name: 'pending', qty: 2 }, { repeat: { delayMs: 25000 } })));
   await until(() => page.evaluate((key) => window.list.pending.some((write) => write.key === key && write.state === 'repeating'), key), 'the live list to show the write repeating');
   await page.locator('[data-fastapi-viewsets-devtools] button[data-tab="live"]').click();
   await until(() => inPanel("return root.querySelector('table[data-live=\"lists\"]')?.textContent.includes(arg + ' create repeating')", key), 'the panel to show the pending write under its key');
@@ -320,7 +319,7 @@ test("live data: a live list's pending write under its key, a follower's mode an
     return rows.some((cells) => cells[0] === '/items' && cells[1] === mode && cells[2] === String(cursor ?? '—'));
   }, "the follower's mode and cursor in the panel");
   // a call over the peer: muxws in the list and on its attempt
-  const muxKey = await page.evaluate(() => window.issue("new (class extends window.pkg.muxwsViewSet()('id', [window.pkg.ViewSetMixin]) {})({ basePath: '/items', peer: window.peer, schemaCheck: false }).request('POST', '/echo', { body: { over: 'muxws' } })"));
+  const muxKey = await page.evaluate(() => window.issue(new (class extends window.pkg.muxwsViewSet()('id', [window.pkg.ViewSetMixin]) {})({ basePath: '/items', peer: window.peer, schemaCheck: false }).request('POST', '/echo', { body: { over: 'muxws' } })));
   assert.equal((await settled(muxKey)).state, 'ok');
   const peers = await inPanel("return [...root.querySelectorAll('table[data-live=\"peers\"] tbody tr')].map((tr) => tr.children[0].textContent)");
   assert.deepEqual(peers, ['open']);
@@ -343,12 +342,30 @@ test("live data: a live list's pending write under its key, a follower's mode an
   await page.locator('[data-fastapi-viewsets-devtools] button[data-tab="calls"]').click();
 });
 
+test('a muxws proxy whose peer cannot be had goes over REST: its attempt shown as REST in place of muxws', async () => {
+  await stack.resetAll();
+  const key = await page.evaluate(async () => {
+    // nothing listens on port 1: the dial is refused at once, and the calls fall back to REST
+    window.fallbackPeer = await window.pkg.connectMuxws('ws://127.0.0.1:1/ws', { restFallback: { baseUrl: window.config.baseUrl }, reconnect: { initialDelayMs: 60_000 } });
+    return window.issue(new (class extends window.pkg.muxwsViewSet()('id', [window.pkg.ViewSetMixin]) {})({ basePath: '/items', peer: window.fallbackPeer, schemaCheck: false }).request('POST', '/echo', { body: { over: 'fallback' } }));
+  });
+  const outcome = await settled(key);
+  assert.equal(outcome.state, 'ok', JSON.stringify(outcome));
+  assert.equal(outcome.value.transport, 'rest');
+  await until(async () => (await detailOf(key)).state === 'settled', 'the panel to show it settled');
+  const detail = await detailOf(key);
+  assert.deepEqual(detail.bars.map((bar) => bar.transport), ['rest-for-muxws']);
+  assert.match(detail.bars[0].label, /REST in place of muxws/);
+  assert.equal(await inPanel("return root.querySelector(`tr.call[data-key=\"${arg}\"] td.transport`).textContent", key), 'REST in place of muxws');
+  await page.evaluate(() => window.fallbackPeer.close({ drainMs: 0 }));
+});
+
 test('simulate offline: a repeat waits, shown offline, and goes once the panel says online again; the filters', async () => {
   await stack.resetAll();
   await inPanel("root.querySelector('button[data-action=\"offline\"]').click()");
   await until(() => inPanel("return root.querySelector('button[data-action=\"offline\"]').getAttribute('aria-pressed') === 'true'"), 'the offline switch on');
   await stack.fault('truncate_after', { count: 1, path: '/items/slow', method: 'POST' });
-  const key = await page.evaluate(() => window.issue("items.request('POST', '/slow', { query: { sleep: 0 }, body: { note: 'offline' }, repeat: { delayMs: 200 } })"));
+  const key = await page.evaluate(() => window.issue(window.items.request('POST', '/slow', { query: { sleep: 0 }, body: { note: 'offline' }, repeat: { delayMs: 200 } })));
   await until(async () => (await detailOf(key)).state === 'offline', 'the call to wait for the platform to be online');
   assert.match(await inPanel("return root.querySelector(`tr.call[data-key=\"${arg}\"] td.state`).textContent", key), /^offline/);
   // pending only: the waiting call is listed, the settled ones are not
