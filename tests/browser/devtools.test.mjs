@@ -280,6 +280,9 @@ test('the export holds the calls, with no Authorization or cookie value, and no 
   await stack.resetAll();
   const key = await page.evaluate(() => window.issue(window.items.request('POST', '/cookie', { body: { note: 'cookie' } })));
   await settled(key);
+  // credentials in a query and in a body
+  const echo = await page.evaluate(() => window.issue(window.items.request('POST', '/echo', { query: { access_token: 'query-s3cret', page: 2 }, body: { note: 'echo', password: 'body-s3cret' } })));
+  assert.equal((await settled(echo)).state, 'ok');
   const read = async () => {
     const [download] = await Promise.all([page.waitForEvent('download'), inPanel("root.querySelector('button[data-action=\"export\"]').click()")]);
     return fs.readFileSync(await download.path(), 'utf8');
@@ -292,9 +295,11 @@ test('the export holds the calls, with no Authorization or cookie value, and no 
   assert.ok(!text.includes('s3cret'), 'no Authorization value');
   assert.ok(!/sid=s\d/.test(text), 'no cookie value');
   assert.ok(!('body' in call) && !('answer' in call), 'no bodies by default');
+  assert.equal(exported.calls.find((one) => one.key === echo).query, `access_token=${encodeURIComponent('[redacted]')}&page=2`);
   await inPanel("root.querySelector('button[data-action=\"bodies\"]').click()");
   const withBodies = await read();
   assert.deepEqual(JSON.parse(withBodies).calls.find((one) => one.key === key).body, { note: 'cookie' });
+  assert.deepEqual(JSON.parse(withBodies).calls.find((one) => one.key === echo).body, { note: 'echo', password: '[redacted]' });
   assert.ok(!withBodies.includes('s3cret'));
 });
 
@@ -358,6 +363,26 @@ test('a muxws proxy whose peer cannot be had goes over REST: its attempt shown a
   assert.match(detail.bars[0].label, /REST in place of muxws/);
   assert.equal(await inPanel("return root.querySelector(`tr.call[data-key=\"${arg}\"] td.transport`).textContent", key), 'REST in place of muxws');
   await page.evaluate(() => window.fallbackPeer.close({ drainMs: 0 }));
+});
+
+test("a muxws call whose socket is cut waits for its socket, shown so, and is answered over the next one, the action run once", async () => {
+  await stack.resetAll();
+  const key = await page.evaluate(async () => {
+    window.cutPeer = await window.pkg.connectMuxws(window.config.wsUrl, { reconnect: { initialDelayMs: 1500, jitter: 0 } });
+    return window.issue(new (class extends window.pkg.muxwsViewSet()('id', [window.pkg.ViewSetMixin]) {})({ basePath: '/items', peer: window.cutPeer, schemaCheck: false }).request('POST', '/slow', { query: { sleep: 2 }, body: { note: 'socket' }, repeat: { delayMs: 100 } }));
+  });
+  // its attempt is out (whether the server had begun the action or not, it runs once): cut every socket
+  await until(async () => (await detailOf(key)).attempts.length === 1, 'the attempt to go out');
+  await stack.killWs();
+  await until(async () => (await detailOf(key)).state === 'reconnect', 'the call to wait for its socket');
+  assert.match(await inPanel("return root.querySelector('.detail .state').textContent"), /^waiting for its socket/);
+  const outcome = await settled(key);
+  assert.equal(outcome.state, 'ok', JSON.stringify(outcome));
+  await until(async () => (await detailOf(key)).state === 'settled', 'the panel to show it settled');
+  const detail = await detailOf(key);
+  assert.deepEqual(detail.bars.map((bar) => [bar.ended, bar.transport]), [['connection-lost', 'muxws'], ['answered', 'muxws']]);
+  assert.equal((await entriesOf(key, 2)).filter((entry) => entry.ran).length, 1);
+  await page.evaluate(() => window.cutPeer.close({ drainMs: 0 }));
 });
 
 test('simulate offline: a repeat waits, shown offline, and goes once the panel says online again; the filters', async () => {

@@ -4,7 +4,8 @@
  * header or query parameter whose name speaks of a token, a secret, a password, a session, an API
  * key or auth (the Idempotency-Key excepted: it is the call's name) is written as `[redacted]`.
  * Bodies (the caller's and the answer's) are left out unless asked for; when asked for, the values
- * of such names inside them are redacted too.
+ * of such names inside them are redacted too. Then the value of every credential found so is
+ * redacted wherever else it appears in the text (an answer that echoes a header or a query).
  */
 import type { CallView, DevStore } from '../devtools-subpath/store.js';
 
@@ -76,21 +77,58 @@ function exported(call: CallView, bodies: boolean, origin: number): Record<strin
   };
 }
 
+/** The values of every credential the calls carry (headers, query, bodies), to be redacted wherever they appear. */
+function secretsOf(calls: readonly CallView[]): Set<string> {
+  const secrets = new Set<string>();
+  // long enough, and not only digits, so that replacing it leaves the JSON's structure and numbers as they are
+  const add = (value: unknown): void => {
+    if (typeof value === 'string' && value.length >= 6 && !/^[\d.]+$/.test(value)) secrets.add(value);
+  };
+  const walk = (value: unknown, depth: number): void => {
+    if (depth > 8 || value === null || typeof value !== 'object') return;
+    for (const [name, item] of Object.entries(value as Record<string, unknown>)) {
+      if (secretName(name)) add(item);
+      else walk(item, depth + 1);
+    }
+  };
+  for (const call of calls) {
+    for (const [name, value] of Object.entries(call.headers ?? {})) {
+      if (!secretName(name)) continue;
+      add(value);
+      // the credential of `Bearer <token>` alone too, as an answer may echo it
+      add(value.replace(/^\S+\s+/, ''));
+    }
+    for (const pair of call.query ? call.query.split('&') : []) {
+      const at = pair.indexOf('=');
+      if (at > 0 && secretName(decodeURIComponent(pair.slice(0, at)))) add(decodeURIComponent(pair.slice(at + 1).replace(/\+/g, ' ')));
+    }
+    walk(call.body, 0);
+  }
+  return secrets;
+}
+
 /**
  * The record as JSON text: the calls (oldest first; times in ms since the page's start), the live
  * objects' counts, the switches. `bodies`: the caller's and the answers' bodies too.
  */
 export function exportCalls(store: DevStore, bodies = false): string {
   const origin = performance.timeOrigin;
-  return JSON.stringify(
+  const calls = [...store.calls.values()];
+  const text = JSON.stringify(
     {
       exported: new Date().toISOString(),
       page: typeof location === 'object' ? location.origin + location.pathname : null,
       bodies,
       forgotten: store.dropped,
-      calls: [...store.calls.values()].map((call) => exported(call, bodies, origin)),
+      calls: calls.map((call) => exported(call, bodies, origin)),
     },
     null,
     2,
   );
+  // a credential's value wherever else it appears (an answer that echoes a header, a query in a path)
+  let out = text;
+  for (const secret of secretsOf(calls)) {
+    for (const form of new Set([JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret)])) out = out.split(form).join(REDACTED);
+  }
+  return out;
 }
