@@ -5,7 +5,9 @@
 // must be the same bytes, or this exits 1. A development build (NODE_ENV=development, as `vite`'s dev
 // server and `NODE_ENV=development vite build` resolve `development`) is printed: its files beside
 // the app's without the import.
-//   node scripts/size-devtools.mjs [pkg]          (size.mjs runs it)
+// With --webpack, also webpack 5 (its defaults, mode development and production) on an app that
+// only mounts the devtools: what each emits (not enforced; the build does not run it).
+//   node scripts/size-devtools.mjs [pkg] [--webpack]          (build.sh runs it without --webpack)
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -13,7 +15,7 @@ import { gzipSync } from 'node:zlib';
 
 import { APPS } from './size-apps.mjs';
 
-const pkgDir = resolve(process.argv[2] ?? 'pkg');
+const pkgDir = resolve(process.argv.slice(2).find((arg) => !arg.startsWith('--')) ?? 'pkg');
 const MOUNT = "import { mountDevtools } from '@dynamicforms/fastapi-viewsets/devtools';\nmountDevtools();\n";
 
 /** Builds the REST-only app (with the devtools' import when `devtools`); returns its files: [name without hash, bytes, gzip -9 bytes, text]. */
@@ -59,5 +61,22 @@ if (process.env.SIZE_DEVTOOLS_MODE === 'development') {
     process.stderr.write(child.stderr);
     process.exit(1);
   }
+  if (process.argv.includes('--webpack')) await webpackLines();
   if (!equal) process.exit(1);
+}
+
+/** webpack 5, modes development and production, an app whose only code mounts the devtools. */
+async function webpackLines() {
+  const { default: webpack } = await import('webpack');
+  for (const mode of ['development', 'production']) {
+    const root = resolve('target', 'size-apps', `devtools-webpack-${mode}`);
+    rmSync(root, { recursive: true, force: true });
+    mkdirSync(join(root, 'node_modules', '@dynamicforms'), { recursive: true });
+    symlinkSync(pkgDir, join(root, 'node_modules', '@dynamicforms', 'fastapi-viewsets'));
+    writeFileSync(join(root, 'main.js'), MOUNT);
+    await new Promise((done, fail) => webpack({ mode, context: root, entry: './main.js', output: { path: join(root, 'dist') } }, (error, stats) => (error ? fail(error) : stats.hasErrors() ? fail(new Error(stats.toString('errors-only'))) : done())));
+    const files = readdirSync(join(root, 'dist')).map((file) => `${file} ${gzipSync(readFileSync(join(root, 'dist', file)), { level: 9 }).length}`);
+    const main = readFileSync(join(root, 'dist', 'main.js'), 'utf8');
+    console.log(`size (an app that only mounts the devtools, webpack 5 mode ${mode}, gzip -9): ${files.join(', ')}; main.js ${/mountDevtools/.test(main) ? 'holds the development entry' : 'holds none of it'}; not enforced`);
+  }
 }
