@@ -193,6 +193,11 @@ test('a call with two answers lost, then answered: three attempts, how each ende
   assert.equal(entries.length, 3);
   assert.equal(entries.filter((entry) => entry.ran).length, 1);
   await page.locator('[data-fastapi-viewsets-devtools] .panel').screenshot({ path: path.join(artifacts, 'devtools-three-attempts.png') });
+  // the Timeline tab: a lane per call shown, this call's three attempts in its lane
+  await page.locator('[data-fastapi-viewsets-devtools] button[data-tab="timeline"]').click();
+  const lane = await inPanel("const g = root.querySelector(`.list svg.timeline g.lane[data-key=\"${arg}\"]`); return g && [...g.querySelectorAll('g.attempt')].map((a) => a.dataset.ended)", key);
+  assert.deepEqual(lane, ['connection-lost', 'connection-lost', 'answered']);
+  await page.locator('[data-fastapi-viewsets-devtools] button[data-tab="calls"]').click();
   // User Timing: a measure per attempt, named by method, path and key
   const measures = await page.evaluate((key) => performance.getEntriesByType('measure').filter((m) => m.name.includes(key)).map((m) => m.name), key);
   assert.deepEqual(measures, [1, 2, 3].map((n) => `POST /items/slow ${key} #${n}`));
@@ -326,6 +331,7 @@ test("live data: a live list's pending write under its key, a follower's mode an
   // a call over the peer: muxws in the list and on its attempt
   const muxKey = await page.evaluate(() => window.issue(new (class extends window.pkg.muxwsViewSet()('id', [window.pkg.ViewSetMixin]) {})({ basePath: '/items', peer: window.peer, schemaCheck: false }).request('POST', '/echo', { body: { over: 'muxws' } })));
   assert.equal((await settled(muxKey)).state, 'ok');
+  await page.locator('[data-fastapi-viewsets-devtools] .panel').screenshot({ path: path.join(artifacts, 'devtools-live-data.png') });
   const peers = await inPanel("return [...root.querySelectorAll('table[data-live=\"peers\"] tbody tr')].map((tr) => tr.children[0].textContent)");
   assert.deepEqual(peers, ['open']);
   await page.locator('[data-fastapi-viewsets-devtools] button[data-tab="calls"]').click();
