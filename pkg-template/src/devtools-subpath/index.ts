@@ -42,18 +42,25 @@ function loadPanel(): Promise<Panel> {
 // the record starts as the app imports this entry: the calls its other modules make at once are in it
 devStore();
 
+/** The unmount function of the panel mounted now, if any (one panel per page). */
+let mounted: (() => void) | undefined;
+
 /** Sets the record's options (`userTiming`): the record itself starts as this entry is imported. */
 export function recordCalls(options: StoreOptions = {}): void {
   devStore(options);
 }
 
 /**
- * Mounts the panel in the page: a host element with its own shadow root (its styles are constructed
+ * Mounts the panel in the page (once: while a panel is mounted, its remover is returned; outside a
+ * page, nothing): a host element with its own shadow root (its styles are constructed
  * stylesheets: no `<style>`, nothing `style-src 'self'` refuses), a button at the bottom right that
  * opens it; it takes no focus and listens to no key. Returns the function that removes it.
  */
 export function mountDevtools(options: DevtoolsOptions = {}): () => void {
   const store = devStore(options);
+  // no page (server-side rendering): nothing to mount; a panel already mounted: that one
+  if (typeof document === 'undefined') return () => {};
+  if (mounted) return mounted;
   let unmount: (() => void) | undefined;
   let removed = false;
   const services: PanelServices = { store, retryNow, cancel: internalDevtools.cancel };
@@ -63,11 +70,13 @@ export function mountDevtools(options: DevtoolsOptions = {}): () => void {
     },
     (error: unknown) => console.error('[fastapi-viewsets] the devtools panel (devtools/panel.js) was not loaded', error),
   );
-  return () => {
+  return (mounted = () => {
     removed = true;
+    mounted = undefined;
     unmount?.();
-  };
+  });
 }
+
 
 /**
  * The panel as one Vue component (`<FastapiViewsetsDevtools :open="true" />`), written with the

@@ -117,7 +117,7 @@ function endOf(end: number, status: number): AttemptEnd {
 export class DevStore {
   readonly calls = new Map<string, CallView>();
   readonly live: LiveView[] = [];
-  /** The next answer (of any call) is thrown away: its attempt ends without one and is repeated under the same key. */
+  /** The next answer of a call that is not a background one is thrown away: its attempt ends without one and is repeated under the same key. */
   loseNext = false;
   /** The devtools dispatched `offline` (the package's calls wait as on a real loss of the network). */
   offline = false;
@@ -242,7 +242,8 @@ export class DevStore {
       const view = this.calls.get(call.key);
       const row = view?.attempts.find((one) => one.n === attempt);
       let lost: ReturnType<DevTap['ended']>;
-      if (outcome.kind === 'answer' && this.loseNext) {
+      // the next answer of a call of the app's own (a background call, such as a follower's poll, is left alone)
+      if (outcome.kind === 'answer' && this.loseNext && !call.background) {
         this.loseNext = false;
         lost = { kind: 'failure', error: new NetworkError(`${call.method} ${call.path}: its answer (${status}) was thrown away by the devtools ("lose the next answer")`, { key: call.key, attempts: attempt }) };
       }
