@@ -69,3 +69,5 @@ cp README.md "$out/README.md" 2>/dev/null || true
 
 rm -rf pkg.old && { [ ! -e pkg ] || mv pkg pkg.old; } && mv "$out" pkg && rm -rf pkg.old
 node scripts/size.mjs pkg
+# the devtools subpath: a production build of an app that imports it is the same bytes as without it
+env -u NODE_ENV node scripts/size-devtools.mjs pkg

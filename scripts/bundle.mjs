@@ -27,7 +27,8 @@ await bundle.close();
 // schema-check.js too: schema.ts imports it once a proxy's schema check has the backend's schema;
 // live/live-list.js too, in a folder of its own: live.ts imports it by its URL on the first liveList().
 // Each is its folder of pkg-template/src (follow/, axios/, schema-check/, live/) bundled alone.
-for (const [name, file] of [['follow-engine', 'follow/index'], ['axios-send', 'axios/send'], ['schema-check', 'schema-check/check'], ['live/live-list', 'live/live-list']]) {
+// devtools/panel.js too: the devtools panel (devtools/), loaded by the devtools subpath's development entry.
+for (const [name, file] of [['follow-engine', 'follow/index'], ['axios-send', 'axios/send'], ['schema-check', 'schema-check/check'], ['live/live-list', 'live/live-list'], ['devtools/panel', 'devtools/panel']]) {
   const chunk = await rolldown({ input: { [name]: `${from}/${file}.js` }, platform: 'neutral', logLevel: 'warn' });
   await chunk.write({ dir: to, format: 'esm', entryFileNames: '[name].js', minify: true });
   await chunk.close();
@@ -38,3 +39,10 @@ for (const [name, file] of [['follow-engine', 'follow/index'], ['axios-send', 'a
 const vue = await rolldown({ input: { 'vue/index': `${from}/vue/index.js` }, platform: 'neutral', logLevel: 'warn', external: ['vue', '@dynamicforms/fastapi-viewsets'] });
 await vue.write({ dir: to, format: 'esm', entryFileNames: '[name].js' });
 await vue.close();
+// devtools/index.js and devtools/stub.js: the subpath @dynamicforms/fastapi-viewsets/devtools, its
+// development entry (the record, mountDevtools(), which loads devtools/panel.js beside it) and the stub
+// every other build resolves (package.json's exports); the package imported by its own name, as vue/.
+const devtools = await rolldown({ input: { 'devtools/index': `${from}/devtools-subpath/index.js`, 'devtools/stub': `${from}/devtools-subpath/stub.js` }, platform: 'neutral', logLevel: 'warn', external: ['@dynamicforms/fastapi-viewsets'] });
+const { output: devtoolsOutput } = await devtools.write({ dir: to, format: 'esm', entryFileNames: '[name].js' });
+if (devtoolsOutput.some((file) => file.type === 'chunk' && !file.isEntry)) throw new Error('bundle: the devtools subpath split off a shared chunk: the stub imports nothing');
+await devtools.close();

@@ -13,7 +13,7 @@ import { followServices, type CheckedFollow, type FollowerState } from './follow
 import type { Follower, FollowOptions, Topic, WatchOptions } from './vocabulary/events.js';
 import { muxwsTransport } from './peer-source.js';
 import { restTransport } from './rest.js';
-import { warn } from './runtime.js';
+import { devTap, warn } from './runtime.js';
 
 /** The follower's chunk, loaded once. */
 let chunk: Promise<typeof import('./follow/index.js')> | undefined;
@@ -84,6 +84,7 @@ function startFollower(owner: object, core: ProxyCore, topic: Topic, options: Ch
   });
   // awaited or not: a follower refused or closed before its first answer is no unhandled rejection
   handle.ready.catch(() => {});
+  devTap?.seen('follower', handle);
   return handle;
 }
 

@@ -20,6 +20,9 @@ export { stats as internalStats } from './runtime.js';
  * persistence off, no persisting proxy, every follower closed): for tests.
  */
 export { freshPackage as internalFreshRuntime } from './fresh.js';
+/** What the devtools subpath's development entry uses of the package (its tap, cancelling a call): not for applications. */
+export { devtoolsServices as internalDevtools, type DevtoolsServices } from './devtools-services.js';
+export type { DevTap, SeenKind } from './vocabulary/devtools.js';
 
 // Proxies: the class factories and their base, and 0.6's shapes.
 export {

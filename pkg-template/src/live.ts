@@ -8,7 +8,7 @@
  */
 import { internalsOf } from './caller.js';
 import { loadChunk, waitOn } from './chunk.js';
-import { warn } from './runtime.js';
+import { devTap, warn } from './runtime.js';
 import type { RecordOf } from './viewset.js';
 import { liveServices } from './live-services.js';
 import type { LiveHandle, LiveList, LiveOptions, LiveParams, PkFieldOf } from './vocabulary/live-types.js';
@@ -47,5 +47,6 @@ export function liveList<P extends object>(proxy: P, params?: LiveParams, option
     handle.status = { mode: 'closed', loading: false, stale: true, why: 'closed', error };
     warn('live list failed', error);
   });
+  devTap?.seen('live', handle);
   return handle as unknown as LiveList<RecordOf<P>, PkFieldOf<P>>;
 }

@@ -9,6 +9,7 @@
 import { internalsOf, keepInternals } from './caller.js';
 import type { PeerCore, StreamCore } from './muxws/driver.js';
 import { muxwsServices } from './muxws-kit.js';
+import { devTap } from './runtime.js';
 
 /** The driver's stream behind `stream`, read also through a wrapper of it (caller.ts: `keepInternals`). */
 function streamOf(stream: object): StreamCore {
@@ -185,6 +186,7 @@ export class MuxwsPeer {
   constructor(core: PeerCore) {
     keepInternals(this, core);
     Object.defineProperty(this, 'core', { value: core });
+    devTap?.seen('peer', this);
   }
 
   /** Marks a peer for Vue, as a proxy is (`ViewSetBase`): reactive(), ref() and a Pinia store leave it as it is. */

@@ -26,6 +26,7 @@ import { online } from './online.js';
 import { wakeup } from './timer.js';
 import { apiBody, describe, internalsOf } from './caller.js';
 import type { CallActivityEvent, CallRecord, CallObserver, Outcome, PendingCall, Transport, ViewSetCall } from './vocabulary/call-types.js';
+import type { DevTap } from './vocabulary/devtools.js';
 import {
   AttemptTimeoutError,
   CallCancelled,
@@ -34,6 +35,26 @@ import {
   ViewSetError,
   type ErrorProps,
 } from './errors.js';
+
+/**
+ * The devtools' tap (vocabulary/devtools.ts): set only by the devtools subpath's development entry
+ * (`internalDevtools.tap()`), undefined in every other app.
+ */
+export let devTap: DevTap | undefined;
+
+/** Sets the devtools' tap (undefined: none). */
+export function setDevTap(tap: DevTap | undefined): void {
+  devTap = tap;
+}
+
+/**
+ * Cancels the unsettled call with `key`, as its caller's `AbortSignal` would (the devtools'
+ * "cancel"): it rejects with `CallCancelled`.
+ */
+export function cancelCall(key: string): void {
+  for (const call of state.calls.values()) if (call.key === key) engine.call_cancel(call.id, now());
+  pump();
+}
 
 /** The observers of calls (a Set: told in the order they were added). */
 const observers = new Set<CallObserver>();
@@ -150,6 +171,9 @@ export function report(id: number, attempt: number, end: number, status: number,
   const call = state.calls.get(id);
   if (call) {
     if (call.inflight?.attempt === attempt) call.inflight = null;
+    // the devtools' "lose the next answer": the answer thrown away, the attempt ends without one
+    const lost = devTap?.ended(call, attempt, end, status, outcome);
+    if (lost) (end = EndCode.NetworkError), (status = 0), (outcome = lost);
     call.outcome = { attempt, value: outcome };
   }
   engine.call_attempt_ended(id, attempt, end, status, now(), retryAfterMs);
@@ -280,6 +304,7 @@ function sendAttempt(id: number, attempt: number, carry: boolean): void {
   const call = state.calls.get(id);
   if (!call) return;
   call.attempts = attempt;
+  devTap?.sent(call, attempt);
   const handle = call.transport.openAttempt(call, attempt, carry ? call.carried : null);
   // An attempt its transport ended already (it reported at once) has nothing to abandon.
   if (handle && call.outcome?.attempt !== attempt) call.inflight = { attempt, handle };

@@ -13,6 +13,7 @@ import {
   type PendingCall,
   type WaitReason,
 } from '@dynamicforms/fastapi-viewsets';
+import { FastapiViewsetsDevtools, mountDevtools, recordCalls, type AttemptEnd, type CallView } from '@dynamicforms/fastapi-viewsets/devtools';
 
 interface Item { id: number; name: string }
 
@@ -90,3 +91,11 @@ export async function oneActionTwoTransports(peer: MuxwsPeer): Promise<void> {
   void viaRest.approve('1');
   void [approved, listed, viaRest.approve(2).key];
 }
+
+// README, Devtools: the subpath's types (the stub's exports have the same names)
+const unmount: () => void = mountDevtools({ open: true, userTiming: true, maxCalls: 500 });
+recordCalls({ userTiming: false });
+void [unmount, FastapiViewsetsDevtools.name];
+const ended: AttemptEnd = 'answer-lost';
+const shown = (call: CallView): string => `${call.method} ${call.path} ${call.key} ${call.attempts.length} ${call.state}`;
+void [ended, shown];
