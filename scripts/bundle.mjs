@@ -38,3 +38,9 @@ for (const [name, file] of [['follow-engine', 'follow/index'], ['axios-send', 'a
 const vue = await rolldown({ input: { 'vue/index': `${from}/vue/index.js` }, platform: 'neutral', logLevel: 'warn', external: ['vue', '@dynamicforms/fastapi-viewsets'] });
 await vue.write({ dir: to, format: 'esm', entryFileNames: '[name].js' });
 await vue.close();
+// ssr/index.js: the subpath @dynamicforms/fastapi-viewsets/ssr (Node only), request scopes on
+// `node:async_hooks`; it imports the package by its own name (one runtime), never imported by
+// index.js or vue/index.js, so no browser bundle sees node:async_hooks. Not minified.
+const ssr = await rolldown({ input: { 'ssr/index': `${from}/ssr/index.js` }, platform: 'node', logLevel: 'warn', external: ['node:async_hooks', '@dynamicforms/fastapi-viewsets'] });
+await ssr.write({ dir: to, format: 'esm', entryFileNames: '[name].js' });
+await ssr.close();

@@ -20,6 +20,12 @@ export { stats as internalStats } from './runtime.js';
  * persistence off, no persisting proxy, every follower closed): for tests.
  */
 export { freshPackage as internalFreshRuntime } from './fresh.js';
+/**
+ * Installs the current scope's resolver of a server integration (the `/ssr` subpath's, backed by
+ * `AsyncLocalStorage`): each request sees only its own calls. Not for applications.
+ */
+export { setScopeResolver as internalScopeResolver } from './runtime.js';
+export type { CallScope } from './vocabulary/call-types.js';
 
 // Proxies: the class factories and their base, and 0.6's shapes.
 export {
@@ -50,6 +56,8 @@ export {
 
 // Live lists: `liveList(proxy)` and its types (the logic is a chunk loaded by the first call).
 export { liveList } from './live.js';
+// A server render's reads: a live list's rows and the rev they are as of, a topic's rev.
+export { readLiveList, readRev, type LiveSnapshot } from './server-read.js';
 export type { LiveList, LiveOptions, LiveParams, LiveStaleReason, LiveStatus, PendingState, PendingWrite } from './vocabulary/live-types.js';
 
 // The built-in actions as mixins.

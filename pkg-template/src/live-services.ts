@@ -5,6 +5,7 @@
  * them for `watch()`) and four more.
  */
 import { internalsOf } from './caller.js';
+import { watchProxy } from './follow.js';
 import { followServices } from './follow-services.js';
 import { addListener, openCalls, observeCalls } from './runtime.js';
 
@@ -24,6 +25,8 @@ export const liveServices = /* @__PURE__ */ (() => ({
   openCalls,
   /** Adds a call-activity listener (a write being repeated). */
   addListener,
+  /** A proxy's `watch()` from a rev (a list hydrated from a server's read) or from now. */
+  watchProxy,
 }))();
 
 /** The type of {@link liveServices}. */

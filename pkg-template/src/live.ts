@@ -8,7 +8,7 @@
  */
 import { internalsOf } from './caller.js';
 import { loadChunk, waitOn } from './chunk.js';
-import { warn } from './runtime.js';
+import { resolver, warn } from './runtime.js';
 import type { RecordOf } from './viewset.js';
 import { liveServices } from './live-services.js';
 import type { LiveHandle, LiveList, LiveOptions, LiveParams } from './vocabulary/live-types.js';
@@ -42,6 +42,12 @@ export function liveList<P extends object>(proxy: P, params?: LiveParams, option
   const running = loadLive().then((module) => module.start(liveServices, handle, proxy, params, options));
   // until the chunk takes the handle over (its methods then its own), each method waits for it
   const handle: LiveHandle = waitOn({ rows: EMPTY, pending: EMPTY, status: { mode: 'poll', loading: true, stale: true, why: 'loading', error: null }, follower: null, pendingOf() {} } as unknown as LiveHandle, running, ['refresh', 'close', 'dismiss']);
+  // a list opened in a request's scope (a server) is closed with it
+  const closers = resolver && resolver()?.closers;
+  if (closers) {
+    const close = (): Promise<void> => handle.close().finally(() => closers.delete(close));
+    closers.add(close);
+  }
   running.catch((error: Error) => {
     // the chunk never got the handle: nothing else writes its state (the warning says why)
     handle.status = { mode: 'closed', loading: false, stale: true, why: 'closed', error };

@@ -181,9 +181,15 @@ class LiveEngine {
     for (const call of [...kit.openCalls()]) showOwn(kit, this, call);
     this.#unlisten.push(kit.addListener((event) => this.#activity(event)));
 
+    // rows a server read (`readLiveList()`) and the rev they are as of: shown at once, no first read,
+    // followed from that rev (a change made since is delivered once)
+    const initial = (options as { initial?: unknown } | undefined)?.initial;
+    if (initial !== undefined && !(isObject(initial) && Array.isArray(initial.rows) && Number.isSafeInteger(initial.rev) && (initial.rev as number) >= 0)) {
+      throw new TypeError('liveList(): the option initial must be { rows, rev } (an array and a rev)');
+    }
     const pick = (name: keyof LiveOptions) => ((options as Record<string, unknown> | undefined)?.[name] === undefined ? {} : { [name]: (options as Record<string, unknown>)[name] });
     // The follower first: the read goes out once it holds a cursor from before it.
-    this.#follower = (proxy as { watch(options: object): Follower }).watch({
+    this.#follower = kit.watchProxy(proxy, {
       ...pick('pollIntervalMs'),
       ...pick('checkIntervalMs'),
       ...pick('eventsPath'),
@@ -199,10 +205,11 @@ class LiveEngine {
         this.#refused = error;
         this.#changed(false);
       },
-    });
+    } as never, initial ? initial.rev : 'now');
     handle.follower = this.#follower;
     this.#unlisten.push(this.#follower.subscribe(() => this.#followerNews()));
-    this.#follower.ready.then(
+    if (initial) this.#land(initial.rows as unknown[], ++this.#tick);
+    else this.#follower.ready.then(
       () => this.#read(),
       () => {
         // refused, or its first poll failed (it keeps trying): the rows are read all the same, and

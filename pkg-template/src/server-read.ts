@@ -1,0 +1,80 @@
+/**
+ * What a server render reads instead of following: a topic's current rev (one poll of the events
+ * viewset from now), then a live list's rows, through the proxy (its transport, headers and
+ * interceptors, and the request scope's headers). The client then starts from these rows and
+ * follows from that rev (`liveList(proxy, params, { initial })`, `follow(topic, { from })`), so a
+ * change made between the two is delivered once, with no second read. Nothing here opens a
+ * follower, a socket, a timer or a listener. Linked only into an app that calls it (the `/vue`
+ * subpath's server render).
+ */
+import { internalsOf } from './caller.js';
+import { issueCall, type ProxyCore } from './compose.js';
+import { followCore } from './follow.js';
+import { isObject, isWhole } from './shared/values.js';
+import type { RecordOf } from './viewset.js';
+import type { LiveParams } from './vocabulary/live-types.js';
+import type { Topic } from './vocabulary/events.js';
+
+/** What `readLiveList()` gives: the rows (empty when the read failed), the rev they are as of, the read's error. */
+export interface LiveSnapshot<T> {
+  /** The rows as the list read them (empty when the read failed). */
+  rows: T[];
+  /**
+   * The topic's rev taken before the read (every change after it is delivered to a follower from
+   * it); null when it could not be had (the topic refused, the poll failed): the client reads again.
+   */
+  rev: number | null;
+  /** Why the read failed; null when it did not. */
+  error: Error | null;
+}
+
+/** The current rev of `topic` through `core` (one poll from now, not repeated), or null when it cannot be had. */
+async function revOf(core: ProxyCore, topic: string, eventsPath: string): Promise<number | null> {
+  try {
+    const answer = await issueCall<unknown>({ ...core, basePath: eventsPath, persist: false }, 'POST', '/poll', {
+      body: { cursors: { [topic]: null } },
+      background: true,
+      repeat: { withinMs: 0 },
+    });
+    const topics = isObject(answer) && isObject(answer.topics) ? answer.topics : {};
+    const entry = Object.hasOwn(topics, topic) ? topics[topic] : undefined;
+    const rev = isObject(entry) ? entry.rev : undefined;
+    return isWhole(rev) ? rev : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The error a failed read rejected with, as an Error. */
+const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
+
+/**
+ * Reads `proxy`'s list as a live list's first read does, once, for a server render: the topic's
+ * rev first (`eventsPath`, default `/events`), then the rows (`list(params)`, or `listPage()`'s
+ * `results`). Never rejects: a failed read gives no rows and its error. A TypeError when `proxy`
+ * is not a ViewSet proxy.
+ */
+export async function readLiveList<P extends object>(proxy: P, params?: LiveParams, options?: { eventsPath?: string }): Promise<LiveSnapshot<RecordOf<P>>> {
+  const core = internalsOf<ProxyCore>(proxy);
+  if (!core) throw new TypeError('readLiveList() takes a ViewSet proxy');
+  const rev = await revOf(core, core.basePath, options?.eventsPath ?? '/events');
+  const reader = proxy as unknown as Record<string, ((params?: LiveParams) => Promise<unknown>) | undefined>;
+  try {
+    const query = params && Object.keys(params).length ? { ...params } : undefined;
+    const answer = await (reader.list ? reader.list(query) : reader.listPage!(query));
+    const rows = Array.isArray(answer) ? answer : isObject(answer) && Array.isArray(answer.results) ? answer.results : null;
+    if (!rows) throw new TypeError('the list answer is not an array of records');
+    return { rows, rev, error: null };
+  } catch (error) {
+    return { rows: [], rev, error: asError(error) };
+  }
+}
+
+/**
+ * The current rev of `topic` (one poll from now, through `follow()`'s options: `baseUrl` or
+ * `peer`, `eventsPath`), for a server render whose client then follows `from` it; null when it
+ * cannot be had. A TypeError for options `follow()` refuses.
+ */
+export function readRev(topic: Topic, options: { baseUrl?: string; peer?: unknown; eventsPath?: string } = {}): Promise<number | null> {
+  return revOf(followCore(options)[1], topic, options.eventsPath ?? '/events');
+}
