@@ -22,7 +22,7 @@ const pkg = await import(pkgUrl);
 const vue = await import('vue');
 const { renderToString } = await import('vue/server-renderer');
 const { useCallActivity, useFollow, useLiveList, viewsetsSSR } = await import('../../pkg/vue/index.js');
-const { runInRequest, createRequestScope, requestScope } = await import('../../pkg/ssr/index.js');
+const { runInRequest, createRequestScope, requestScope, lookUpRequestScopeWith } = await import('../../pkg/ssr/index.js');
 const { h, createSSRApp, defineComponent, onServerPrefetch } = vue;
 
 let stack;
@@ -280,4 +280,29 @@ test('ssr: a request scope is closed by runInRequest even when the render throws
   );
   assert.equal(inside.closed, true);
   assert.throws(() => createRequestScope({ headers: { 'bad name': 'x' } }), TypeError);
+});
+
+test('ssr: a framework’s own lookup of the request’s scope (lookUpRequestScopeWith) — calls issued where it finds a scope belong to it, elsewhere to the process', async () => {
+  await ctl.reset();
+  const scope = createRequestScope({ headers: { authorization: 'Bearer looked-up' } });
+  let current;
+  lookUpRequestScopeWith(() => {
+    if (current === 'throw') throw new Error('outside a request');
+    return current;
+  });
+  try {
+    current = scope;
+    const call = items.slow(0.3);
+    assert.equal(pkg.pendingCallCount(), 1, 'the scope the lookup finds counts its call');
+    current = undefined;
+    assert.equal(pkg.pendingCallCount(), 0, 'the process scope does not');
+    current = 'throw';
+    assert.equal(pkg.pendingCallCount(), 0, 'a lookup that throws finds none');
+    await call;
+    const [entry] = (await ctl.log()).filter((entry) => entry.path === '/items/slow');
+    assert.equal(entry.headers.authorization, 'Bearer looked-up', 'the scope’s headers went with the call');
+  } finally {
+    lookUpRequestScopeWith(() => undefined);
+    await scope.close();
+  }
 });

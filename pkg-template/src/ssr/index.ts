@@ -52,8 +52,33 @@ interface Scope extends CallScope {
 }
 
 const storage = new AsyncLocalStorage<Scope>();
+/** Each handle's scope. */
+const scopes = new WeakMap<RequestScope, Scope>();
+/** A framework's own lookup of the request's scope (`lookUpRequestScopeWith`), asked when no `run()` is under way. */
+let lookUp: (() => RequestScope | undefined) | undefined;
 // One resolver per process: the package's runtime asks it for the scope of every call it issues.
-internalScopeResolver(() => storage.getStore());
+internalScopeResolver(() => storage.getStore() ?? looked());
+
+/** The scope the framework's lookup finds; none when it finds none or throws (outside a request). */
+function looked(): Scope | undefined {
+  try {
+    const found = lookUp?.();
+    return found ? scopes.get(found) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Where the render cannot be run inside `scope.run()`: `lookUp` finds the current request's scope
+ * by the framework's own request context (one made by `createRequestScope()` and kept there, e.g.
+ * by Nuxt's `useNuxtApp()` with its async context), asked whenever no `run()` is under way; it must
+ * answer undefined outside a request. One per process: a later call replaces it.
+ */
+export function lookUpRequestScopeWith(find: () => RequestScope | undefined): void {
+  if (typeof find !== 'function') throw new TypeError('lookUpRequestScopeWith(find) takes a function');
+  lookUp = find;
+}
 
 /** The header list the runtime merges under a call's headers (lower-case name: [name, value]). */
 function headerList(init: RequestScopeOptions['headers']): Map<string, [string, string]> {
@@ -94,6 +119,7 @@ export function createRequestScope(options: RequestScopeOptions = {}): RequestSc
       },
     },
   };
+  scopes.set(scope.handle, scope);
   return scope.handle;
 }
 
