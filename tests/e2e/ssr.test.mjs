@@ -306,3 +306,28 @@ test('ssr: a framework’s own lookup of the request’s scope (lookUpRequestSco
     await scope.close();
   }
 });
+
+test('ssr: a live list over a module-level muxws peer renders on the server too — the rev and the rows read over the socket, with the request’s headers; nothing left open but the peer', async () => {
+  await ctl.reset();
+  await ctl.clearFaults();
+  await other(stack.baseUrl, 'POST', '/items', { name: 'over the socket' });
+  const peer = await pkg.connectMuxws(stack.wsUrl);
+  try {
+    const wsItems = new (pkg.muxwsViewSet()('id', [pkg.ViewSetMixin]))({ basePath: '/items', peer, schemaCheck: false });
+    const Page = defineComponent({
+      setup() {
+        const { rows } = useLiveList(wsItems, undefined, { ssrKey: 'ws-items' });
+        return () => h('ul', rows.value.map((row) => h('li', row.name)));
+      },
+    });
+    const { html, payload } = await render(Page, 'Bearer socket-user');
+    assert.equal(html, '<ul><li>over the socket</li></ul>');
+    const [entry] = payload['ws-items'];
+    assert.ok(Number.isSafeInteger(entry.rev), `the rev: ${JSON.stringify(entry)}`);
+    const reads = (await ctl.log()).filter((item) => item.method === 'GET' && item.path === '/items');
+    assert.deepEqual(reads.map((item) => [item.transport, item.headers?.authorization]), [['muxws', 'Bearer socket-user']], 'read once over the socket, as the request’s user');
+    assert.equal(pkg.internalStats().calls, 0);
+  } finally {
+    await peer.close();
+  }
+});
