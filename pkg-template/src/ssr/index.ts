@@ -12,7 +12,8 @@
  *
  * Per request: the calls issued in it, its activity listeners, its call observers (the live
  * lists' own writes), the headers its calls send (`headers`: the incoming request's
- * `authorization`, `cookie`…), the live lists and followers opened in it (closed by `close()`).
+ * `authorization`, `cookie`…). In a request `liveList()` and `follow()` read once and follow
+ * nothing, so nothing a render opens outlives it.
  * Per process: the proxies (module-level, as the README writes them), the calls module, muxws
  * peers, the schema check. Nothing is persisted on a server (there is no IndexedDB).
  */
@@ -36,9 +37,9 @@ export interface RequestScope {
    */
   run<T>(fn: () => T): T;
   /**
-   * Ends the scope: every live list and follower opened in it is closed (nothing it opened polls,
-   * subscribes or waits on a timer afterwards); its activity listeners and call observers are
-   * dropped. Calls still in flight finish, told to nobody. Idempotent; resolves once all is closed.
+   * Ends the scope: its activity listeners and call observers are dropped. Calls still in flight
+   * finish, told to nobody. (Nothing else needs closing: in a request, `liveList()` and `follow()`
+   * read once and follow nothing.) Idempotent.
    */
   close(): Promise<void>;
   /** `close()` was called. */
@@ -47,7 +48,6 @@ export interface RequestScope {
 
 /** The scope's state, as the runtime reads it (`CallScope`), and the handle's. */
 interface Scope extends CallScope {
-  readonly closers: Set<() => unknown>;
   readonly handle: RequestScope;
 }
 
@@ -97,7 +97,6 @@ export function createRequestScope(options: RequestScopeOptions = {}): RequestSc
     listeners: new Set(),
     observers: new Set(),
     headers: headerList(options.headers),
-    closers: new Set(),
     handle: {
       run: (fn) => {
         if (typeof fn !== 'function') throw new TypeError('scope.run(fn) takes a function');
@@ -105,12 +104,6 @@ export function createRequestScope(options: RequestScopeOptions = {}): RequestSc
       },
       async close() {
         closed = true;
-        // a closer removes itself; one opened while closing is closed too
-        while (scope.closers.size) {
-          const batch = [...scope.closers];
-          scope.closers.clear();
-          await Promise.allSettled(batch.map((close) => close()));
-        }
         scope.listeners.clear();
         scope.observers.clear();
       },
