@@ -46,3 +46,9 @@ const devtools = await rolldown({ input: { 'devtools/index': `${from}/devtools-s
 const { output: devtoolsOutput } = await devtools.write({ dir: to, format: 'esm', entryFileNames: '[name].js' });
 if (devtoolsOutput.some((file) => file.type === 'chunk' && !file.isEntry)) throw new Error('bundle: the devtools subpath split off a shared chunk: the stub imports nothing');
 await devtools.close();
+// ssr/index.js: the subpath @dynamicforms/fastapi-viewsets/ssr (Node only), request scopes on
+// `node:async_hooks`; it imports the package by its own name (one runtime), never imported by
+// index.js or vue/index.js, so no browser bundle sees node:async_hooks. Not minified.
+const ssr = await rolldown({ input: { 'ssr/index': `${from}/ssr/index.js` }, platform: 'node', logLevel: 'warn', external: ['node:async_hooks', '@dynamicforms/fastapi-viewsets'] });
+await ssr.write({ dir: to, format: 'esm', entryFileNames: '[name].js' });
+await ssr.close();

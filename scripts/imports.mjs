@@ -19,7 +19,7 @@ const root = new URL('..', import.meta.url).pathname;
  * holds exactly the files of one file the package ships on its own, loaded on demand (its entry
  * named here). `vocabulary/` is the types every side shares, `shared/` pure rules any bundle may
  * import by value (a chunk bundled on its own then carries its own copy), `abi/` the tables rendered
- * from Rust, `vue/` the Vue subpath (it imports the package by its name).
+ * from Rust, `vue/` the Vue subpath and `ssr/` the server subpath (each imports the package by its name).
  */
 const CHUNKS = {
   muxws: { entry: 'muxws/driver', ships: 'muxws-driver.js (a dynamic import in index.js\'s build)' },
@@ -30,7 +30,7 @@ const CHUNKS = {
   devtools: { entry: 'devtools/panel', ships: 'devtools/panel.js (loaded by the devtools subpath)' },
 };
 /** The folders that are no chunk, and what each is. */
-const OTHERS = { '': 'index.js', vocabulary: 'types only', shared: 'pure rules', abi: 'generated tables', vue: 'the Vue subpath, vue/index.js', 'devtools-subpath': 'the devtools subpath, devtools/index.js and its stub devtools/stub.js' };
+const OTHERS = { '': 'index.js', vocabulary: 'types only', shared: 'pure rules', abi: 'generated tables', vue: 'the Vue subpath, vue/index.js', 'devtools-subpath': 'the devtools subpath, devtools/index.js and its stub devtools/stub.js', ssr: 'the server subpath (Node only), ssr/index.js' };
 /**
  * The one rendered file of the entry's: the muxws error classes by code (abi/muxws-errors.ts, which
  * imports errors.ts's classes), rendered beside the tables but linked by the entry only and handed to
@@ -163,12 +163,12 @@ for (const [node, list] of edges) {
       else if (kind === 'value' && folder === 'muxws' && entryReach.has(target)) failures.push(`${at} imports ${target} by value, which index.js links too: the driver's chunk would share a chunk with index.js (hand it in with muxwsServices)`);
     } else if (folder === '') {
       if (to in CHUNKS && kind === 'value') failures.push(`${at} imports ${target} by value: the entry imports a chunk only by type, by its URL or by a dynamic import`);
-      if (to === 'vue' || to === 'devtools-subpath') failures.push(`${at} imports ${target}: the ${to} subpath is above the entry`);
+      if (to === 'vue' || to === 'devtools-subpath' || to === 'ssr') failures.push(`${at} imports ${target}: the ${to} subpath is above the entry`);
     } else if (folder === 'vocabulary') {
       if (kind !== 'type') failures.push(`${at} imports ${target} by value: the vocabulary is types only`);
     } else if (folder === 'shared' || folder === 'abi') {
       if (!(ENTRY_SIDE_ABI.has(node) && target === 'errors')) failures.push(`${at} imports ${target}: ${shown(folder)} imports nothing outside it`);
-    } else if (folder === 'vue' || folder === 'devtools-subpath') {
+    } else if (folder === 'vue' || folder === 'devtools-subpath' || folder === 'ssr') {
       if (kind !== 'type') failures.push(`${at} imports ${target} by value: the ${folder} subpath imports the package by its name`);
     } else {
       failures.push(`${at}: in no folder the check knows (scripts/imports.mjs, CHUNKS and OTHERS)`);

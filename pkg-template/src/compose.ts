@@ -12,7 +12,7 @@ import { restTransport } from './rest.js';
 import { get, reading } from './caller.js';
 import { isWhole } from './shared/values.js';
 import type { CallRecord, Transport, ViewSetCall } from './vocabulary/call-types.js';
-import { issue, withKey } from './runtime.js';
+import { issue, resolver, withKey } from './runtime.js';
 
 
 import type { RequestInterceptor } from './rest.js';
@@ -275,7 +275,9 @@ function composeAndIssue<R>(
   if (signal !== null && !(typeof AbortSignal !== 'undefined' && signal instanceof AbortSignal)) {
     throw new TypeError('options.signal must be an AbortSignal');
   }
-  const headers: HeaderList = new Map(core.headers);
+  // a request scope's headers (a server's) beneath the proxy's
+  const scoped = resolver && resolver()?.headers;
+  const headers: HeaderList = new Map(scoped ? [...scoped, ...core.headers] : core.headers);
   reading('options.headers', () => applyHeaders(headers, get(options, 'headers'), 'options.headers'));
   headers.set('idempotency-key', ['Idempotency-Key', key.keyField]);
   const url = joinPath(core.baseUrl, fullPath) + (query ? `?${query}` : '');

@@ -6,14 +6,14 @@
  * `watch()` or `applyChanges()`: an app that never follows anything never downloads it.
  */
 import { get, internalsOf } from './caller.js';
-import { isWhole } from './shared/values.js';
+import { isObject, isWhole } from './shared/values.js';
 import { loadChunk } from './chunk.js';
-import type { ProxyCore } from './compose.js';
+import { issueCall, type ProxyCore } from './compose.js';
 import { followServices, type CheckedFollow, type FollowerState } from './follow-services.js';
 import type { Follower, FollowOptions, Topic, WatchOptions } from './vocabulary/events.js';
 import { muxwsTransport } from './peer-source.js';
 import { restTransport } from './rest.js';
-import { devTap, warn } from './runtime.js';
+import { devTap, resolver, warn } from './runtime.js';
 
 /** The follower's chunk, loaded once. */
 let chunk: Promise<typeof import('./follow/index.js')> | undefined;
@@ -61,7 +61,7 @@ function checked(options: unknown, from: unknown, onEvent: unknown): CheckedFoll
  * The handle of a follower of `topic`, returned at once; the chunk runs it once loaded, following
  * through `core` (its transport, headers and interceptors; `owner` names the channel).
  */
-function startFollower(owner: object, core: ProxyCore, topic: Topic, options: CheckedFollow, persistKey: string): Follower {
+function startFollower(owner: object, core: ProxyCore, persistKey: string, topic: Topic, options: CheckedFollow): Follower {
   const running = loadFollower().then((module) => module.start(followServices, handle, owner, core, options, persistKey));
   // its state (mode, cursor, scope, error) is written by the chunk alone; readonly to the application
   // (scope and error: undefined until the chunk writes them)
@@ -101,6 +101,62 @@ export function follow<P = unknown>(topic: Topic, options: FollowOptions<P> = {}
   if (typeof topic !== 'string' || !topic) throw new TypeError("topic must be a string such as '/items' or 'imports:7'");
   if (options === null || typeof options !== 'object') throw new TypeError('follow options must be an object');
   const base = checked(options, get(options, 'from') ?? 'now', get(options, 'onEvent'));
+  const [owner, core, persistKey] = followCore(options);
+  // in a request's scope (a server render): the topic's rev, nothing followed (a bundler drops
+  // this where no scope resolver is ever installed)
+  if (resolver && resolver()) return revFollower(core, topic, base.eventsPath);
+  return startFollower(owner, core, persistKey, topic, base);
+}
+
+/**
+ * A follower in a request's scope, on a server: it takes the topic's rev (its `cursor`, through
+ * the request's headers) and follows nothing, so no request's follower shares a channel with
+ * another's and nothing outlives the render; its mode is `'closed'` once `ready`, `onEvent` is never
+ * called. The client follows `from` that rev.
+ */
+function revFollower(core: ProxyCore, topic: Topic, eventsPath: string): Follower {
+  const listeners = new Set<(follower: Follower) => void>();
+  const handle = { topic, cursor: null, mode: 'poll', error: undefined } as unknown as Follower & FollowerState;
+  const ready = currentRev(core, topic, eventsPath).then((rev) => {
+    handle.cursor = rev;
+    handle.mode = 'closed';
+    for (const listener of [...listeners]) listener(handle);
+  });
+  return Object.assign(handle, {
+    ready,
+    catchUp: () => ready,
+    close: () => ready,
+    subscribe(listener: (follower: Follower) => void) {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
+  });
+}
+
+
+/** The current rev of `topic` through `core` (one poll from now, not repeated), or null when it cannot be had. */
+export async function currentRev(core: ProxyCore, topic: string, eventsPath: string): Promise<number | null> {
+  try {
+    const answer = await issueCall<unknown>({ ...core, basePath: eventsPath, persist: false }, 'POST', '/poll', {
+      body: { cursors: { [topic]: null } },
+      background: true,
+      repeat: { withinMs: 0 },
+    });
+    const topics = isObject(answer) && isObject(answer.topics) ? answer.topics : {};
+    const entry = Object.hasOwn(topics, topic) ? topics[topic] : undefined;
+    const rev = isObject(entry) ? entry.rev : undefined;
+    return isWhole(rev) ? rev : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * What a `follow()` with `options` goes through: its channel's owner (a peer's transport, or one
+ * object per REST origin), the core (transport, origin; no headers) and the key its cursors are
+ * persisted under. A TypeError for a peer and a baseUrl both, or no origin outside a web page.
+ */
+export function followCore(options: object): [owner: object, core: ProxyCore, persistKey: string] {
   const peer = get(options, 'peer');
   const baseUrl = get(options, 'baseUrl');
   const core: { -readonly [K in keyof ProxyCore]: ProxyCore[K] } = {
@@ -119,7 +175,7 @@ export function follow<P = unknown>(topic: Topic, options: FollowOptions<P> = {}
   if (peer !== undefined) {
     if (baseUrl !== undefined) throw new TypeError('follow takes peer or baseUrl, not both');
     const transport = (core.transport = muxwsTransport(peer));
-    return startFollower(transport, core, topic, base, 'muxws:');
+    return [transport, core, 'muxws:'];
   }
   const origin = baseUrl ?? (globalThis as { location?: { origin?: string } }).location?.origin;
   if (typeof origin !== 'string' || origin === 'null') {
@@ -127,16 +183,19 @@ export function follow<P = unknown>(topic: Topic, options: FollowOptions<P> = {}
   }
   let owner = origins.get(origin);
   if (!owner) origins.set(origin, (owner = {}));
-  return startFollower(owner, { ...core, baseUrl: origin }, topic, base, origin);
+  return [owner, { ...core, baseUrl: origin }, origin];
 }
 
-/** `proxy.watch(options)`: follows the proxy's own topic (its basePath) over its transport, headers and interceptors. */
-export function watchProxy(proxy: object, options: WatchOptions): Follower {
+/**
+ * `proxy.watch(options)`: follows the proxy's own topic (its basePath) over its transport, headers
+ * and interceptors, from now or from rev `from` (a live list hydrated from a server's read).
+ */
+export function watchProxy(proxy: object, options: WatchOptions, from: unknown = 'now'): Follower {
   const core = internalsOf<ProxyCore>(proxy);
   const onChange = get(options, 'onChange');
   if (!core || typeof onChange !== 'function') throw new TypeError('watch() is a ViewSet proxy method taking options with onChange, a function');
-  const base = checked(options, 'now', (event: { payload: unknown }) => onChange(event.payload, event));
-  return startFollower(core, core, core.basePath, base, `${core.baseUrl}|`);
+  const base = checked(options, from, (event: { payload: unknown }) => onChange(event.payload, event));
+  return startFollower(core, core, `${core.baseUrl}|`, core.basePath, base);
 }
 
 /** `proxy.applyChanges(rows, change)`: the rows with the change applied (the follower's chunk). */

@@ -23,6 +23,12 @@ export { freshPackage as internalFreshRuntime } from './fresh.js';
 /** What the devtools subpath's development entry uses of the package (its tap, cancelling a call): not for applications. */
 export { devtoolsServices as internalDevtools, type DevtoolsServices } from './devtools-services.js';
 export type { DevTap, SeenKind } from './vocabulary/devtools.js';
+/**
+ * Installs the current scope's resolver of a server integration (the `/ssr` subpath's, backed by
+ * `AsyncLocalStorage`): each request sees only its own calls. Not for applications.
+ */
+export { setScopeResolver as internalScopeResolver } from './runtime.js';
+export type { CallScope } from './vocabulary/call-types.js';
 
 // Proxies: the class factories and their base, and 0.6's shapes.
 export {
@@ -53,6 +59,8 @@ export {
 
 // Live lists: `liveList(proxy)` and its types (the logic is a chunk loaded by the first call).
 export { liveList } from './live.js';
+// A server render's reads: a live list's rows and the rev they are as of, a topic's rev.
+export { readLiveList, readRev, type LiveSnapshot } from './server-read.js';
 export type { LiveList, LiveOptions, LiveParams, LiveRow, LiveStaleReason, LiveStatus, PendingRow, PendingState, PendingWrite, PkFieldOf } from './vocabulary/live-types.js';
 
 // The built-in actions as mixins.

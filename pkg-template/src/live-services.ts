@@ -2,9 +2,10 @@
  * What the live list's chunk (live/live-list.ts) is given of the package, as one object with named
  * members, handed to it by live.ts instead of imported: the chunk imports from outside its folder
  * only types and shared/'s rules (a copy of which it carries), so it imports nothing of index.js. The follower's services (every app ships
- * them for `watch()`) and four more.
+ * them for `watch()`) and five more.
  */
 import { internalsOf } from './caller.js';
+import { watchProxy } from './follow.js';
 import { followServices } from './follow-services.js';
 import { addListener, openCalls, observeCalls } from './runtime.js';
 
@@ -24,6 +25,8 @@ export const liveServices = /* @__PURE__ */ (() => ({
   openCalls,
   /** Adds a call-activity listener (a write being repeated). */
   addListener,
+  /** A proxy's `watch()` from a rev (a list hydrated from a server's read) or from now. */
+  watchProxy,
 }))();
 
 /** The type of {@link liveServices}. */

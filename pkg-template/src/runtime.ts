@@ -25,7 +25,7 @@ import { now } from './clock.js';
 import { online } from './online.js';
 import { wakeup } from './timer.js';
 import { apiBody, describe, internalsOf } from './caller.js';
-import type { CallActivityEvent, CallRecord, CallObserver, Outcome, PendingCall, Transport, ViewSetCall } from './vocabulary/call-types.js';
+import type { CallActivityEvent, CallRecord, CallObserver, CallScope, Outcome, PendingCall, Transport, ViewSetCall } from './vocabulary/call-types.js';
 import type { DevTap } from './vocabulary/devtools.js';
 import {
   AttemptTimeoutError,
@@ -56,23 +56,42 @@ export function cancelCall(key: string): void {
   pump();
 }
 
-/** The observers of calls (a Set: told in the order they were added). */
+/** The observers of the page's calls (a Set: told in the order they were added). */
 const observers = new Set<CallObserver>();
 
-/** Adds `observer`, told of every call issued and settled from now on; returns its remover. */
-export function observeCalls(observer: CallObserver): () => void {
-  observers.add(observer);
-  return () => void observers.delete(observer);
+/**
+ * The resolver of the request scope the caller runs in, installed by a server integration (the
+ * `/ssr` subpath, backed by `AsyncLocalStorage`): each request then sees only its own calls, and
+ * what is issued outside every request is the page's (the process's). Never set in a browser,
+ * where the page is the one scope: every use below is a branch on it, which a bundler drops from
+ * an app that does not import the subpath (the REST-only app ships not one byte of scopes).
+ */
+export let resolver: (() => CallScope | undefined) | undefined;
+
+/** Installs `resolve` as the request scope's resolver. The package exports it as `internalScopeResolver`. */
+export function setScopeResolver(resolve: () => CallScope | undefined): void {
+  resolver = resolve;
 }
 
-/** The calls not settled yet (each record as the runtime holds it): a live list opened shows its pending writes. */
-export function openCalls(): IterableIterator<CallRecord> {
-  return state.calls.values();
+/** The events of a batch that belong to a request scope, with it (told to its listeners, not the page's). */
+const owners = new WeakMap<CallActivityEvent, CallScope>();
+
+/** Adds `observer`, told of every call issued and settled (in the caller's request scope, if any) from now on; returns its remover. */
+export function observeCalls(observer: CallObserver): () => void {
+  const set = (resolver && resolver()?.observers) || observers;
+  set.add(observer);
+  return () => void set.delete(observer);
+}
+
+/** The calls not settled yet (of the caller's request scope, if any; each record as the runtime holds it): a live list opened shows its pending writes. */
+export function openCalls(): Iterable<CallRecord> {
+  const mine = resolver && resolver();
+  return resolver ? [...state.calls.values()].filter((call) => call.scope === mine) : state.calls.values();
 }
 
 /** Tells the observers about a call; one that fails harms neither the call nor the others. */
 function tellObserver(call: CallRecord, what: 'issued' | 'settled'): void {
-  for (const observer of observers) {
+  for (const observer of (resolver && call.scope?.observers) || observers) {
     try {
       observer[what](call);
     } catch (error) {
@@ -142,6 +161,7 @@ export function issue<R>(call: CallRecord, signal: AbortSignal | null): ViewSetC
   );
   call.id = id;
   call.promise = promise;
+  if (resolver) call.scope = resolver();
   state.calls.set(id, call);
   tellObserver(call, 'issued');
   if (signal) watchSignal(call, signal);
@@ -255,7 +275,7 @@ function notify(): void {
   delivering = true;
   // a for-of over the array goes on to the events pushed while it runs; a listener's throw is caught
   for (const event of state.events) {
-    for (const listener of [...state.listeners]) {
+    for (const listener of [...((resolver && owners.get(event)?.listeners) || state.listeners)]) {
       try {
         listener(event);
       } catch (error) {
@@ -396,9 +416,9 @@ function withCallProps(error: unknown, props: ErrorProps, call: CallRecord): unk
 
 /** Queues the event of an activity record, told to the listeners once the batch is done. */
 function queueActivity(id: number, type: ActivityType, count: number, ended: number, delayMs: number, waitsForReconnect: boolean, ok: boolean, at: number): void {
-  if (state.listeners.size === 0) return;
+  if (!resolver && state.listeners.size === 0) return;
   const call = state.calls.get(id);
-  if (!call) return;
+  if (!call || (resolver && ((call.scope ?? state).listeners.size === 0))) return;
   const base = {
     key: call.key,
     method: call.method,
@@ -408,12 +428,13 @@ function queueActivity(id: number, type: ActivityType, count: number, ended: num
     at,
     ...(call.resumed && { resumed: true as const }),
   };
-  state.events.push(
+  const queued = state.events.push(
     type === ActivityType.Retry ? { type: 'retry', ...base, attempt: count, ended: ENDED[ended], delayMs, waitsForReconnect }
     : type === ActivityType.Settle ? { type: 'settle', ...base, ok, attempts: count, ended: ENDED[ended] }
     : type === ActivityType.Wait ? { type: 'wait', ...base, reason: WAIT_REASONS[count] }
     : { type: 'start', ...base },
   );
+  if (resolver && call.scope) owners.set(state.events[queued - 1], call.scope);
 }
 
 /** Reports a failure nobody awaits on the console; a console that throws changes nothing. */
@@ -428,21 +449,23 @@ export function warn(message: string, detail: unknown): void {
 /** Adds an activity listener; returns the function that removes it. */
 export function addListener(listener: (event: CallActivityEvent) => void): () => void {
   const entry = (event: CallActivityEvent): void => listener(event);
-  state.listeners.add(entry);
+  const scoped = resolver && resolver();
+  (scoped || state).listeners.add(entry);
   return () => {
-    state.listeners.delete(entry);
+    (scoped || state).listeners.delete(entry);
   };
 }
 
-/** The calls that have not settled, oldest first. */
+/** The calls that have not settled (of the caller's request scope, if any), oldest first. */
 export function pendingCalls(): PendingCall[] {
+  const mine = resolver && resolver();
   const count = engine.pending_fill();
   const list = records(engine.pending_records(), count, Layout.PendingFields);
   const out: PendingCall[] = [];
   for (let at = 0; at < list.length; at += Layout.PendingFields) {
     readPending(list, at, (id, issuedAt, unansweredAttempts, nextAttemptAt, flags, reason) => {
       const call = state.calls.get(id);
-      if (!call) return;
+      if (!call || (resolver && call.scope !== mine)) return;
       out.push({
         key: call.key,
         method: call.method,
@@ -461,8 +484,14 @@ export function pendingCalls(): PendingCall[] {
   return out;
 }
 
-/** How many calls have not settled, background calls left out. */
+/** How many calls have not settled (of the caller's request scope, if any), background calls left out. */
 export function pendingCallCount(): number {
+  if (resolver) {
+    const mine = resolver();
+    let count = 0;
+    for (const call of state.calls.values()) if (call.scope === mine && !call.background) count++;
+    return count;
+  }
   return engine.pending_count();
 }
 
@@ -539,7 +568,7 @@ export function stats(): Record<string, number | boolean> {
   const figures: Record<string, number | boolean> = {
     calls: state.calls.size,
     engineCalls: engine.live_calls(),
-    listeners: state.listeners.size,
+    listeners: ((resolver && resolver()?.listeners) || state.listeners).size,
     timerArmed: engine.next_timeout() >= 0,
     peers: state.livePeers,
     callsMemoryBytes: memoryBytes(),

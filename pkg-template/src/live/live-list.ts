@@ -226,12 +226,18 @@ class LiveEngine {
     for (const call of [...kit.openCalls()]) showOwn(kit, this, call);
     this.#unlisten.push(kit.addListener((event) => this.#activity(event)));
 
-    const pick = (name: keyof LiveOptions) => ((options as Record<string, unknown> | undefined)?.[name] === undefined ? {} : { [name]: (options as Record<string, unknown>)[name] });
-    // The follower first: the read goes out once it holds a cursor from before it.
-    this.#follower = (proxy as { watch(options: object): Follower }).watch({
-      ...pick('pollIntervalMs'),
-      ...pick('checkIntervalMs'),
-      ...pick('eventsPath'),
+    // rows a server read (`readLiveList()`) and the rev they are as of: shown at once, no first read,
+    // followed from that rev (a change made since is delivered once)
+    const initial = options?.initial;
+    // (its rev is checked as the follower's `from`)
+    if (initial && !Array.isArray(initial.rows)) throw new TypeError('liveList(): initial.rows must be an array');
+
+    // The follower first: the read goes out once it holds a cursor from before it. (An option not
+    // given is undefined here, which the follower takes as not given.)
+    this.#follower = kit.watchProxy(proxy, {
+      pollIntervalMs: options?.pollIntervalMs,
+      checkIntervalMs: options?.checkIntervalMs,
+      eventsPath: options?.eventsPath,
       onChange: (change: RecordsChanged, event: EventMessage<RecordsChanged>) => {
         this.#change(change);
         this.#tell(options?.onChange, change, event);
@@ -244,10 +250,11 @@ class LiveEngine {
         this.#refused = error;
         this.#changed(false);
       },
-    });
+    } as never, initial ? initial.rev : 'now');
     handle.follower = this.#follower;
     this.#unlisten.push(this.#follower.subscribe(() => this.#followerNews()));
-    this.#follower.ready.then(
+    if (initial) this.#land(initial.rows as unknown[], ++this.#tick);
+    else this.#follower.ready.then(
       () => this.#read(),
       () => {
         // refused, or its first poll failed (it keeps trying): the rows are read all the same, and

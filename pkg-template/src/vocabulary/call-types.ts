@@ -196,6 +196,22 @@ export interface CallRecord<S = unknown, C = unknown> extends CallRequest {
   reject: (reason: unknown) => void;
   /** Removes the listener on the caller's `AbortSignal`. */
   unwatch: (() => void) | null;
+  /** The scope the call was issued in (set by `issue`): who may see it. */
+  scope?: CallScope;
+}
+
+/**
+ * What one scope sees of the calls: its own. A page has one scope; on a server a request has its
+ * own (the `/ssr` subpath installs a resolver backed by `AsyncLocalStorage`), so no request sees
+ * another's calls, activity or pending writes.
+ */
+export interface CallScope {
+  /** Its activity listeners (`onCallActivity`). */
+  readonly listeners: Set<(event: CallActivityEvent) => void>;
+  /** Its call observers: open live lists (their own writes), the store of persisted calls. */
+  readonly observers: Set<CallObserver>;
+  /** Headers every call issued in it sends beneath the proxy's and the call's (a request's, on a server). */
+  readonly headers?: HeaderList;
 }
 
 /** A `Promise<R>` with the call's Idempotency-Key, readable before the call settles. */

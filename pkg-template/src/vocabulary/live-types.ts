@@ -98,6 +98,12 @@ export interface LiveOptions {
   onChange?(change: RecordsChanged, event: EventMessage<RecordsChanged>): void;
   /** Told that the server no longer held what was missed: the list reads again. */
   onResync?(info: ResyncInfo): void;
+  /**
+   * Rows read elsewhere (a server render's `readLiveList()`) and the rev they are as of: the list
+   * shows them at once, reads nothing, and follows from `rev`, so each change made since is
+   * delivered once.
+   */
+  initial?: { rows: readonly unknown[]; rev: number };
 }
 
 /**

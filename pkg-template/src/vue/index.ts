@@ -9,25 +9,40 @@
  * Each opens what it follows in the effect scope it is called in (a component's `setup()`, an
  * `effectScope()`, a Pinia setup store) and closes it when that scope ends. It imports the package
  * by its name (a package may import itself through its exports), so an app has one runtime.
+ *
+ * In a server render (`renderToString`) they open nothing: `useLiveList` reads once, awaited by the
+ * render (`onServerPrefetch`), `useFollow` takes its topic's rev, `useCallActivity` shows nothing
+ * pending; with `viewsetsSSR()` installed, what they read goes into a payload the client hydrates
+ * from, with no second read, following from the rev the server's read is as of.
  */
 import {
   computed,
+  getCurrentInstance,
+  inject,
+  onMounted,
   onScopeDispose,
+  onServerPrefetch,
   ref,
   shallowReadonly,
   shallowRef,
+  ssrContextKey,
   toValue,
   watch,
+  type App,
   type ComputedRef,
+  type InjectionKey,
   type MaybeRefOrGetter,
   type Ref,
   type ShallowRef,
 } from 'vue';
 import {
   follow,
+  HttpError,
   liveList,
   onCallActivity,
   pendingCalls,
+  readLiveList,
+  readRev,
   retryNow,
   type EventMessage,
   type Follower,
@@ -81,6 +96,132 @@ export interface UseLiveList<T> {
 
 const LOADING: LiveStatus = Object.freeze({ mode: 'poll', loading: true, stale: true, why: 'loading', error: null });
 
+// ------------------------------------------------------------------------------------- SSR
+
+/**
+ * What a server render read, for the client to hydrate from: entries by key, the n-th use of a key
+ * in the render at the n-th place. JSON-safe (rows as the server sent them, errors as plain objects).
+ */
+export type ViewsetsPayload = Record<string, unknown[]>;
+
+/** A server's read of a live list, as the payload carries it. */
+interface LiveEntry {
+  rows: unknown[];
+  /** The rev the read is as of (null: none could be had; the client reads again). */
+  rev: number | null;
+  /** The read's error, as a plain object (null: it succeeded). */
+  error: PlainError | null;
+}
+
+/** An error in the payload: what the client makes it again from (an `HttpError` when it had a status). */
+interface PlainError {
+  name: string;
+  message: string;
+  status?: number;
+  body?: unknown;
+}
+
+/** The Vue plugin that carries a server render's reads to the client. */
+export interface ViewsetsSSR {
+  /** `app.use(viewsetsSSR(…))`: the composables of the app find it. */
+  install(app: App): void;
+  /** On the server, after the render: what it read, a JSON-safe plain object for the client. */
+  payload(): ViewsetsPayload;
+  /** `payload()` as JSON that is safe inside a `<script>` element (`<`, `>`, `&`, U+2028/9 escaped). */
+  serialize(): string;
+}
+
+/** What the composables use of the plugin. */
+interface Plugin extends ViewsetsSSR {
+  /** Server: the place of the next use of `key`; the entry is written there once read. */
+  reserve(key: string): (entry: unknown) => void;
+  /** Client: the entry of the next use of `key`, if the server wrote one. */
+  take(key: string): unknown;
+  /** Client: a server's payload was given (the app hydrates the server's HTML). */
+  readonly hydrates: boolean;
+}
+
+const PLUGIN: InjectionKey<Plugin> = Symbol('fastapi-viewsets ssr');
+
+/**
+ * The plugin that carries what a server render reads to the client. On the server
+ * `app.use(viewsetsSSR())`, render, then put `payload()` (or `serialize()`) in the page; on the
+ * client `app.use(viewsetsSSR(payload))` before mounting: `useLiveList` and `useFollow` start from
+ * the server's rows and rev, with no second read. A payload that is not what the server wrote is
+ * ignored (the composables read as without one).
+ */
+export function viewsetsSSR(payload?: ViewsetsPayload | null): ViewsetsSSR {
+  const written: ViewsetsPayload = {};
+  const given: Record<string, unknown> = payload !== null && typeof payload === 'object' && !Array.isArray(payload) ? payload : {};
+  const uses = new Map<string, number>();
+  const next = (key: string): number => {
+    const at = uses.get(key) ?? 0;
+    uses.set(key, at + 1);
+    return at;
+  };
+  const plugin: Plugin = {
+    hydrates: given === payload,
+    install(app) {
+      app.provide(PLUGIN, plugin);
+    },
+    payload: () => JSON.parse(JSON.stringify(written)) as ViewsetsPayload,
+    serialize: () => JSON.stringify(written).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
+    reserve(key) {
+      const list = (written[key] ??= []);
+      const at = next(key);
+      list[at] = null;
+      return (entry) => void (list[at] = entry);
+    },
+    take(key) {
+      const list = Object.hasOwn(given, key) ? given[key] : undefined;
+      const at = next(key);
+      return Array.isArray(list) ? list[at] : undefined;
+    },
+  };
+  return plugin;
+}
+
+/** In a component rendered on the server (`renderToString`), the plugin or null; undefined when not on a server. */
+function onServer(): { plugin: Plugin | null } | undefined {
+  if (!getCurrentInstance()) return undefined;
+  return inject(ssrContextKey, null) ? { plugin: inject(PLUGIN, null) } : undefined;
+}
+
+/** The plugin in a component of the client, if installed. */
+function hydrating(): Plugin | null {
+  return getCurrentInstance() ? inject(PLUGIN, null) : null;
+}
+
+/** An error as the payload carries it. */
+function plainError(error: Error): PlainError {
+  const plain: PlainError = { name: error.name, message: error.message };
+  if (error instanceof HttpError) Object.assign(plain, { status: error.status, body: error.body });
+  return plain;
+}
+
+/** The error a payload carries, made again (an `HttpError` when it had a status). */
+function errorOf(plain: PlainError): Error {
+  const error = typeof plain.status === 'number' ? new HttpError(plain.status, plain.body, {}, plain.message) : new Error(String(plain.message));
+  if (typeof plain.name === 'string') error.name = plain.name;
+  return error;
+}
+
+/** A payload entry of a live list, if it is one. */
+function liveEntry(value: unknown): LiveEntry | undefined {
+  const entry = value as LiveEntry | null | undefined;
+  return entry && typeof entry === 'object' && Array.isArray(entry.rows) && (entry.rev === null || Number.isSafeInteger(entry.rev)) ? entry : undefined;
+}
+
+/** The status a server's read shows (the same on both sides of the hydration). */
+function readStatus(error: Error | null): LiveStatus {
+  return Object.freeze(error ? { mode: 'poll', loading: false, stale: true, why: 'read-failed', error } : { mode: 'poll', loading: false, stale: false, why: null, error: null });
+}
+
+/** The payload key of a live list: `ssrKey`, else its proxy's base path and its params. */
+function liveKey(proxy: unknown, params: unknown, options: { ssrKey?: string } | undefined): string {
+  return options?.ssrKey ?? `live:${String((proxy as { basePath?: unknown } | null)?.basePath)}|${JSON.stringify(params ?? null)}`;
+}
+
 /**
  * A live list of `proxy`'s records (`liveList(proxy, params, options)`) as refs. `proxy` and `params`
  * may be refs or getters: a change opens the list again (the rows shown until the new list's
@@ -89,13 +230,43 @@ const LOADING: LiveStatus = Object.freeze({ mode: 'poll', loading: true, stale: 
 export function useLiveList<P extends ViewSetBase>(
   proxy: MaybeRefOrGetter<P>,
   params?: MaybeRefOrGetter<LiveParams | undefined>,
-  options?: LiveOptions,
+  options?: LiveOptions & { ssrKey?: string },
 ): UseLiveList<LiveRowOf<P>> {
   type T = LiveRowOf<P>;
   const rows = shallowRef<readonly T[]>(Object.freeze([]));
   const status = shallowRef<LiveStatus>(LOADING);
   const pending = shallowRef<readonly PendingWrite<T>[]>(Object.freeze([]));
   const list = shallowRef<LiveList<T> | null>(null);
+  const { ssrKey, ...listOptions } = options ?? {};
+  const server = onServer();
+  if (server) {
+    // a server render: one read, awaited by the render, and nothing opened
+    const key = liveKey(toValue(proxy), toValue(params), { ssrKey });
+    const write = server.plugin?.reserve(key);
+    onServerPrefetch(async () => {
+      const query = toValue(params);
+      const read = await readLiveList(toValue(proxy), query && { ...query }, listOptions.eventsPath === undefined ? undefined : { eventsPath: listOptions.eventsPath });
+      rows.value = Object.freeze(read.rows) as readonly T[];
+      status.value = readStatus(read.error);
+      write?.({ rows: read.rows, rev: read.rev, error: read.error && plainError(read.error) } satisfies LiveEntry);
+    });
+    return {
+      rows: shallowReadonly(rows) as Readonly<ShallowRef<readonly T[]>>,
+      status: shallowReadonly(status) as Readonly<ShallowRef<LiveStatus>>,
+      pending: shallowReadonly(pending) as Readonly<ShallowRef<readonly PendingWrite<T>[]>>,
+      pendingOf: () => undefined,
+      dismiss: () => {},
+      refresh: () => Promise.resolve(),
+      list: shallowReadonly(list) as Readonly<ShallowRef<LiveList<T> | null>>,
+    };
+  }
+  // the client of a server render: the server's rows and status first (the hydration matches)
+  const entry = liveEntry(hydrating()?.take(liveKey(toValue(proxy), toValue(params), { ssrKey })));
+  if (entry) {
+    rows.value = Object.freeze([...entry.rows]) as readonly T[];
+    status.value = readStatus(entry.error && errorOf(entry.error));
+  }
+  let hydrated = entry;
   let stop: (() => void) | null = null;
   const close = (): void => {
     stop?.();
@@ -106,7 +277,11 @@ export function useLiveList<P extends ViewSetBase>(
     () => [toValue(proxy), toValue(params)] as const,
     ([target, query]) => {
       close();
-      const opened = liveList(target, query && { ...query }, options) as unknown as LiveList<T>;
+      // hydrated: no first read, followed from the server's rev (a read that failed there is read again)
+      const from = hydrated;
+      hydrated = undefined;
+      const initial = from && !from.error && from.rev !== null ? { initial: { rows: from.rows, rev: from.rev } } : {};
+      const opened = liveList(target, query && { ...query }, { ...listOptions, ...initial }) as unknown as LiveList<T>;
       list.value = opened;
       const sync = (): void => {
         status.value = opened.status;
@@ -115,7 +290,8 @@ export function useLiveList<P extends ViewSetBase>(
         if (!opened.status.loading) rows.value = opened.rows;
       };
       stop = opened.subscribe(sync);
-      sync();
+      // hydrated: the refs keep the server's values until the list tells its own
+      if (!from) sync();
     },
     { immediate: true, deep: true },
   );
@@ -163,10 +339,31 @@ export interface UseCallActivity {
 export function useCallActivity(): UseCallActivity {
   const pending = shallowRef<readonly PendingCall[]>([]);
   const now = ref(Date.now());
+  const nextAttemptAt = computed(() => {
+    const due = pending.value.map((call) => call.nextAttemptAt).filter((at): at is number => at !== null);
+    return due.length ? Math.min(...due) : null;
+  });
+  const activity = (offline: Ref<boolean>): UseCallActivity => ({
+    pending: shallowReadonly(pending) as Readonly<ShallowRef<readonly PendingCall[]>>,
+    pendingCount: computed(() => pending.value.length),
+    repeating: computed(() => pending.value.filter((call) => offline.value || call.unansweredAttempts > 0 || call.waitingFor === 'offline' || call.waitingFor === 'reconnect')),
+    nextAttemptAt,
+    secondsToNextAttempt: computed(() => (nextAttemptAt.value === null ? null : Math.max(0, Math.ceil((nextAttemptAt.value - now.value) / 1000)))),
+    offline: shallowReadonly(offline),
+    retryNow,
+  });
+  // a server render: nothing pending, no listener, no timer (the server's calls are not the page's,
+  // so the HTML is what the client shows when it hydrates)
+  if (onServer()) return activity(ref(false));
   const scope = globalThis as { navigator?: { onLine?: unknown }; addEventListener?: (type: string, listener: () => void) => void; removeEventListener?: (type: string, listener: () => void) => void };
-  const offline = ref(scope.navigator?.onLine === false);
+  // hydrating the server's HTML: its values (nothing pending, online) until the app is mounted, so
+  // the hydration matches whatever the client has under way
+  const hydrates = hydrating()?.hydrates === true;
+  const offline = ref(!hydrates && scope.navigator?.onLine === false);
   let timer: ReturnType<typeof setInterval> | undefined;
+  let mounted = !hydrates;
   const update = (): void => {
+    if (!mounted) return;
     pending.value = Object.freeze(pendingCalls().filter((call) => !call.background));
     now.value = Date.now();
     offline.value = scope.navigator?.onLine === false;
@@ -179,26 +376,19 @@ export function useCallActivity(): UseCallActivity {
   const stop = onCallActivity(update);
   scope.addEventListener?.('online', update);
   scope.addEventListener?.('offline', update);
-  update();
+  if (hydrates) {
+    onMounted(() => {
+      mounted = true;
+      update();
+    });
+  } else update();
   onScopeDispose(() => {
     stop();
     clearInterval(timer);
     scope.removeEventListener?.('online', update);
     scope.removeEventListener?.('offline', update);
   });
-  const nextAttemptAt = computed(() => {
-    const due = pending.value.map((call) => call.nextAttemptAt).filter((at): at is number => at !== null);
-    return due.length ? Math.min(...due) : null;
-  });
-  return {
-    pending: shallowReadonly(pending) as Readonly<ShallowRef<readonly PendingCall[]>>,
-    pendingCount: computed(() => pending.value.length),
-    repeating: computed(() => pending.value.filter((call) => offline.value || call.unansweredAttempts > 0 || call.waitingFor === 'offline' || call.waitingFor === 'reconnect')),
-    nextAttemptAt,
-    secondsToNextAttempt: computed(() => (nextAttemptAt.value === null ? null : Math.max(0, Math.ceil((nextAttemptAt.value - now.value) / 1000)))),
-    offline: shallowReadonly(offline),
-    retryNow,
-  };
+  return activity(offline);
 }
 
 /** What `useFollow()` gives. */
@@ -218,12 +408,29 @@ export interface UseFollow<P> {
  * ref or a getter (a change follows the new topic). `options.onEvent` gets each event as with
  * `follow()`; `last` holds the latest.
  */
-export function useFollow<P = unknown>(topic: MaybeRefOrGetter<Topic>, options: FollowOptions<P> = {}): UseFollow<P> {
+export function useFollow<P = unknown>(topic: MaybeRefOrGetter<Topic>, options: FollowOptions<P> & { ssrKey?: string } = {}): UseFollow<P> {
   const mode = ref<FollowerMode>('poll');
   const cursor = ref<number | null>(null);
   const error = shallowRef<Error | undefined>(undefined);
   const last = shallowRef<EventMessage<P> | undefined>(undefined);
   const follower = shallowRef<Follower | null>(null);
+  const done = { mode: shallowReadonly(mode), cursor: shallowReadonly(cursor), error: shallowReadonly(error) as Readonly<ShallowRef<Error | undefined>>, last: shallowReadonly(last) as Readonly<ShallowRef<EventMessage<P> | undefined>>, follower: shallowReadonly(follower) as Readonly<ShallowRef<Follower | null>> };
+  const { ssrKey, ...followOptions } = options;
+  const key = ssrKey ?? `follow:${String(toValue(topic))}`;
+  const server = onServer();
+  if (server) {
+    // a server render: the topic's rev, awaited by the render, and no follower
+    const write = server.plugin?.reserve(key);
+    onServerPrefetch(async () => {
+      cursor.value = await readRev(toValue(topic), followOptions as { baseUrl?: string; peer?: unknown; eventsPath?: string }).catch(() => null);
+      write?.({ cursor: cursor.value });
+    });
+    return done;
+  }
+  // the client of a server render: its rev first, followed from it
+  const given = hydrating()?.take(key) as { cursor?: unknown } | undefined;
+  let from = given && Number.isSafeInteger(given.cursor) ? (given.cursor as number) : undefined;
+  if (from !== undefined) cursor.value = from;
   let stop: (() => void) | null = null;
   const close = (): void => {
     stop?.();
@@ -236,23 +443,27 @@ export function useFollow<P = unknown>(topic: MaybeRefOrGetter<Topic>, options: 
       close();
       const onEvent = options.onEvent;
       const opened = follow<P>(name, {
-        ...options,
+        ...followOptions,
+        ...(from !== undefined && { from }),
         onEvent: (event) => {
           last.value = event;
           return onEvent?.(event);
         },
       });
       follower.value = opened;
+      const kept = from;
       const sync = (): void => {
         mode.value = opened.mode;
-        cursor.value = opened.cursor;
+        cursor.value = opened.cursor ?? kept ?? null;
         error.value = opened.error;
       };
       stop = opened.subscribe(sync);
-      sync();
+      // hydrated: the refs keep the server's rev until the follower tells its own
+      if (kept === undefined) sync();
+      from = undefined;
     },
     { immediate: true },
   );
   onScopeDispose(close);
-  return { mode: shallowReadonly(mode), cursor: shallowReadonly(cursor), error: shallowReadonly(error) as Readonly<ShallowRef<Error | undefined>>, last: shallowReadonly(last) as Readonly<ShallowRef<EventMessage<P> | undefined>>, follower: shallowReadonly(follower) as Readonly<ShallowRef<Follower | null>> };
+  return done;
 }

@@ -14,6 +14,8 @@ import {
   type WaitReason,
 } from '@dynamicforms/fastapi-viewsets';
 import { FastapiViewsetsDevtools, mountDevtools, recordCalls, type AttemptEnd, type CallView } from '@dynamicforms/fastapi-viewsets/devtools';
+import { liveList, readLiveList, readRev, type LiveSnapshot } from '@dynamicforms/fastapi-viewsets';
+import { createRequestScope, lookUpRequestScopeWith, requestScope, runInRequest, type RequestScope } from '@dynamicforms/fastapi-viewsets/ssr';
 
 interface Item { id: number; name: string }
 
@@ -99,3 +101,19 @@ void [unmount, FastapiViewsetsDevtools.name];
 const ended: AttemptEnd = 'answer-lost';
 const shown = (call: CallView): string => `${call.method} ${call.path} ${call.key} ${call.attempts.length} ${call.state}`;
 void [ended, shown];
+// README, Rendering on a server: a request scope, the server's read, the client's start from it
+export async function serverRender(items: InstanceType<typeof ItemApi>, authorization: string): Promise<string> {
+  const snapshot: LiveSnapshot<Item> = await runInRequest(() => readLiveList(items, { sort: 'name' }), { headers: { authorization } });
+  const rows: Item[] = snapshot.rows;
+  const rev: number | null = snapshot.rev;
+  const error: Error | null = snapshot.error;
+  if (rev !== null) liveList(items, undefined, { initial: { rows, rev } });
+  const scope: RequestScope = createRequestScope({ headers: [['cookie', 'sid=1']] });
+  const inside: RequestScope | undefined = scope.run(() => requestScope());
+  lookUpRequestScopeWith(() => inside);
+  await scope.close();
+  const cursor: number | null = await readRev('/items', { baseUrl: 'https://api.example.com' });
+  // @ts-expect-error initial needs its rev
+  liveList(items, undefined, { initial: { rows } });
+  return `${rows.length} ${cursor} ${error?.message} ${scope.closed}`;
+}
