@@ -46,13 +46,11 @@ await ssr.write({ dir: to, format: 'esm', entryFileNames: '[name].js' });
 await ssr.close();
 // nuxt/: the subpath @dynamicforms/fastapi-viewsets/nuxt, the Nuxt module (module.js, run by Nuxt at
 // build time in Node) and what it adds to an app: its plugins (plugin-server.js, plugin-client.js) and
-// Nitro's (nitro.js). Each imports the package's subpaths by their names (one runtime per page, one
-// scope resolver per process), Vue and Node's modules, all left as imports; not minified.
-const nuxt = await rolldown({
-  input: Object.fromEntries(['module', 'plugin-server', 'plugin-client', 'nitro'].map((name) => [`nuxt/${name}`, `${from}/nuxt/${name}.js`])),
-  platform: 'neutral',
-  logLevel: 'warn',
-  external: ['vue', /^@dynamicforms\/fastapi-viewsets(\/|$)/, /^node:/],
-});
-await nuxt.write({ dir: to, format: 'esm', entryFileNames: '[name].js' });
-await nuxt.close();
+// Nitro's (nitro.js). Each is bundled on its own (what they share is a constant); each imports the
+// package's subpaths by their names (one runtime per page, one scope resolver per process), Vue,
+// Nuxt's `#app` and Node's modules, all left as imports; not minified.
+for (const name of ['module', 'plugin-server', 'plugin-client', 'nitro']) {
+  const nuxt = await rolldown({ input: { [`nuxt/${name}`]: `${from}/nuxt/${name}.js` }, platform: 'neutral', logLevel: 'warn', external: ['vue', '#app', /^@dynamicforms\/fastapi-viewsets(\/|$)/, /^node:/] });
+  await nuxt.write({ dir: to, format: 'esm', entryFileNames: '[name].js' });
+  await nuxt.close();
+}

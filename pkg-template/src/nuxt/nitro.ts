@@ -8,6 +8,7 @@
  * rendered).
  */
 import { createRequestScope } from '@dynamicforms/fastapi-viewsets/ssr';
+import { SCOPE_KEY } from './nuxt-app.js';
 
 /** The part of Nitro's app the plugin wraps: h3's app, whose handler every request goes through. */
 export interface NitroAppLike {
@@ -17,6 +18,8 @@ export interface NitroAppLike {
 /** What the plugin reads of a request's event (h3 1.x). */
 export interface H3EventLike {
   node?: { req?: { headers?: Record<string, string | string[] | undefined> } };
+  /** What the request's handlers share: the scope goes here, for the page plugin. */
+  context?: Record<string, unknown>;
 }
 
 /** The options the module hands the plugin. */
@@ -41,6 +44,7 @@ export function scopeEachRequest(nitroApp: NitroAppLike, options: NitroOptions):
   const handler = nitroApp.h3App.handler;
   nitroApp.h3App.handler = (event) => {
     const scope = createRequestScope({ headers: forwarded(event, options.forwardHeaders) });
+    (event.context ??= {})[SCOPE_KEY] = scope;
     return Promise.resolve()
       .then(() => scope.run(() => handler(event)))
       .finally(() => scope.close());

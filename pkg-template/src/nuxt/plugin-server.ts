@@ -1,23 +1,23 @@
 /**
- * The Nuxt module's plugin on the server (`nuxt/plugin-server.js`, added by the module): the render of
+ * The Nuxt module's plugin on the server (`nuxt/plugin-server.js`, added by the module). The render of
  * each request runs in the request scope that the module's Nitro plugin opened around the request
- * (`nuxt/nitro.js`); this puts the package's SSR plugin on the request's Vue app, writes what the
- * render read (the live lists' rows, status, error and cursor, the followers' cursors) into
- * `nuxtApp.payload.viewsets` once the app has rendered, and closes the scope then: nothing the render
- * opened outlives it.
+ * (`nuxt/nitro.js`, which hands it over on the event's context); this puts the package's SSR plugin
+ * on the request's Vue app, writes what the render read (the live lists' rows, status, error and
+ * cursor, the followers' cursors) into `nuxtApp.payload.viewsets` once the app has rendered, and
+ * closes the scope then: nothing the render opened outlives it. It imports nothing of the `/ssr`
+ * subpath (Node only), so that Vite's scan of an app's plugins for the browser resolves it.
  */
-import { requestScope } from '@dynamicforms/fastapi-viewsets/ssr';
+import { defineNuxtPlugin } from '#app';
 import { viewsetsSSR } from '@dynamicforms/fastapi-viewsets/vue';
-import type { NuxtAppLike } from './nuxt-app.js';
+import { SCOPE_KEY, type NuxtAppLike, type ScopeLike } from './nuxt-app.js';
 
 /** The plugin: Nuxt calls it once per request, with that request's app. */
-export default function fastapiViewsetsServer(nuxtApp: NuxtAppLike): void {
+export default defineNuxtPlugin((nuxtApp: NuxtAppLike): void => {
   const viewsets = viewsetsSSR();
   nuxtApp.vueApp.use(viewsets);
-  // Taken now, in the request's context: the hook may run where the context is not the request's.
-  const scope = requestScope();
+  const scope = nuxtApp.ssrContext?.event?.context?.[SCOPE_KEY] as ScopeLike | undefined;
   nuxtApp.hook('app:rendered', () => {
     nuxtApp.payload.viewsets = viewsets.payload();
     return scope?.close();
   });
-}
+});
