@@ -34,7 +34,7 @@ let app;
 let beforeAnswer = async () => {};
 
 /** The app: the page and its proxies (one module for the server and the browser). */
-const APP = `import { h, createSSRApp, defineComponent } from 'vue';
+const APP = `import { h, createSSRApp, defineComponent, shallowRef } from 'vue';
 import { connectMuxws, muxwsViewSet, restViewSet, ViewSetMixin } from '@dynamicforms/fastapi-viewsets';
 import { useCallActivity, useFollow, useLiveList, viewsetsSSR } from '@dynamicforms/fastapi-viewsets/vue';
 import { config } from './config.js';
@@ -52,11 +52,14 @@ const Page = defineComponent({
   setup(props) {
     const list = useLiveList(props.fail ? missing : props.proxy, undefined, { ssrKey: props.fail ? 'missing' : 'items', pollIntervalMs: 200 });
     const { pendingCount } = useCallActivity();
-    const followed = useFollow('/items', { baseUrl: config.baseUrl, pollIntervalMs: 200 });
+    // the pks of the changes useFollow delivers (the client's: none on the server)
+    const delivered = shallowRef([]);
+    const followed = useFollow('/items', { baseUrl: config.baseUrl, pollIntervalMs: 200, onEvent: (event) => void (delivered.value = [...delivered.value, ...event.payload.changes.map((change) => change.pk)]) });
     return () => h('main', [
       h('p', { id: 'busy' }, 'busy: ' + pendingCount.value),
       h('p', { id: 'status', 'data-why': list.status.value.why ?? '', 'data-mode': list.status.value.mode }, (list.status.value.why ?? 'live') + (list.status.value.error ? ': ' + list.status.value.error.message : '')),
       h('p', { id: 'cursor' }, 'cursor: ' + followed.cursor.value),
+      h('p', { id: 'followed' }, delivered.value.join(',')),
       h('ul', { id: 'rows' }, list.rows.value.map((row) => h('li', { key: row.id }, row.name))),
     ]);
   },
@@ -103,6 +106,8 @@ const query = new URLSearchParams(location.search);
 const proxy = query.get('transport') === 'muxws' ? await muxItems() : undefined;
 const { app } = makeApp({ proxy, fail: query.has('fail'), payload: window.__VIEWSETS__ });
 app.mount('#app');
+// what the page shows as it hydrates (before the list's own code has loaded)
+window.atHydration = document.querySelector('#status').textContent;
 window.hydrated = true;
 `;
 
@@ -198,7 +203,8 @@ for (const transport of ['rest', 'muxws']) {
     await stack.clearFaults();
     for (const name of ['one', 'two']) await write(name);
     // after the server's read and before the browser hydrates: a note of another client
-    beforeAnswer = () => write('between');
+    let between;
+    beforeAnswer = async () => void (between = await write('between'));
     const logFrom = (await log()).length;
     // another request with a call in flight while this one renders
     const other = app.slowRequest(1.5);
@@ -208,8 +214,13 @@ for (const transport of ['rest', 'muxws']) {
       assert.deepEqual(hydrationWarnings(page), [], 'no hydration warning');
       await untilRows(page, ['one', 'two', 'between'], 'the note made between render and hydration, once');
       if (transport === 'muxws') await page.waitForSelector('#status[data-mode="push"]', { timeout: 10_000 });
-      await write('later');
+      const later = await write('later');
       await untilRows(page, ['one', 'two', 'between', 'later'], `a later note by ${transport === 'rest' ? 'poll' : 'push'}`);
+      // useFollow went on from the server's cursor: the change made between, once, then the later one
+      const expected = `${between.id},${later.id}`;
+      await page.waitForFunction((text) => document.querySelector('#followed').textContent === text, expected, { timeout: 10_000 }).catch(async () => {
+        throw new Error(`useFollow delivered ${await page.$eval('#followed', (p) => p.textContent)}, expected ${expected}`);
+      });
       assert.equal(await page.$eval('#busy', (p) => p.textContent), 'busy: 0', 'the other request’s call shows nowhere');
       const reads = (await log()).slice(logFrom).filter((entry) => entry.method === 'GET' && entry.path === '/items');
       assert.equal(reads.length, 1, `the list read once, by the server: ${JSON.stringify(reads.map((entry) => entry.transport))}`);
@@ -228,9 +239,11 @@ test('ssr in chromium: a read that failed on the server shows its error on the c
   const page = await open('?fail');
   try {
     assert.deepEqual(hydrationWarnings(page), [], 'no hydration warning');
-    const status = await page.$eval('#status', (p) => ({ why: p.dataset.why, text: p.textContent }));
-    assert.equal(status.why, 'read-failed');
-    assert.match(status.text, /GET \/nothing-here answered 404/, 'the server’s error, on the client');
+    assert.match(await page.evaluate(() => window.atHydration), /^read-failed: GET \/nothing-here answered 404/, 'the server’s error, on the client as it hydrates');
+    // the client reads again, and follows: its list says the topic is refused or the read failed
+    await page.waitForSelector('#status[data-why="read-failed"], #status[data-why="refused"]', { timeout: 10_000 });
+    assert.match(await page.$eval('#status', (p) => p.textContent), /nothing-here/);
+    assert.deepEqual(hydrationWarnings(page), []);
   } finally {
     await page.close();
   }

@@ -183,16 +183,16 @@ class LiveEngine {
 
     // rows a server read (`readLiveList()`) and the rev they are as of: shown at once, no first read,
     // followed from that rev (a change made since is delivered once)
-    const initial = (options as { initial?: unknown } | undefined)?.initial;
-    if (initial !== undefined && !(isObject(initial) && Array.isArray(initial.rows) && Number.isSafeInteger(initial.rev) && (initial.rev as number) >= 0)) {
-      throw new TypeError('liveList(): the option initial must be { rows, rev } (an array and a rev)');
-    }
-    const pick = (name: keyof LiveOptions) => ((options as Record<string, unknown> | undefined)?.[name] === undefined ? {} : { [name]: (options as Record<string, unknown>)[name] });
-    // The follower first: the read goes out once it holds a cursor from before it.
+    const initial = options?.initial;
+    // (its rev is checked as the follower's `from`)
+    if (initial && !Array.isArray(initial.rows)) throw new TypeError('liveList(): initial.rows must be an array');
+
+    // The follower first: the read goes out once it holds a cursor from before it. (An option not
+    // given is undefined here, which the follower takes as not given.)
     this.#follower = kit.watchProxy(proxy, {
-      ...pick('pollIntervalMs'),
-      ...pick('checkIntervalMs'),
-      ...pick('eventsPath'),
+      pollIntervalMs: options?.pollIntervalMs,
+      checkIntervalMs: options?.checkIntervalMs,
+      eventsPath: options?.eventsPath,
       onChange: (change: RecordsChanged, event: EventMessage<RecordsChanged>) => {
         this.#change(change);
         this.#tell(options?.onChange, change, event);
