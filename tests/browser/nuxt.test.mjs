@@ -203,7 +203,7 @@ test('nuxt: two concurrent requests with their own Authorization — Bob’s HTM
   const slow = log.filter((entry) => entry.path === '/items/slow');
   assert.ok(slow.length >= 1 && slow.every((entry) => auth(entry) === 'Bearer alice-secret-token'), `Alice’s slow call as Alice: ${JSON.stringify(slow.map(auth))}`);
   const bobs = log.filter((entry) => entry.path === '/events/poll' || (entry.path === '/items' && entry.method === 'GET'));
-  assert.ok(bobs.length >= 2 && bobs.every((entry) => auth(entry) === 'Bearer bob-token'), `Bob’s reads as Bob: ${JSON.stringify(bobs.map((entry) => [entry.method, entry.path, auth(entry)]))}`);
+  assert.ok(bobs.some((entry) => entry.path === '/items') && bobs.every((entry) => auth(entry) === 'Bearer bob-token'), `Bob’s reads as Bob: ${JSON.stringify(bobs.map((entry) => [entry.method, entry.path, auth(entry)]))}`);
   await until(async () => (await ctl.log()).some((entry) => entry.path === '/items' && entry.method === 'POST' && entry.idempotency_key === `"${aliceKeys[1]}"`), 'Alice’s held create reached the backend');
 });
 
@@ -328,7 +328,7 @@ test('nuxt dev: starts, serves the REST page and the live-list page with no erro
     }
     await page.waitForLoadState('networkidle');
     const plain = output.replace(/\x1b\[[0-9;]*m/g, '');
-    assert.doesNotMatch(plain, /✖|ERROR|Failed to resolve|discovered new dependencies|reloading/i, `nuxt dev printed:\n${plain.slice(-3000)}`);
+    assert.doesNotMatch(plain, /✖|ERROR|WARN|Failed to resolve|discovered new dependencies|reloading/i, `nuxt dev printed:\n${plain.slice(-3000)}`);
     assert.deepEqual(page.messages.filter((message) => /^error|pageerror|hydrat/i.test(message)), []);
   } finally {
     await page.close();
