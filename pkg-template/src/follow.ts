@@ -6,9 +6,9 @@
  * `watch()` or `applyChanges()`: an app that never follows anything never downloads it.
  */
 import { get, internalsOf } from './caller.js';
-import { isWhole } from './shared/values.js';
+import { isObject, isWhole } from './shared/values.js';
 import { loadChunk } from './chunk.js';
-import type { ProxyCore } from './compose.js';
+import { issueCall, type ProxyCore } from './compose.js';
 import { followServices, type CheckedFollow, type FollowerState } from './follow-services.js';
 import type { Follower, FollowOptions, Topic, WatchOptions } from './vocabulary/events.js';
 import { muxwsTransport } from './peer-source.js';
@@ -100,15 +100,54 @@ export function follow<P = unknown>(topic: Topic, options: FollowOptions<P> = {}
   if (typeof topic !== 'string' || !topic) throw new TypeError("topic must be a string such as '/items' or 'imports:7'");
   if (options === null || typeof options !== 'object') throw new TypeError('follow options must be an object');
   const base = checked(options, get(options, 'from') ?? 'now', get(options, 'onEvent'));
-  const follower = startFollower(...followCore(options), topic, base);
-  // a follower opened in a request's scope (a server) is closed with it
-  const closers = resolver && resolver()?.closers;
-  if (closers) {
-    const close = follower.close;
-    closers.add(close);
-    follower.close = () => (closers.delete(close), close());
+  const [owner, core, persistKey] = followCore(options);
+  // in a request's scope (a server render): the topic's rev, nothing followed (a bundler drops
+  // this where no scope resolver is ever installed)
+  if (resolver && resolver()) return revFollower(core, topic, base.eventsPath);
+  return startFollower(owner, core, persistKey, topic, base);
+}
+
+/**
+ * A follower in a request's scope, on a server: it takes the topic's rev (its `cursor`, through
+ * the request's headers) and follows nothing, so no request's follower shares a channel with
+ * another's and nothing outlives the render; its mode is `'closed'` once `ready`, `onEvent` is never
+ * called. The client follows `from` that rev.
+ */
+function revFollower(core: ProxyCore, topic: Topic, eventsPath: string): Follower {
+  const listeners = new Set<(follower: Follower) => void>();
+  const handle = { topic, cursor: null, mode: 'poll', error: undefined } as unknown as Follower & FollowerState;
+  const ready = currentRev(core, topic, eventsPath).then((rev) => {
+    handle.cursor = rev;
+    handle.mode = 'closed';
+    for (const listener of [...listeners]) listener(handle);
+  });
+  return Object.assign(handle, {
+    ready,
+    catchUp: () => ready,
+    close: () => ready,
+    subscribe(listener: (follower: Follower) => void) {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
+  });
+}
+
+
+/** The current rev of `topic` through `core` (one poll from now, not repeated), or null when it cannot be had. */
+export async function currentRev(core: ProxyCore, topic: string, eventsPath: string): Promise<number | null> {
+  try {
+    const answer = await issueCall<unknown>({ ...core, basePath: eventsPath, persist: false }, 'POST', '/poll', {
+      body: { cursors: { [topic]: null } },
+      background: true,
+      repeat: { withinMs: 0 },
+    });
+    const topics = isObject(answer) && isObject(answer.topics) ? answer.topics : {};
+    const entry = Object.hasOwn(topics, topic) ? topics[topic] : undefined;
+    const rev = isObject(entry) ? entry.rev : undefined;
+    return isWhole(rev) ? rev : null;
+  } catch {
+    return null;
   }
-  return follower;
 }
 
 /**

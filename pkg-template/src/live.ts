@@ -9,6 +9,7 @@
 import { internalsOf } from './caller.js';
 import { loadChunk, waitOn } from './chunk.js';
 import { resolver, warn } from './runtime.js';
+import { readLiveList } from './server-read.js';
 import type { RecordOf } from './viewset.js';
 import { liveServices } from './live-services.js';
 import type { LiveHandle, LiveList, LiveOptions, LiveParams } from './vocabulary/live-types.js';
@@ -31,6 +32,40 @@ function loadLive(): Promise<Chunk> {
 const EMPTY = /* @__PURE__ */ Object.freeze([]);
 
 /**
+ * A live list in a request's scope, on a server: the rows read once (`readLiveList()`: the request's
+ * headers, nothing followed, nothing left open, so no request's list is kept current by another
+ * request's polls); `refresh()` reads again; its mode is `'closed'` from the start (it follows
+ * nothing), `why` `'read-failed'` with the error when the read failed.
+ */
+function readOnce(proxy: object, params: LiveParams | undefined, options: LiveOptions | undefined): LiveList<unknown> {
+  const listeners = new Set<(list: LiveList<unknown>) => void>();
+  const read = (): Promise<void> =>
+    readLiveList(proxy, params, options).then(({ rows, error }) => {
+      handle.rows = Object.freeze(rows);
+      handle.status = Object.freeze({ mode: 'closed', loading: false, stale: !!error, why: error && 'read-failed', error });
+      for (const listener of [...listeners]) listener(handle);
+      if (error) throw error;
+    });
+  const handle: LiveHandle = {
+    rows: EMPTY,
+    pending: EMPTY,
+    status: Object.freeze({ mode: 'closed', loading: true, stale: true, why: 'loading', error: null }),
+    follower: null,
+    pendingOf: () => undefined,
+    dismiss() {},
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
+    refresh: read,
+    close: async () => listeners.clear(),
+    ready: Promise.resolve(),
+  };
+  (handle.ready = read()).catch(() => {});
+  return handle;
+}
+
+/**
  * A live list of `proxy`'s records, returned at once: read once (its topic, the proxy's base path,
  * followed from before the read), then kept current from each change, with this page's own writes
  * through proxies of the same base path and transport shown at once. `params` (sort, filters, a
@@ -39,15 +74,12 @@ const EMPTY = /* @__PURE__ */ Object.freeze([]);
  */
 export function liveList<P extends object>(proxy: P, params?: LiveParams, options?: LiveOptions): LiveList<RecordOf<P>> {
   if (!internalsOf(proxy)) throw new TypeError('liveList() takes a ViewSet proxy');
+  // in a request's scope (a server render): read once, follow nothing (a bundler drops this where
+  // no scope resolver is ever installed)
+  if (resolver && resolver()) return readOnce(proxy, params, options) as LiveList<RecordOf<P>>;
   const running = loadLive().then((module) => module.start(liveServices, handle, proxy, params, options));
   // until the chunk takes the handle over (its methods then its own), each method waits for it
   const handle: LiveHandle = waitOn({ rows: EMPTY, pending: EMPTY, status: { mode: 'poll', loading: true, stale: true, why: 'loading', error: null }, follower: null, pendingOf() {} } as unknown as LiveHandle, running, ['refresh', 'close', 'dismiss']);
-  // a list opened in a request's scope (a server) is closed with it
-  const closers = resolver && resolver()?.closers;
-  if (closers) {
-    const close = (): Promise<void> => handle.close().finally(() => closers.delete(close));
-    closers.add(close);
-  }
   running.catch((error: Error) => {
     // the chunk never got the handle: nothing else writes its state (the warning says why)
     handle.status = { mode: 'closed', loading: false, stale: true, why: 'closed', error };

@@ -8,10 +8,10 @@
  * subpath's server render).
  */
 import { internalsOf } from './caller.js';
-import { issueCall, type ProxyCore } from './compose.js';
+import type { ProxyCore } from './compose.js';
 import { now } from './clock.js';
-import { followCore } from './follow.js';
-import { isObject, isWhole } from './shared/values.js';
+import { currentRev, followCore } from './follow.js';
+import { isObject } from './shared/values.js';
 import type { RecordOf } from './viewset.js';
 import type { LiveParams } from './vocabulary/live-types.js';
 import type { Topic } from './vocabulary/events.js';
@@ -27,23 +27,6 @@ export interface LiveSnapshot<T> {
   rev: number | null;
   /** Why the read failed; null when it did not. */
   error: Error | null;
-}
-
-/** The current rev of `topic` through `core` (one poll from now, not repeated), or null when it cannot be had. */
-async function revOf(core: ProxyCore, topic: string, eventsPath: string): Promise<number | null> {
-  try {
-    const answer = await issueCall<unknown>({ ...core, basePath: eventsPath, persist: false }, 'POST', '/poll', {
-      body: { cursors: { [topic]: null } },
-      background: true,
-      repeat: { withinMs: 0 },
-    });
-    const topics = isObject(answer) && isObject(answer.topics) ? answer.topics : {};
-    const entry = Object.hasOwn(topics, topic) ? topics[topic] : undefined;
-    const rev = isObject(entry) ? entry.rev : undefined;
-    return isWhole(rev) ? rev : null;
-  } catch {
-    return null;
-  }
 }
 
 /**
@@ -91,7 +74,7 @@ export async function readLiveList<P extends object>(proxy: P, params?: LivePara
   const eventsPath = options?.eventsPath ?? '/events';
   const key = `${core.transport.peerId}|${core.baseUrl}|${eventsPath}|${core.basePath}`;
   // the rev first, then the read (a rev taken after the read could skip a change)
-  const rev = freshRev(key) ?? remember(key, await revOf(core, core.basePath, eventsPath));
+  const rev = freshRev(key) ?? remember(key, await currentRev(core, core.basePath, eventsPath));
   const reader = proxy as unknown as Record<string, ((params?: LiveParams) => Promise<unknown>) | undefined>;
   try {
     const query = params && Object.keys(params).length ? { ...params } : undefined;
@@ -110,5 +93,5 @@ export async function readLiveList<P extends object>(proxy: P, params?: LivePara
  * cannot be had. A TypeError for options `follow()` refuses.
  */
 export function readRev(topic: Topic, options: { baseUrl?: string; peer?: unknown; eventsPath?: string } = {}): Promise<number | null> {
-  return revOf(followCore(options)[1], topic, options.eventsPath ?? '/events');
+  return currentRev(followCore(options)[1], topic, options.eventsPath ?? '/events');
 }

@@ -22,7 +22,7 @@ const pkg = await import(pkgUrl);
 const vue = await import('vue');
 const { renderToString } = await import('vue/server-renderer');
 const { useCallActivity, useFollow, useLiveList, viewsetsSSR } = await import('../../pkg/vue/index.js');
-const { runInRequest, createRequestScope, requestScope } = await import('../../pkg/ssr/index.js');
+const { runInRequest, createRequestScope, requestScope, lookUpRequestScopeWith } = await import('../../pkg/ssr/index.js');
 const { h, createSSRApp, defineComponent, onServerPrefetch } = vue;
 
 let stack;
@@ -111,7 +111,7 @@ test('ssr: two concurrent renders, each with its own Authorization — the other
   const BobPage = defineComponent({
     setup() {
       bobSaw = { count: pkg.pendingCallCount(), calls: pkg.pendingCalls(), stats: pkg.internalStats().listeners };
-      // a live list opened by hand in Bob's request: its own writes are Bob's only
+      // a live list opened by hand in Bob's request (on a server: read once, nothing followed)
       const direct = pkg.liveList(items);
       onServerPrefetch(() => direct.ready);
       return () =>
@@ -154,7 +154,8 @@ test('ssr: two concurrent renders, each with its own Authorization — the other
   const reads = log.filter((entry) => entry.method === 'GET' && entry.path === '/items');
   assert.deepEqual(reads.map(auth), ['Bearer bob', 'Bearer bob'], 'Bob’s two lists read once each, as Bob');
   const polls = log.filter((entry) => entry.path === '/events/poll');
-  assert.ok(polls.length >= 3 && polls.every((entry) => auth(entry) === 'Bearer bob'), `the revs of useLiveList and useFollow and the hand-made list’s polls, as Bob: ${JSON.stringify(polls.map(auth))}`);
+  // the topic's rev for the lists (taken once: the second list reuses it) and for useFollow
+  assert.ok(polls.length >= 2 && polls.every((entry) => auth(entry) === 'Bearer bob'), `the revs, as Bob: ${JSON.stringify(polls.map(auth))}`);
   assert.equal(pkg.pendingCallCount(), 0);
 });
 
@@ -280,4 +281,54 @@ test('ssr: a request scope is closed by runInRequest even when the render throws
   );
   assert.equal(inside.closed, true);
   assert.throws(() => createRequestScope({ headers: { 'bad name': 'x' } }), TypeError);
+});
+
+test('ssr: a framework’s own lookup of the request’s scope (lookUpRequestScopeWith) — calls issued where it finds a scope belong to it, elsewhere to the process', async () => {
+  await ctl.reset();
+  const scope = createRequestScope({ headers: { authorization: 'Bearer looked-up' } });
+  let current;
+  lookUpRequestScopeWith(() => {
+    if (current === 'throw') throw new Error('outside a request');
+    return current;
+  });
+  try {
+    current = scope;
+    const call = items.slow(0.3);
+    assert.equal(pkg.pendingCallCount(), 1, 'the scope the lookup finds counts its call');
+    current = undefined;
+    assert.equal(pkg.pendingCallCount(), 0, 'the process scope does not');
+    current = 'throw';
+    assert.equal(pkg.pendingCallCount(), 0, 'a lookup that throws finds none');
+    await call;
+    const [entry] = (await ctl.log()).filter((entry) => entry.path === '/items/slow');
+    assert.equal(entry.headers.authorization, 'Bearer looked-up', 'the scope’s headers went with the call');
+  } finally {
+    lookUpRequestScopeWith(() => undefined);
+    await scope.close();
+  }
+});
+
+test('ssr: a live list over a module-level muxws peer renders on the server too — the rev and the rows read over the socket, with the request’s headers; nothing left open but the peer', async () => {
+  await ctl.reset();
+  await ctl.clearFaults();
+  await other(stack.baseUrl, 'POST', '/items', { name: 'over the socket' });
+  const peer = await pkg.connectMuxws(stack.wsUrl);
+  try {
+    const wsItems = new (pkg.muxwsViewSet()('id', [pkg.ViewSetMixin]))({ basePath: '/items', peer, schemaCheck: false });
+    const Page = defineComponent({
+      setup() {
+        const { rows } = useLiveList(wsItems, undefined, { ssrKey: 'ws-items' });
+        return () => h('ul', rows.value.map((row) => h('li', row.name)));
+      },
+    });
+    const { html, payload } = await render(Page, 'Bearer socket-user');
+    assert.equal(html, '<ul><li>over the socket</li></ul>');
+    const [entry] = payload['ws-items'];
+    assert.ok(Number.isSafeInteger(entry.rev), `the rev: ${JSON.stringify(entry)}`);
+    const reads = (await ctl.log()).filter((item) => item.method === 'GET' && item.path === '/items');
+    assert.deepEqual(reads.map((item) => [item.transport, item.headers?.authorization]), [['muxws', 'Bearer socket-user']], 'read once over the socket, as the request’s user');
+    assert.equal(pkg.internalStats().calls, 0);
+  } finally {
+    await peer.close();
+  }
 });

@@ -12,7 +12,8 @@
  *
  * Per request: the calls issued in it, its activity listeners, its call observers (the live
  * lists' own writes), the headers its calls send (`headers`: the incoming request's
- * `authorization`, `cookie`…), the live lists and followers opened in it (closed by `close()`).
+ * `authorization`, `cookie`…). In a request `liveList()` and `follow()` read once and follow
+ * nothing, so nothing a render opens outlives it.
  * Per process: the proxies (module-level, as the README writes them), the calls module, muxws
  * peers, the schema check. Nothing is persisted on a server (there is no IndexedDB).
  */
@@ -36,9 +37,9 @@ export interface RequestScope {
    */
   run<T>(fn: () => T): T;
   /**
-   * Ends the scope: every live list and follower opened in it is closed (nothing it opened polls,
-   * subscribes or waits on a timer afterwards); its activity listeners and call observers are
-   * dropped. Calls still in flight finish, told to nobody. Idempotent; resolves once all is closed.
+   * Ends the scope: its activity listeners and call observers are dropped. Calls still in flight
+   * finish, told to nobody. (Nothing else needs closing: in a request, `liveList()` and `follow()`
+   * read once and follow nothing.) Idempotent.
    */
   close(): Promise<void>;
   /** `close()` was called. */
@@ -47,13 +48,37 @@ export interface RequestScope {
 
 /** The scope's state, as the runtime reads it (`CallScope`), and the handle's. */
 interface Scope extends CallScope {
-  readonly closers: Set<() => unknown>;
   readonly handle: RequestScope;
 }
 
 const storage = new AsyncLocalStorage<Scope>();
+/** Each handle's scope. */
+const scopes = new WeakMap<RequestScope, Scope>();
+/** A framework's own lookup of the request's scope (`lookUpRequestScopeWith`), asked when no `run()` is under way. */
+let lookUp: (() => RequestScope | undefined) | undefined;
 // One resolver per process: the package's runtime asks it for the scope of every call it issues.
-internalScopeResolver(() => storage.getStore());
+internalScopeResolver(() => storage.getStore() ?? looked());
+
+/** The scope the framework's lookup finds; none when it finds none or throws (outside a request). */
+function looked(): Scope | undefined {
+  try {
+    const found = lookUp?.();
+    return found ? scopes.get(found) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Where the render cannot be run inside `scope.run()`: `lookUp` finds the current request's scope
+ * by the framework's own request context (one made by `createRequestScope()` and kept there, e.g.
+ * by Nuxt's `useNuxtApp()` with its async context), asked whenever no `run()` is under way; it must
+ * answer undefined outside a request. One per process: a later call replaces it.
+ */
+export function lookUpRequestScopeWith(find: () => RequestScope | undefined): void {
+  if (typeof find !== 'function') throw new TypeError('lookUpRequestScopeWith(find) takes a function');
+  lookUp = find;
+}
 
 /** The header list the runtime merges under a call's headers (lower-case name: [name, value]). */
 function headerList(init: RequestScopeOptions['headers']): Map<string, [string, string]> {
@@ -72,7 +97,6 @@ export function createRequestScope(options: RequestScopeOptions = {}): RequestSc
     listeners: new Set(),
     observers: new Set(),
     headers: headerList(options.headers),
-    closers: new Set(),
     handle: {
       run: (fn) => {
         if (typeof fn !== 'function') throw new TypeError('scope.run(fn) takes a function');
@@ -80,12 +104,6 @@ export function createRequestScope(options: RequestScopeOptions = {}): RequestSc
       },
       async close() {
         closed = true;
-        // a closer removes itself; one opened while closing is closed too
-        while (scope.closers.size) {
-          const batch = [...scope.closers];
-          scope.closers.clear();
-          await Promise.allSettled(batch.map((close) => close()));
-        }
         scope.listeners.clear();
         scope.observers.clear();
       },
@@ -94,6 +112,7 @@ export function createRequestScope(options: RequestScopeOptions = {}): RequestSc
       },
     },
   };
+  scopes.set(scope.handle, scope);
   return scope.handle;
 }
 

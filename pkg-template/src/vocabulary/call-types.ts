@@ -210,8 +210,6 @@ export interface CallScope {
   readonly observers: Set<CallObserver>;
   /** Headers every call issued in it sends beneath the proxy's and the call's (a request's, on a server). */
   readonly headers?: HeaderList;
-  /** What ends with the scope: the live lists and followers opened in it (a page's has none). */
-  readonly closers?: Set<() => unknown>;
 }
 
 /** A `Promise<R>` with the call's Idempotency-Key, readable before the call settles. */

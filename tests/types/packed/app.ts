@@ -14,6 +14,8 @@ import {
   type PendingCall,
   type WaitReason,
 } from '@dynamicforms/fastapi-viewsets';
+import { liveList, readLiveList, readRev, type LiveSnapshot } from '@dynamicforms/fastapi-viewsets';
+import { createRequestScope, lookUpRequestScopeWith, requestScope, runInRequest, type RequestScope } from '@dynamicforms/fastapi-viewsets/ssr';
 
 interface Item { id: number; name: string }
 
@@ -90,6 +92,23 @@ export async function oneActionTwoTransports(peer: MuxwsPeer): Promise<void> {
   // @ts-expect-error approve takes a number
   void viaRest.approve('1');
   void [approved, listed, viaRest.approve(2).key];
+}
+
+// README, Rendering on a server: a request scope, the server's read, the client's start from it
+export async function serverRender(items: InstanceType<typeof ItemApi>, authorization: string): Promise<string> {
+  const snapshot: LiveSnapshot<Item> = await runInRequest(() => readLiveList(items, { sort: 'name' }), { headers: { authorization } });
+  const rows: Item[] = snapshot.rows;
+  const rev: number | null = snapshot.rev;
+  const error: Error | null = snapshot.error;
+  if (rev !== null) liveList(items, undefined, { initial: { rows, rev } });
+  const scope: RequestScope = createRequestScope({ headers: [['cookie', 'sid=1']] });
+  const inside: RequestScope | undefined = scope.run(() => requestScope());
+  lookUpRequestScopeWith(() => inside);
+  await scope.close();
+  const cursor: number | null = await readRev('/items', { baseUrl: 'https://api.example.com' });
+  // @ts-expect-error initial needs its rev
+  liveList(items, undefined, { initial: { rows } });
+  return `${rows.length} ${cursor} ${error?.message} ${scope.closed}`;
 }
 
 // The Nuxt module (`@dynamicforms/fastapi-viewsets/nuxt`), as a module list or a hand-written
