@@ -8,7 +8,7 @@
 // create: the other's HTML and the server's log hold nothing of the first, its pendingCallCount() 0;
 // a live-list page whose HTML holds the rows, hydrated with no warning (while another request's
 // calls are in flight), no second read of the list, a note created between render and hydration
-// shown once, a later one by poll; a failed server read shown on the client with no mismatch; 50
+// shown once, a later one by poll; the same over a module-level muxws proxy, by push; a failed server read shown on the client with no mismatch; 50
 // renders, then no poll or subscribe from the server process and nothing held there; a REST-only
 // page that downloads none of the on-demand modules; `nuxt dev` starting with no error.
 import { execFileSync, spawn } from 'node:child_process';
@@ -158,12 +158,12 @@ before(async () => {
   execFileSync('tar', ['xzf', path.join(packDir, tarball), '-C', installed, '--strip-components=1']);
   fs.rmSync(packDir, { recursive: true, force: true });
   for (const dir of ['.nuxt', '.output']) fs.rmSync(path.join(appDir, dir), { recursive: true, force: true });
-  const env = { ...process.env, BACKEND_URL: stack.baseUrl, NUXT_TELEMETRY_DISABLED: '1' };
+  const env = { ...process.env, BACKEND_URL: stack.baseUrl, BACKEND_WS_URL: stack.wsUrl, NUXT_TELEMETRY_DISABLED: '1' };
   const started = Date.now();
   await run(node22, [nuxtCli, 'build'], { cwd: appDir, env });
   console.log(`nuxt build: ${((Date.now() - started) / 1000).toFixed(1)} s (Node ${execFileSync(node22, ['--version'], { encoding: 'utf8' }).trim()})`);
-  // served by the suite's Node (20), as a Node server runs the built app
-  const { child, match } = await start(process.execPath, ['.output/server/index.mjs'], { ...env, PORT: String(await freePort()), HOST: '127.0.0.1' }, /Listening on (http:\/\/127\.0\.0\.1:\d+)/, (text) => (serverLog += text));
+  // served by the suite's Node (20), as a Node server runs the built app (muxws needs its WebSocket)
+  const { child, match } = await start(process.execPath, ['--experimental-websocket', '--no-warnings=ExperimentalWarning', '.output/server/index.mjs'], { ...env, PORT: String(await freePort()), HOST: '127.0.0.1' }, /Listening on (http:\/\/127\.0\.0\.1:\d+)/, (text) => (serverLog += text));
   server = child;
   origin = match[1];
   browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
@@ -250,6 +250,28 @@ test('nuxt: the live-list page — its HTML holds the rows; Chromium hydrates it
   }
 });
 
+test('nuxt: a live list over a module-level muxws proxy — its HTML holds the rows read over the server’s socket; Chromium hydrates it with no warning, reads nothing again, and a later note arrives by push', async () => {
+  await ctl.reset();
+  await ctl.clearFaults();
+  for (const name of ['one', 'two']) await other(stack.baseUrl, 'POST', '/items', { name });
+  const page = await tab();
+  try {
+    const response = await page.goto(`${origin}/live-ws`);
+    const served = await response.text();
+    assert.match(served, /<li data-id="\d+">one<\/li><li data-id="\d+">two<\/li>/, 'the HTML holds the rows');
+    const reads = (await ctl.log()).filter((entry) => entry.path === '/items' && entry.method === 'GET');
+    assert.deepEqual(reads.map((entry) => entry.transport), ['muxws'], 'the server read the list once, over its socket');
+    await page.waitForSelector('#status[data-mode="push"]', { state: 'attached', timeout: 15_000 });
+    await other(stack.baseUrl, 'POST', '/items', { name: 'pushed' });
+    await until(async () => (await shownRows(page)).includes('pushed'), async () => `a later note, by push: ${await shownRows(page)}`);
+    assert.deepEqual(await shownRows(page), ['one', 'two', 'pushed']);
+    assert.equal((await ctl.counters()).list, 1, 'no second read of the list after hydration');
+    assert.deepEqual(hydrationWarnings(page), [], 'no hydration warning');
+  } finally {
+    await page.close();
+  }
+});
+
 test('nuxt: a read that fails on the server shows its error on the client, with no hydration mismatch; the client then reads the list', async () => {
   await ctl.reset();
   await ctl.clearFaults();
@@ -321,7 +343,7 @@ test('nuxt: a page that uses only a REST proxy hints and downloads none of the o
 test('nuxt dev: starts, serves the REST page and the live-list page with no error printed and no reload for new dependencies', async () => {
   let output = '';
   const port = await freePort();
-  const env = { ...process.env, BACKEND_URL: stack.baseUrl, NUXT_TELEMETRY_DISABLED: '1' };
+  const env = { ...process.env, BACKEND_URL: stack.baseUrl, BACKEND_WS_URL: stack.wsUrl, NUXT_TELEMETRY_DISABLED: '1' };
   fs.rmSync(path.join(appDir, 'node_modules', '.cache', 'vite'), { recursive: true, force: true });
   const { child } = await start(node22, [nuxtCli, 'dev', '--port', String(port), '--host', '127.0.0.1'], env, /Ready in/, (text) => (output += text));
   const page = await tab();
