@@ -38,25 +38,35 @@ export const DEFAULT_FORWARD_HEADERS: readonly string[] = Object.freeze(['author
 
 /** What the module reads and writes of Nuxt (a structural subset of `@nuxt/schema`'s `Nuxt`). */
 export interface NuxtLike {
+  /** Nuxt's resolved options. */
   options: {
-    dev?: boolean;
+    /** The build folder (`.nuxt`), where Nitro's plugin is written. */
     buildDir: string;
+    /** The app's templates: Nitro's plugin is one, written with the module's options. */
     build: { templates: Array<{ filename: string; write?: boolean; getContents: () => string }> };
+    /** Nitro's options: its plugins. */
     nitro: { plugins?: string[] } & Record<string, unknown>;
+    /** The app's plugins: the module's two go first. */
     plugins: Array<string | { src: string; mode?: 'all' | 'server' | 'client' }>;
+    /** Vite's options: the optimizer's entries and the dev server's plugin. */
     vite?: { optimizeDeps?: { include?: string[] }; plugins?: unknown[] } & Record<string, unknown>;
   };
+  /** Adds a handler of one of Nuxt's build hooks (`build:manifest`). */
   hook(name: string, handler: (...args: any[]) => unknown): unknown; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
 
 /** One resource of Nuxt's client manifest as the `build:manifest` hook sees it. */
 interface ManifestResource {
+  /** The output file. */
   file?: string;
+  /** The source it was built from (Vite's entries). */
   src?: string;
+  /** Hinted with `<link rel="modulepreload">` (scripts) or `preload`. */
   preload?: boolean;
+  /** Hinted with `<link rel="prefetch">`. */
   prefetch?: boolean;
+  /** The files a chunk names (`new URL(…, import.meta.url)`), hinted with it. */
   assets?: string[];
-  dynamicImports?: string[];
 }
 
 const NAME = '@dynamicforms/fastapi-viewsets';
