@@ -2,7 +2,7 @@
  * What the live list's chunk (live/live-list.ts) is given of the package, as one object with named
  * members, handed to it by live.ts instead of imported: the chunk imports from outside its folder
  * only types and shared/'s rules (a copy of which it carries), so it imports nothing of index.js. The follower's services (every app ships
- * them for `watch()`) and four more.
+ * them for `watch()`) and five more.
  */
 import { internalsOf } from './caller.js';
 import { watchProxy } from './follow.js';

@@ -52,11 +52,6 @@ export function setScopeResolver(resolve: () => CallScope | undefined): void {
   resolver = resolve;
 }
 
-/** The request scope the caller runs in, or undefined (a page; on a server, outside every request). */
-export function requestScope(): CallScope | undefined {
-  return resolver?.();
-}
-
 /** The events of a batch that belong to a request scope, with it (told to its listeners, not the page's). */
 const owners = new WeakMap<CallActivityEvent, CallScope>();
 

@@ -104,6 +104,8 @@ const CLIENT = `import { makeApp, muxItems } from './app.js';
 
 const query = new URLSearchParams(location.search);
 const proxy = query.get('transport') === 'muxws' ? await muxItems() : undefined;
+// ?busy: a call of the client's own under way as it hydrates (the server rendered busy: 0)
+if (query.has('busy')) window.busyCall = (await import('./app.js')).items.slow(1);
 const { app } = makeApp({ proxy, fail: query.has('fail'), payload: window.__VIEWSETS__ });
 app.mount('#app');
 // what the page shows as it hydrates (before the list's own code has loaded)
@@ -244,6 +246,19 @@ test('ssr in chromium: a read that failed on the server shows its error on the c
     await page.waitForSelector('#status[data-why="read-failed"], #status[data-why="refused"]', { timeout: 10_000 });
     assert.match(await page.$eval('#status', (p) => p.textContent), /nothing-here/);
     assert.deepEqual(hydrationWarnings(page), []);
+  } finally {
+    await page.close();
+  }
+});
+
+test('ssr in chromium: a call of the client’s own under way as it hydrates — the busy indicator matches the server’s HTML, then counts it once mounted', async () => {
+  await fetch(`${stack.baseUrl}/__test/reset`, { method: 'POST' });
+  const page = await open('?busy');
+  try {
+    assert.deepEqual(hydrationWarnings(page), [], 'no hydration warning');
+    await page.waitForFunction(() => document.querySelector('#busy').textContent === 'busy: 1', undefined, { timeout: 5000 });
+    await page.evaluate(() => window.busyCall);
+    await page.waitForFunction(() => document.querySelector('#busy').textContent === 'busy: 0', undefined, { timeout: 5000 });
   } finally {
     await page.close();
   }

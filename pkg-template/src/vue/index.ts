@@ -19,6 +19,7 @@ import {
   computed,
   getCurrentInstance,
   inject,
+  onMounted,
   onScopeDispose,
   onServerPrefetch,
   ref,
@@ -131,6 +132,8 @@ interface Plugin extends ViewsetsSSR {
   reserve(key: string): (entry: unknown) => void;
   /** Client: the entry of the next use of `key`, if the server wrote one. */
   take(key: string): unknown;
+  /** Client: a server's payload was given (the app hydrates the server's HTML). */
+  readonly hydrates: boolean;
 }
 
 const PLUGIN: InjectionKey<Plugin> = Symbol('fastapi-viewsets ssr');
@@ -152,6 +155,7 @@ export function viewsetsSSR(payload?: ViewsetsPayload | null): ViewsetsSSR {
     return at;
   };
   const plugin: Plugin = {
+    hydrates: given === payload,
     install(app) {
       app.provide(PLUGIN, plugin);
     },
@@ -341,9 +345,14 @@ export function useCallActivity(): UseCallActivity {
   // so the HTML is what the client shows when it hydrates)
   if (onServer()) return activity(ref(false));
   const scope = globalThis as { navigator?: { onLine?: unknown }; addEventListener?: (type: string, listener: () => void) => void; removeEventListener?: (type: string, listener: () => void) => void };
-  const offline = ref(scope.navigator?.onLine === false);
+  // hydrating the server's HTML: its values (nothing pending, online) until the app is mounted, so
+  // the hydration matches whatever the client has under way
+  const hydrates = hydrating()?.hydrates === true;
+  const offline = ref(!hydrates && scope.navigator?.onLine === false);
   let timer: ReturnType<typeof setInterval> | undefined;
+  let mounted = !hydrates;
   const update = (): void => {
+    if (!mounted) return;
     pending.value = Object.freeze(pendingCalls().filter((call) => !call.background));
     now.value = Date.now();
     offline.value = scope.navigator?.onLine === false;
@@ -356,7 +365,12 @@ export function useCallActivity(): UseCallActivity {
   const stop = onCallActivity(update);
   scope.addEventListener?.('online', update);
   scope.addEventListener?.('offline', update);
-  update();
+  if (hydrates) {
+    onMounted(() => {
+      mounted = true;
+      update();
+    });
+  } else update();
   onScopeDispose(() => {
     stop();
     clearInterval(timer);
