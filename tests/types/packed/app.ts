@@ -2,6 +2,7 @@
 // installs the tarball and checks this file with skipLibCheck false, strict,
 // exactOptionalPropertyTypes and noUncheckedIndexedAccess, under TypeScript 5.0, the version the
 // package builds with, and the newest 6.x): the README's examples, and every public union kept.
+import fastapiViewsets, { DEFAULT_FORWARD_HEADERS, type ModuleOptions, type NuxtLike } from '@dynamicforms/fastapi-viewsets/nuxt';
 import {
   connectMuxws,
   muxwsViewSet,
@@ -116,4 +117,15 @@ export async function serverRender(items: InstanceType<typeof ItemApi>, authoriz
   // @ts-expect-error initial needs its rev
   liveList(items, undefined, { initial: { rows } });
   return `${rows.length} ${cursor} ${error?.message} ${scope.closed}`;
+}
+
+// The Nuxt module (`@dynamicforms/fastapi-viewsets/nuxt`), as a module list or a hand-written
+// module would name it: its options, and a function of Nuxt's module interface.
+export function nuxtModule(nuxt: NuxtLike): false {
+  const options: ModuleOptions = { forwardHeaders: [...DEFAULT_FORWARD_HEADERS, 'x-tenant'] };
+  // @ts-expect-error forwardHeaders is a list of names
+  const wrong: ModuleOptions = { forwardHeaders: 'authorization' };
+  void wrong;
+  void fastapiViewsets.getMeta();
+  return fastapiViewsets(options, nuxt);
 }
