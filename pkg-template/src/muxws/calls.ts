@@ -27,6 +27,8 @@ export interface CallPeer extends PushPeer {
   cancelStream(tag: number): void;
   /** Skips a pending reconnect backoff and dials now. */
   reconnectNow(): void;
+  /** Resolves once the first connection is established, or (`restFallback`) the fallback started; rejects when the peer closed for good first. */
+  readonly ready: Promise<unknown>;
 }
 
 /**
@@ -103,6 +105,10 @@ export function callTransport(peerId: number, peer: CallPeer): Transport<MuxwsSe
     /** The transport of the calls' attempts now: `'rest'` while they fall back. */
     get name() {
       return peer.restBase === undefined ? 'muxws' : 'rest';
+    },
+    /** Settles once the calls can go out: the schema check waits for it. */
+    get known() {
+      return peer.ready;
     },
     prepare: prepareCall,
     openAttempt: (call, attempt, carried) => openAttempt(peer, call, attempt, carried),
