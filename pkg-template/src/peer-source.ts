@@ -10,7 +10,8 @@
  * repeat of it polls with the repeat delay instead. Calls issued once the peer is known carry the
  * peer's id and are that peer's calls in every respect.
  */
-import { muxwsBody } from './body.js';
+import { muxwsBody, writeRestJson } from './body.js';
+import { pythonJson } from './python-json.js';
 import type { AbandonReason, AttemptHandle, CallParts, Transport } from './vocabulary/call-types.js';
 import { failAttempt, transportOfPeer } from './runtime.js';
 
@@ -31,8 +32,13 @@ class Waiting {
   }
 }
 
-/** The transport of a muxws proxy's `peer` option; a TypeError for anything but a peer or a function. */
+/**
+ * The transport of a muxws proxy's `peer` option; a TypeError for anything but a peer or a function.
+ * From the first muxws proxy on, REST proxies write JSON bodies as the backend writes a muxws
+ * payload, so that one key is one record on either transport.
+ */
 export function muxwsTransport(peer: unknown): Transport {
+  writeRestJson(pythonJson);
   const found = transportOfPeer(peer);
   if (found) return found;
   if (typeof peer !== 'function') {

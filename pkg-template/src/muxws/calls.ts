@@ -31,47 +31,6 @@ export interface CallPeer extends PushPeer {
   readonly ready: Promise<unknown>;
 }
 
-/**
- * The bytes the backend hashes for a muxws payload, from its JSON text (`JSON.stringify`'s): the
- * server decodes the payload and re-encodes it with Python's `json.dumps` (`payload_to_body` in
- * `fastapi_viewsets/mux_ws/asgi.py`), so an attempt of the call over REST sends exactly that:
- * `", "` and `": "` separators, every character from U+007F up escaped as `\uXXXX`, and a number
- * Python reads as a float (one with `.` or `e`) written as Python's `repr` writes it. Nothing else
- * differs: both escape the same control characters, neither escapes `/`, and the keys keep their
- * order (docs/transports.md).
- */
-export function pythonJson(text: string): string {
-  return text.replace(/"(?:[^"\\]|\\.)*"|-?\d[\d.eE+-]*|[,:]/g, (token) => {
-    if (token === ',' || token === ':') return `${token} `;
-    if (token[0] === '"') return token.replace(/[\x7f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-    return /[.eE]/.test(token) ? pythonFloat(token) : token;
-  });
-}
-
-/**
- * A float token of `JSON.stringify` as Python's `repr` writes the same double: the same shortest
- * digits (both round-trip), in exponent form when the decimal point lies more than 16 digits
- * right of the first or 4 or more left of it (`1e-05`, `1e+16`, two exponent digits at least),
- * else positional with at least one digit after the point (`1.0`, `0.0001`).
- */
-function pythonFloat(token: string): string {
-  const [, sign, whole, fraction = '', exponent = '0'] = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(token)!;
-  let digits = whole + fraction;
-  let point = whole.length + Number(exponent);
-  const lead = digits.length - digits.replace(/^0+/, '').length;
-  digits = digits.slice(lead).replace(/0+$/, '') || '0';
-  point -= lead;
-  if (digits === '0') return `${sign}0.0`;
-  if (point > 16 || point < -3) {
-    const power = point - 1;
-    const mantissa = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
-    return `${sign}${mantissa}e${power < 0 ? '-' : '+'}${String(Math.abs(power)).padStart(2, '0')}`;
-  }
-  if (point <= 0) return `${sign}0.${'0'.repeat(-point)}${digits}`;
-  if (point >= digits.length) return `${sign}${digits}${'0'.repeat(point - digits.length)}.0`;
-  return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
-}
-
 /** What fetch's URL parser would percent-encode in a query (a query written into a call's path). */
 const UNENCODED = /[^!-~]|["'<>]/;
 
@@ -217,13 +176,13 @@ export function finishCall(pending: CallPending, error: Error | null, cls: numbe
  * Attempt `attempt` of `call` over REST at `base` (the peer's fallback): the stream's headers but
  * the pseudo-headers (every attempt's: the first's, the key included), `:method`, `:path` and
  * `:query` as the request line, and the body as the backend hashes it over muxws
- * ({@link pythonJson}; a `null` payload is no body, as the server reads it).
+ * (`pythonJson`; a `null` payload is no body, as the server reads it).
  */
 function restAttempt(base: string, call: Readonly<CallRecord>, attempt: number, stream: string, payload: string): AttemptHandle | null {
   const headers: Record<string, string> = {};
   const fields = JSON.parse(stream) as Record<string, string>;
   for (const name in fields) if (name[0] !== ':') headers[name] = fields[name];
-  const body = payload === 'null' ? null : pythonJson(payload);
+  const body = payload === 'null' ? null : services.pythonJson(payload);
   if (body !== null) headers['content-type'] ??= 'application/json';
   const query = fields[':query'];
   const url = base + fields[':path'] + (query ? `?${query}` : '');
