@@ -36,6 +36,12 @@ function api(pkg, baseUrl, options = {}) {
 /** A keyed call through `mode`: repeated by the SDK, settled with the first execution's outcome, ran once. */
 async function repeatedOnce(pkg, baseUrl, ctl, mode, ended, count = 1) {
   const items = api(pkg, baseUrl);
+  // A call of the same shape first: in a browser its CORS preflight is answered and cached (the
+  // backend's max-age, 600 s), so the faulted call needs none and goes out on a connection of its own
+  // (queuing a fault closes the proxy's idle ones). A browser sends a request again by itself only
+  // on a reused connection (Chromium, when it closes before any answer), which would hide a
+  // drop_after or reset_after from the package: here the package alone sees the loss.
+  await items.slow('the same shape, before the fault');
   const activity = recordActivity(pkg);
   try {
     await ctl.fault(mode, { count, path: '/items/slow', method: 'POST' });
