@@ -94,6 +94,9 @@ export const transportsScenarios = {
       equal(fallen.transport, 'rest', 'the fallback goes over REST');
       equal(fallen.sha256, overMux.sha256, "the fallback's bytes are the bytes muxws hashes");
       equal(fallen.preview, overMux.preview, 'byte for byte');
+      const escaped = await mux.request('POST', '/%72a%77', { body });
+      equal(escaped.transport, 'rest', 'a path with escapes falls back too');
+      equal(escaped.sha256, overMux.sha256, 'to the same action, with the same bytes');
     } finally {
       await ctl.clearFaults();
       await peer.close();
@@ -115,6 +118,25 @@ export const transportsScenarios = {
           equal(await ctl.runsOf(call.key), 1, `${what}: one execution`);
           same((await ctl.entriesOf(call.key)).map((entry) => entry.transport), order, `${what}: both transports reached the server`);
         }
+      }
+    } finally {
+      await peer.close();
+    }
+  },
+
+  async 'transports: a path with percent-escapes reaches the same action on both transports, and one key is one record'({ pkg, baseUrl, wsUrl, ctl }) {
+    const { peer, rest, mux } = await both(pkg, baseUrl, wsUrl);
+    try {
+      for (const [first, second, order] of [[mux, rest, ['muxws', 'rest']], [rest, mux, ['rest', 'muxws']]]) {
+        const what = order.join(' then ');
+        // the backend decodes a REST path's escapes: /items/%65cho is /items/echo; so does muxws's `:path` now
+        const call = first.request('POST', '/%65cho', { body: { note: 'é' } });
+        const answer = await call;
+        equal(answer.path, '/items/echo', `${what}: the decoded path's action over ${order[0]}`);
+        const again = await second.request('POST', '/ech%6F', { key: call.key, body: { note: 'é' } });
+        same(again, answer, `${what}: the stored outcome under the same key, never 422`);
+        equal(await ctl.runsOf(call.key), 1, `${what}: one execution`);
+        same((await ctl.entriesOf(call.key)).map((entry) => entry.transport), order, `${what}: both transports reached the server`);
       }
     } finally {
       await peer.close();

@@ -45,11 +45,28 @@ interface MuxwsSend {
   value: unknown;
 }
 
+/**
+ * A call's path as the backend reads it over REST, for `:path`, which it reads as sent: `fetch`'s URL
+ * parser writes the path (dot segments resolved, spaces and non-ASCII escaped) and uvicorn decodes
+ * its escapes (`unquote`), so `/items/caf%C3%A9` reaches the route of pk `café` and is fingerprinted
+ * as `/items/café` on both transports (docs/transports.md). Escapes that are not UTF-8 stay as sent.
+ */
+function backendPath(path: string): string {
+  // (a relative path is the backend's to refuse, as sent)
+  if (path[0] !== '/') return path;
+  const sent = new URL(`http://h${path}`).pathname;
+  try {
+    return decodeURIComponent(sent);
+  } catch {
+    return sent;
+  }
+}
+
 /** What every attempt of a ViewSet call over muxws sends, composed once when it is issued. */
 function prepareCall(parts: CallParts): MuxwsSend {
   const payload = services.muxwsBody(parts.body, 'options.body') ?? 'null';
   const merged = services.intercept(parts);
-  const headers: Record<string, string> = { ':method': parts.method, ':path': parts.path };
+  const headers: Record<string, string> = { ':method': parts.method, ':path': backendPath(parts.path) };
   // The query as fetch sends it, so that both transports send one query string.
   if (parts.query) headers[':query'] = UNENCODED.test(parts.query) ? new URL(`http://h/?${parts.query}`).search.slice(1) : parts.query;
   for (const [name, [, value]] of merged) headers[name] = value;
@@ -185,7 +202,9 @@ function restAttempt(base: string, call: Readonly<CallRecord>, attempt: number, 
   const body = payload === 'null' ? null : services.pythonJson(payload);
   if (body !== null) headers['content-type'] ??= 'application/json';
   const query = fields[':query'];
-  const url = base + fields[':path'] + (query ? `?${query}` : '');
+  // `:path` is decoded (backendPath): what fetch would read as a query, a fragment, an escape or a
+  // separator is escaped again, so that the backend decodes it to the same path
+  const url = base + fields[':path'].replace(/[%?#\\]/g, encodeURIComponent) + (query ? `?${query}` : '');
   const send = { url, headers, typed: true, body: { init: body, contentType: null, pending: null, form: null } };
   return services.restTransport.openAttempt(Object.create(call, { send: { value: send } }) as Parameters<typeof services.restTransport.openAttempt>[0], attempt, null);
 }
