@@ -49,6 +49,19 @@ export function jsonBody(body: unknown, what: string): string {
   return text;
 }
 
+/**
+ * How the text of a JSON body goes out over REST: as `JSON.stringify` writes it, until the page makes
+ * its first muxws proxy (or follower); from then on as the backend writes a muxws payload
+ * (`pythonJson`, set by `peer-source.ts`), so that a key is one record over either transport
+ * (docs/transports.md). An app without muxws ships neither the rule nor its code.
+ */
+let restJson = (text: string) => text;
+
+/** Sets how REST JSON bodies are written from now on (`peer-source.ts`: as the backend writes a muxws payload). */
+export function writeRestJson(write: (text: string) => string): void {
+  restJson = write;
+}
+
 /** A `RestBody` (one module-level function: no closure made per call). */
 function restBodyOf(init: BodyInit | null, contentType: string | null = null, pending: RestBody['pending'] = null, form: RestBody['form'] = null): RestBody {
   return { init, contentType, pending, form };
@@ -73,7 +86,7 @@ export function restBody(body: unknown, request: () => Request): RestBody {
   if (body !== null && typeof body === 'object' && isReadableStream(body)) {
     throw new TypeError('options.body cannot be a ReadableStream: a repeat must send the same bytes again');
   }
-  return restBodyOf(jsonBody(body, 'options.body'), JSON_TYPE);
+  return restBodyOf(restJson(jsonBody(body, 'options.body')), JSON_TYPE);
 }
 /**
  * A muxws payload (a call's body; `what` names it in errors): JSON text (null: none, sent as a

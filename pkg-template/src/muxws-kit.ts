@@ -8,6 +8,7 @@
  * first call, for every app, muxws or not.
  */
 import { muxwsBody } from './body.js';
+import { pythonJson } from './python-json.js';
 import { describe, get } from './caller.js';
 import { ERROR_CLASSES } from './abi/muxws-errors.js';
 import { TransportUrlError, type ErrorProps } from './errors.js';
@@ -26,6 +27,8 @@ import { wakeup } from './timer.js';
 export const muxwsServices = {
   /** `body.ts`: a payload's JSON text. */
   muxwsBody,
+  /** `python-json.ts`: JSON text as the backend writes a payload (what a call falling back to REST sends). */
+  pythonJson,
   /** `caller.ts`: a value described for a message. */
   describe,
   /** `caller.ts`: a defensive property read. */

@@ -10,7 +10,8 @@
  * repeat of it polls with the repeat delay instead. Calls issued once the peer is known carry the
  * peer's id and are that peer's calls in every respect.
  */
-import { muxwsBody } from './body.js';
+import { muxwsBody, writeRestJson } from './body.js';
+import { pythonJson } from './python-json.js';
 import type { AbandonReason, AttemptHandle, CallParts, Transport } from './vocabulary/call-types.js';
 import { failAttempt, transportOfPeer } from './runtime.js';
 
@@ -31,8 +32,13 @@ class Waiting {
   }
 }
 
-/** The transport of a muxws proxy's `peer` option; a TypeError for anything but a peer or a function. */
+/**
+ * The transport of a muxws proxy's `peer` option; a TypeError for anything but a peer or a function.
+ * From the first muxws proxy on, REST proxies write JSON bodies as the backend writes a muxws
+ * payload, so that one key is one record on either transport.
+ */
 export function muxwsTransport(peer: unknown): Transport {
+  writeRestJson(pythonJson);
   const found = transportOfPeer(peer);
   if (found) return found;
   if (typeof peer !== 'function') {
@@ -70,7 +76,11 @@ function lazyTransport(source: () => unknown): Transport {
       return real ? real.peerId : ownId;
     },
     name: 'muxws',
-    known,
+    // the peer's own `known` once a call has made the peer known (read by the schema check alone: a
+    // getter, so that a peer that closed for good rejects nothing nobody waits for)
+    get known() {
+      return known.then((transport) => transport.known);
+    },
     prepare(parts) {
       if (real) return real.prepare(parts);
       const text = muxwsBody(parts.body);
@@ -80,24 +90,28 @@ function lazyTransport(source: () => unknown): Transport {
       const waiting = call.send;
       if (!(waiting instanceof Waiting)) return real!.openAttempt(call, attempt, carried);
       // Abandoning the attempt before the peer is known stops it from going out; after, it
-      // abandons the attempt the peer's transport opened.
+      // abandons the attempt the peer's transport opened. The attempt goes once the peer's calls
+      // can go out (its first socket up, or its fallback started): opened before, it would find no
+      // socket and end as lost, to be repeated only after the repeat delay.
       let inner: AttemptHandle | null = null;
       let abandoned: AbandonReason | null = null;
-      connect().then(
-        (transport) => {
-          if (abandoned) return;
-          try {
-            if (!('sent' in waiting)) waiting.sent = transport.prepare(waiting.parts);
-            // the peer's transport reads what it prepared as the call's `send`
-            inner = transport.openAttempt({ ...call, send: waiting.sent }, attempt, carried);
-          } catch (error) {
-            failAttempt(call.id, attempt, error);
-          }
-        },
-        (error: unknown) => {
-          if (!abandoned) failAttempt(call.id, attempt, error);
-        },
-      );
+      connect()
+        .then((transport) => Promise.resolve(transport.known).then(() => transport, () => transport))
+        .then(
+          (transport) => {
+            if (abandoned) return;
+            try {
+              if (!('sent' in waiting)) waiting.sent = transport.prepare(waiting.parts);
+              // the peer's transport reads what it prepared as the call's `send`
+              inner = transport.openAttempt({ ...call, send: waiting.sent }, attempt, carried);
+            } catch (error) {
+              failAttempt(call.id, attempt, error);
+            }
+          },
+          (error: unknown) => {
+            if (!abandoned) failAttempt(call.id, attempt, error);
+          },
+        );
       return {
         abandon(why) {
           abandoned = why;

@@ -140,10 +140,11 @@ describe('live data: persisted cursors and offline', { timeout: 120_000 }, () =>
       const key = `o${Date.now().toString(36)}`;
       await step(page, 'followImports', { key, persist: false, pollIntervalMs: 300 });
       await context.setOffline(true);
-      await sleep(400);
+      // the follower has seen the browser go offline (not a time after it)
+      await until(async () => (await step(page, 'followState')).mode === 'paused', 'the follower paused');
       const offlineAt = Date.now();
       await publish(key, 2);
-      await sleep(1200);
+      await sleep(1200); // four poll intervals in which no poll may go
       const offlineState = await step(page, 'followState');
       assert.equal(offlineState.mode, 'paused', 'paused offline');
       assert.deepEqual(offlineState.events, [], 'nothing delivered offline');

@@ -496,8 +496,12 @@ describe('Retry-After', { timeout: 120_000 }, () => {
 describe('persistence: resumeCalls() after a reload', { timeout: 180_000 }, () => {
   /** A persisted write whose first attempt `mode` loses, waiting a long delay for its repeat. */
   async function persistedWrite(page, { mode, method, args, path, aheadMs = 10_000 }) {
-    // count 2: Chromium resends once by itself when a reused connection closes before an answer
-    await stack.fault(mode, { count: 2, path, method: 'POST' });
+    // An answer lost after the backend ran the call is made with truncate_after: the answer's head
+    // and half its body arrive, then the connection closes, so no browser sends the request again by
+    // itself (Chromium does when a reused connection closes before any answer) and the package alone
+    // sees the loss. drop_before (the backend never sees it): count 2 covers such a resend, which is
+    // dropped as well, so the package sees the loss whether the browser resent or not.
+    await stack.fault(mode, { count: mode === 'drop_before' ? 2 : 1, path, method: 'POST' });
     const key = await step(page, 'call', { method, args });
     const retry = await activity(page, key, { type: 'retry' }, 'the retry of attempt 1');
     assert.equal(retry.ended, 'network-error');
@@ -512,7 +516,7 @@ describe('persistence: resumeCalls() after a reload', { timeout: 180_000 }, () =
     return { key, stored };
   }
 
-  it('(a)+(e) answer dropped after the backend ran it, page reloaded: resumed with its key and bytes, the stored outcome, ran once; credentials never stored', async () => {
+  it('(a)+(e) answer cut off after the backend ran it, page reloaded: resumed with its key and bytes, the stored outcome, ran once; credentials never stored', async () => {
     await stack.resetAll();
     const context = await newContext();
     const posts = recordPosts(context);
@@ -526,7 +530,7 @@ describe('persistence: resumeCalls() after a reload', { timeout: 180_000 }, () =
       };
       assert.deepEqual((await step(page, 'setup', { options, resume: true })).entries, [], 'nothing stored yet');
       const body = { note: 'persisted', qty: '1', nested: { list: [1, 2.5, 'é'] } };
-      const { key, stored } = await persistedWrite(page, { mode: 'drop_after', method: 'echo', args: [body], path: '/items/echo' });
+      const { key, stored } = await persistedWrite(page, { mode: 'truncate_after', method: 'echo', args: [body], path: '/items/echo' });
       await until(async () => (await runsOf(key)) === 1, 'the backend to log the first attempt as run');
 
       // (e) what IndexedDB holds: the call, its body in the clear, no credentials, no excluded header
@@ -634,7 +638,7 @@ describe('persistence: resumeCalls() after a reload', { timeout: 180_000 }, () =
       const options = { persist: true, repeat: { delayMs: 60_000 } };
       for (const tab of tabs) await step(tab, 'setup', { options, resume: true });
       const name = `two tabs ${Date.now()}`;
-      const { key } = await persistedWrite(tabs[0], { mode: 'drop_after', method: 'create', args: [{ name, qty: 2 }], path: '/items' });
+      const { key } = await persistedWrite(tabs[0], { mode: 'truncate_after', method: 'create', args: [{ name, qty: 2 }], path: '/items' });
       const entriesBefore = (await backendEntries(key)).length;
 
       await Promise.all(tabs.map((tab) => tab.reload()));
@@ -672,8 +676,9 @@ describe('persistence: resumeCalls() after a reload', { timeout: 180_000 }, () =
         await step(page, 'setup', { options });
         const body = { note: `issued as the page went, round ${round}`, qty: String(round) };
         // The answer is lost: without it the call could settle on the old page (which runs on until
-        // the new one arrives) and rightly leave nothing to resume. count 2: Chromium resends once.
-        await stack.fault('drop_after', { count: 2, path: '/items/echo', method: 'POST' });
+        // the new one arrives) and rightly leave nothing to resume. Cut off after its head
+        // (truncate_after): response bytes arrived, so no browser resends the request by itself.
+        await stack.fault('truncate_after', { count: 1, path: '/items/echo', method: 'POST' });
         const reloaded = page.waitForEvent('load');
         await step(page, 'callThenReload', { method: 'echo', args: [body] }).catch(() => {}); // the page goes mid-evaluate
         await reloaded;
@@ -728,8 +733,9 @@ describe('persistence: resumeCalls() after a reload', { timeout: 180_000 }, () =
         await step(page, 'setup', { options: { persist: true, repeat: { delayMs: 60_000 } } });
         await step(page, 'addFileInput');
         await page.setInputFiles('#upload', file);
-        // The answer is lost, should the first attempt go out before the page does (count 2: Chromium resends once).
-        await stack.fault('drop_after', { count: 2, path: '/items/raw', method: 'POST' });
+        // The answer is lost, should the first attempt go out before the page does (cut off after its
+        // head: response bytes arrived, so no browser resends the request by itself).
+        await stack.fault('truncate_after', { count: 1, path: '/items/raw', method: 'POST' });
         const reloaded = page.waitForEvent('load');
         await step(page, 'formThenReload').catch(() => {}); // the page goes mid-evaluate
         await reloaded;

@@ -215,7 +215,12 @@ test('vue: writes during the first read are all shown (start-up race)', async ()
   const page = await browser.newPage();
   try {
     await page.goto(`${origin}/`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // the writes go while the first read is held: once its GET reached the proxy (the delay fault taken), not after a time
+    const deadline = Date.now() + 10_000;
+    while ((await stack.faults()).faults.length > 0) {
+      assert.ok(Date.now() < deadline, 'the first read reached the proxy');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     const a = await write('POST', '/items', { name: 'during' });
     await write('PATCH', '/items/1', { name: 'before, renamed' });
     await write('POST', '/items', { name: 'during 2' });
@@ -272,7 +277,24 @@ test('vue: a persisted write resumed after a reload shows as pending again, then
       return call.key;
     });
     await page.waitForSelector(`#pending li[data-key="${key}"][data-state="repeating"]`, { timeout: 5000 });
-    await new Promise((resolve) => setTimeout(resolve, 500)); // stored in IndexedDB in the task of the call; let it commit
+    // stored in IndexedDB in the task of the call: wait until its record is there (read in the page),
+    // not for a time (the package opened the database before this open, so this one creates nothing)
+    await page.waitForFunction(
+      (k) =>
+        new Promise((resolve) => {
+          const open = indexedDB.open('fastapi-viewsets');
+          open.onerror = () => resolve(false);
+          open.onsuccess = () => {
+            const db = open.result;
+            if (!db.objectStoreNames.contains('calls')) return db.close(), resolve(false);
+            const get = db.transaction('calls').objectStore('calls').get(k);
+            get.onsuccess = () => (db.close(), resolve(get.result !== undefined));
+            get.onerror = () => (db.close(), resolve(false));
+          };
+        }),
+      key,
+      { timeout: 5000, polling: 100 },
+    );
     await stack.clearFaults();
     // the resumed attempt is held 2 s by the proxy: long enough to see it pending after the reload
     await stack.fault('delay_before:2', { count: 1, path: '/items', method: 'POST' });

@@ -284,8 +284,11 @@ export const liveScenarios = {
     try {
       await list.ready;
       // tab A renames X; its answer is lost, and the repeat (1.5 s later) gets the stored outcome
-      // count 2: Chromium sends a request again by itself once when a reused connection closes before its answer
-      await ctl.fault('drop_after', { count: 2, path: `/items/${x.id}`, method: 'PATCH' });
+      // The loss is made here, not left to the browser: the backend runs the PATCH, the proxy sends
+      // the answer's head and half its body, then closes. Response bytes arrived, so no browser
+      // resends the request by itself (Chromium does when a reused connection closes before any
+      // answer); the package alone sees the loss and repeats under the same key.
+      await ctl.fault('truncate_after', { count: 1, path: `/items/${x.id}`, method: 'PATCH' });
       const rename = proxy.partialUpdate(x.id, { name: 'X-renamed' });
       await until(() => list.pending[0]?.state === 'repeating', 3000, 'repeating');
       // tab B deletes X; A's list applies the delete

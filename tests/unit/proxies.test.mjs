@@ -1,8 +1,8 @@
 // Pins what REST proxies put on the wire, through the public API, with a fake fetch and clock: the
 // built-in actions' methods, paths, queries and bodies (ViewSetMixin, BulkViewSetMixin, LookupMixin);
 // 0.6's route_rest shapes; the bodies fetch takes (FormData, URLSearchParams, Blob) sent with the same
-// bytes and content type on every attempt; the startup schema check as one background call, never
-// repeated, warning about a declared action the backend lacks; persist in Node (no IndexedDB): sent as
+// bytes and content type on every attempt; the startup schema check as one background call, repeated
+// as the proxy's calls are, warning about a declared action the backend lacks; persist in Node (no IndexedDB): sent as
 // any other call, and resumeCalls() resolves with none.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
@@ -95,7 +95,7 @@ test('FormData, URLSearchParams and Blob bodies: the same bytes and content type
   server.script = () => ({ status: 200, body: {} });
 });
 
-test('the startup schema check: one background GET {basePath}/schema, never repeated, a warning for a declared action the backend lacks', async () => {
+test('the startup schema check: one background GET {basePath}/schema, repeated as the proxy repeats its calls, a warning for a declared action the backend lacks', async () => {
   const activity = recordActivity(pkg);
   const warnings = [];
   const realWarn = console.warn;
@@ -120,14 +120,28 @@ test('the startup schema check: one background GET {basePath}/schema, never repe
     assert.ok(warnings.some((line) => line.includes('destroy()') && line.includes('DELETE /widgets/{pk}')), `warned (${warnings})`);
     assert.equal(warnings.length, 1, 'only the missing route');
 
-    // Not repeated: a network error ends it (a warning that it failed), and schemaCheck: false sends none.
+    // A call of the proxy like any other: with the proxy's repeat.withinMs 0 a network error ends it
+    // (a warning that it failed); with a window, a lost answer is repeated and the check goes on.
+    // schemaCheck: false sends none.
     server.script = () => networkError();
     const from2 = server.requests.length;
-    new Widgets({ basePath: '/widgets2', baseUrl: 'http://api.test' });
+    new Widgets({ basePath: '/widgets2', baseUrl: 'http://api.test', repeat: { withinMs: 0 } });
     new Widgets({ basePath: '/widgets3', baseUrl: 'http://api.test', schemaCheck: false });
     await clock.advance(60_000);
     assert.deepEqual(server.requests.slice(from2).map((request) => request.url), ['http://api.test/widgets2/schema']);
     assert.ok(warnings.some((line) => line.includes('/widgets2') && line.includes('schema check failed')));
+    let lost = 1;
+    server.script = (request) =>
+      lost-- > 0 ? networkError() : { status: 200, body: { openapi: '3.1.0', paths: { '/widgets4': { get: {}, post: {} }, '/widgets4/{id}': { get: {}, put: {}, patch: {}, delete: {} } } } };
+    const from4 = server.requests.length;
+    const warned = warnings.length;
+    new Widgets({ basePath: '/widgets4', baseUrl: 'http://api.test', repeat: { delayMs: 100 } });
+    await clock.advance(1_000);
+    assert.deepEqual(server.requests.slice(from4).map((request) => request.url), ['http://api.test/widgets4/schema', 'http://api.test/widgets4/schema'], 'repeated once');
+    const settled = activity.events.filter((event) => event.path === '/widgets4/schema' && event.type === 'settle');
+    assert.deepEqual(settled.map((event) => [event.ok, event.attempts]), [[true, 2]], 'the document, at the second attempt');
+    for (let turn = 0; turn < 50; turn++) await clock.settle();
+    assert.deepEqual(warnings.slice(warned), [], 'every route served: nothing to warn');
   } finally {
     console.warn = realWarn;
     activity.stop();

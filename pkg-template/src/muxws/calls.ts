@@ -27,47 +27,8 @@ export interface CallPeer extends PushPeer {
   cancelStream(tag: number): void;
   /** Skips a pending reconnect backoff and dials now. */
   reconnectNow(): void;
-}
-
-/**
- * The bytes the backend hashes for a muxws payload, from its JSON text (`JSON.stringify`'s): the
- * server decodes the payload and re-encodes it with Python's `json.dumps` (`payload_to_body` in
- * `fastapi_viewsets/mux_ws/asgi.py`), so an attempt of the call over REST sends exactly that:
- * `", "` and `": "` separators, every character from U+007F up escaped as `\uXXXX`, and a number
- * Python reads as a float (one with `.` or `e`) written as Python's `repr` writes it. Nothing else
- * differs: both escape the same control characters, neither escapes `/`, and the keys keep their
- * order (docs/transports.md).
- */
-export function pythonJson(text: string): string {
-  return text.replace(/"(?:[^"\\]|\\.)*"|-?\d[\d.eE+-]*|[,:]/g, (token) => {
-    if (token === ',' || token === ':') return `${token} `;
-    if (token[0] === '"') return token.replace(/[\x7f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-    return /[.eE]/.test(token) ? pythonFloat(token) : token;
-  });
-}
-
-/**
- * A float token of `JSON.stringify` as Python's `repr` writes the same double: the same shortest
- * digits (both round-trip), in exponent form when the decimal point lies more than 16 digits
- * right of the first or 4 or more left of it (`1e-05`, `1e+16`, two exponent digits at least),
- * else positional with at least one digit after the point (`1.0`, `0.0001`).
- */
-function pythonFloat(token: string): string {
-  const [, sign, whole, fraction = '', exponent = '0'] = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(token)!;
-  let digits = whole + fraction;
-  let point = whole.length + Number(exponent);
-  const lead = digits.length - digits.replace(/^0+/, '').length;
-  digits = digits.slice(lead).replace(/0+$/, '') || '0';
-  point -= lead;
-  if (digits === '0') return `${sign}0.0`;
-  if (point > 16 || point < -3) {
-    const power = point - 1;
-    const mantissa = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
-    return `${sign}${mantissa}e${power < 0 ? '-' : '+'}${String(Math.abs(power)).padStart(2, '0')}`;
-  }
-  if (point <= 0) return `${sign}0.${'0'.repeat(-point)}${digits}`;
-  if (point >= digits.length) return `${sign}${digits}${'0'.repeat(point - digits.length)}.0`;
-  return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
+  /** Resolves once the first connection is established, or (`restFallback`) the fallback started; rejects when the peer closed for good first. */
+  readonly ready: Promise<unknown>;
 }
 
 /** What fetch's URL parser would percent-encode in a query (a query written into a call's path). */
@@ -84,11 +45,28 @@ interface MuxwsSend {
   value: unknown;
 }
 
+/**
+ * A call's path as the backend reads it over REST, for `:path`, which it reads as sent: `fetch`'s URL
+ * parser writes the path (dot segments resolved, spaces and non-ASCII escaped) and uvicorn decodes
+ * its escapes (`unquote`), so `/items/caf%C3%A9` reaches the route of pk `café` and is fingerprinted
+ * as `/items/café` on both transports (docs/transports.md). Escapes that are not UTF-8 stay as sent.
+ */
+function backendPath(path: string): string {
+  // (a relative path is the backend's to refuse, as sent)
+  if (path[0] !== '/') return path;
+  const sent = new URL(`http://h${path}`).pathname;
+  try {
+    return decodeURIComponent(sent);
+  } catch {
+    return sent;
+  }
+}
+
 /** What every attempt of a ViewSet call over muxws sends, composed once when it is issued. */
 function prepareCall(parts: CallParts): MuxwsSend {
   const payload = services.muxwsBody(parts.body, 'options.body') ?? 'null';
   const merged = services.intercept(parts);
-  const headers: Record<string, string> = { ':method': parts.method, ':path': parts.path };
+  const headers: Record<string, string> = { ':method': parts.method, ':path': backendPath(parts.path) };
   // The query as fetch sends it, so that both transports send one query string.
   if (parts.query) headers[':query'] = UNENCODED.test(parts.query) ? new URL(`http://h/?${parts.query}`).search.slice(1) : parts.query;
   for (const [name, [, value]] of merged) headers[name] = value;
@@ -103,6 +81,10 @@ export function callTransport(peerId: number, peer: CallPeer): Transport<MuxwsSe
     /** The transport of the calls' attempts now: `'rest'` while they fall back. */
     get name() {
       return peer.restBase === undefined ? 'muxws' : 'rest';
+    },
+    /** Settles once the calls can go out: the schema check waits for it. */
+    get known() {
+      return peer.ready;
     },
     prepare: prepareCall,
     openAttempt: (call, attempt, carried) => openAttempt(peer, call, attempt, carried),
@@ -211,16 +193,18 @@ export function finishCall(pending: CallPending, error: Error | null, cls: numbe
  * Attempt `attempt` of `call` over REST at `base` (the peer's fallback): the stream's headers but
  * the pseudo-headers (every attempt's: the first's, the key included), `:method`, `:path` and
  * `:query` as the request line, and the body as the backend hashes it over muxws
- * ({@link pythonJson}; a `null` payload is no body, as the server reads it).
+ * (`pythonJson`; a `null` payload is no body, as the server reads it).
  */
 function restAttempt(base: string, call: Readonly<CallRecord>, attempt: number, stream: string, payload: string): AttemptHandle | null {
   const headers: Record<string, string> = {};
   const fields = JSON.parse(stream) as Record<string, string>;
   for (const name in fields) if (name[0] !== ':') headers[name] = fields[name];
-  const body = payload === 'null' ? null : pythonJson(payload);
+  const body = payload === 'null' ? null : services.pythonJson(payload);
   if (body !== null) headers['content-type'] ??= 'application/json';
   const query = fields[':query'];
-  const url = base + fields[':path'] + (query ? `?${query}` : '');
+  // `:path` is decoded (backendPath): what fetch would read as a query, a fragment, an escape or a
+  // separator is escaped again, so that the backend decodes it to the same path
+  const url = base + fields[':path'].replace(/[%?#\\]/g, encodeURIComponent) + (query ? `?${query}` : '');
   const send = { url, headers, typed: true, body: { init: body, contentType: null, pending: null, form: null } };
   return services.restTransport.openAttempt(Object.create(call, { send: { value: send } }) as Parameters<typeof services.restTransport.openAttempt>[0], attempt, null);
 }

@@ -68,7 +68,11 @@ export interface Transport<S = unknown, C = unknown> {
   openAttempt(call: Readonly<CallRecord<S, C>>, attempt: number, carried: C | null): AttemptHandle | null;
   /** `retryNow()` while calls wait for this peer: reconnect now (a muxws peer; REST has nothing to do). */
   reconnectNow?(): void;
-  /** A lazy muxws peer's transport: settles once a call has made the peer known (the schema check waits for it). */
+  /**
+   * A muxws peer's transport: settles once its calls can go out (a lazy peer's once a call has made
+   * the peer known, and then each) — the peer's first connection up, or its REST fallback started;
+   * rejects when the peer closed for good first. The schema check waits for it.
+   */
   known?: Promise<unknown>;
   /**
    * The error a call rejects with when its last attempt's own timeout ended it (muxws:
