@@ -222,30 +222,50 @@ test("how attempts end: a gateway's 503, then answered; an attempt's own timeout
   await page.locator('[data-fastapi-viewsets-devtools] .panel').screenshot({ path: path.join(artifacts, 'devtools-timeout.png') });
 });
 
-test('"try again now" on a waiting call: the repeat goes at once under the same key, and the action runs once', async () => {
+test('"try again now" on one of two waiting calls: only that call\'s repeat goes, at once, under its key, and the action runs once; the other keeps waiting', async () => {
   await stack.resetAll();
-  await stack.fault('truncate_after', { count: 1, path: '/items/slow', method: 'POST' });
-  const key = await page.evaluate(() => window.issue(window.items.request('POST', '/slow', { query: { sleep: 0 }, body: { note: 'now' }, repeat: { delayMs: 25000 } })));
-  await until(async () => (await detailOf(key)).state === 'delay', 'the call to wait for its repeat');
+  await stack.fault('truncate_after', { count: 2, path: '/items/slow', method: 'POST' });
+  // the proxy logs each request's target: the query tells the two calls apart on the wire
+  const post = (who) => page.evaluate((who) => window.issue(window.items.request('POST', '/slow', { query: { sleep: 0, who }, body: { note: who }, repeat: { delayMs: 25000 } })), who);
+  const first = await post('first');
+  await until(async () => (await detailOf(first)).state === 'delay', 'the first call to wait for its repeat');
+  const second = await post('second');
+  await until(async () => (await detailOf(second)).state === 'delay', 'the second call to wait for its repeat');
   const waiting = await inPanel("return root.querySelector('.detail .state').textContent");
   assert.match(waiting, /^repeat in \d+(\.\d)? s \(network-error\)$/);
   const clickedAt = Date.now();
+  // the button in the second call's detail
   await inPanel("root.querySelector('.detail button[data-action=\"retry-call\"]').click()");
-  const outcome = await settled(key);
+  const outcome = await settled(second);
   assert.equal(outcome.state, 'ok');
   assert.ok(Date.now() - clickedAt < 15_000, 'the repeat did not wait for its 25 s delay');
-  // on the wire: two POSTs through the proxy, the second well before the delay was over
+  // on the wire: the second call's two POSTs, the repeat well before its delay was over; the first call's one
+  const postsOf = async (who) => (await stack.proxyLog()).requests.filter((entry) => entry.path.startsWith('/items/slow') && entry.method === 'POST' && entry.path.includes(`who=${who}`));
   const posts = await until(async () => {
-    const found = (await stack.proxyLog()).requests.filter((entry) => entry.path.startsWith('/items/slow') && entry.method === 'POST');
+    const found = await postsOf('second');
     return found.length >= 2 ? found : null;
-  }, 'the two POSTs in the proxy log');
+  }, "the second call's two POSTs in the proxy log");
   assert.equal(posts.length, 2);
   assert.ok((posts[1].t - posts[0].t) * 1000 < 15_000, `the repeat went ${(posts[1].t - posts[0].t).toFixed(1)} s after the first`);
-  const entries = await entriesOf(key, 2);
+  const entries = await entriesOf(second, 2);
   assert.equal(entries.length, 2, 'both attempts carried the same key');
-  assert.equal(entries.filter((entry) => entry.ran).length, 1);
-  const detail = await detailOf(key);
+  assert.equal(entries.filter((entry) => entry.ran).length, 1, 'the action ran once');
+  const detail = await detailOf(second);
   assert.deepEqual(detail.attempts.map((a) => a.ended), ['connection-lost', 'answered']);
+  // the first call was left alone: one POST, still waiting for its delay, as the panel and pendingCalls() say
+  await sleep(500);
+  assert.equal((await postsOf('first')).length, 1, "the first call's repeat did not go");
+  assert.equal((await page.evaluate((key) => window.outcome(key), first)).state, 'pending');
+  assert.equal((await detailOf(first)).state, 'delay');
+  const pending = await page.evaluate((key) => window.pkg.pendingCalls().find((call) => call.key === key), first);
+  assert.equal(pending.waitingFor, 'delay');
+  // a key that names no waiting call (the settled one, an unknown one) does nothing and returns 0
+  assert.deepEqual(await page.evaluate((key) => [window.pkg.retryNow(key), window.pkg.retryNow('no-such-key')], second), [0, 0]);
+  assert.equal((await postsOf('first')).length, 1);
+  // then its own key sends it (1 went), and it too runs once
+  assert.equal(await page.evaluate((key) => window.pkg.retryNow(key), first), 1);
+  assert.equal((await settled(first)).state, 'ok');
+  assert.equal((await entriesOf(first, 2)).filter((entry) => entry.ran).length, 1);
 });
 
 test('"lose the next answer" on a create: the repeat is answered from the stored outcome, the action ran once, and the panel shows both', async () => {
