@@ -299,6 +299,66 @@ test('cancel and copy a key from the panel', async () => {
   await inPanel("root.querySelector('.detail button[data-action=\"cancel\"]').click()");
   const outcome = await settled(key);
   assert.match(outcome.error, /CallCancelled|cancelled/);
+  // cancelled while its repeat waited: its one attempt keeps how it ended, the call failed (cancelled)
+  await until(async () => (await detailOf(key)).state === 'settled', 'the panel to show it settled');
+  assert.deepEqual((await detailOf(key)).attempts.map((a) => a.ended), ['connection-lost']);
+  assert.equal(await inPanel("return root.querySelector(`tr.call[data-key=\"${arg}\"] td.state`).textContent", key), 'failed (cancelled)');
+});
+
+test('refused: a final 4xx is one attempt, shown refused with its status in the detail, on the timeline and in the failed filter; not repeated, the action ran once', async () => {
+  await stack.resetAll();
+  const key = await page.evaluate(() => window.issue(window.items.request('POST', '/conflict', { body: { note: 'refused' }, repeat: { delayMs: 200 } })));
+  const outcome = await settled(key);
+  assert.equal(outcome.state, 'error');
+  assert.match(outcome.error, /409/);
+  await until(async () => (await detailOf(key)).state === 'settled', 'the panel to show it settled');
+  const detail = await detailOf(key);
+  assert.deepEqual(detail.attempts.map((a) => [a.n, a.ended]), [[1, 'refused']]);
+  assert.match(detail.attempts[0].text, /refused 409/);
+  assert.deepEqual(detail.bars.map((bar) => [bar.n, bar.ended, bar.transport]), [[1, 'refused', 'rest']]);
+  assert.match(detail.bars[0].label, /#1 refused 409/);
+  assert.deepEqual(detail.waits, [], 'no wait: nothing was repeated');
+  const row = await inPanel("const tr = root.querySelector(`tr.call[data-key=\"${arg}\"]`); return { failed: tr.classList.contains('failed'), state: tr.querySelector('td.state').textContent }", key);
+  assert.deepEqual(row, { failed: true, state: 'failed 409' });
+  await page.locator('[data-fastapi-viewsets-devtools] button[data-filter="failed"]').click();
+  await until(() => inPanel("return [...root.querySelectorAll('tr.call')].some((tr) => tr.dataset.key === arg)", key), 'the refused call among the failed ones');
+  await page.locator('[data-fastapi-viewsets-devtools] button[data-filter="failed"]').click();
+  const entries = await entriesOf(key);
+  assert.equal(entries.length, 1, 'sent once');
+  assert.equal((await stack.counters()).conflict, 1, 'the action ran once');
+  await page.locator('[data-fastapi-viewsets-devtools] .panel').screenshot({ path: path.join(artifacts, 'devtools-refused.png') });
+});
+
+test('abandoned: a call cancelled mid-attempt (from the panel, and by its caller\'s AbortSignal) shows that attempt abandoned and the call failed (cancelled); the server still runs it to its end, once', async () => {
+  await stack.resetAll();
+  for (const how of ['panel', 'signal']) {
+    const key = await page.evaluate((how) => {
+      const controller = new AbortController();
+      window.abortLast = () => controller.abort();
+      return window.issue(window.items.request('POST', '/slow', { query: { sleep: 2, how }, body: { note: how }, signal: how === 'signal' ? controller.signal : undefined }));
+    }, how);
+    // the backend has the call (its action under way) and the panel shows its one attempt out
+    await until(async () => (await stack.proxyLog()).requests.some((entry) => entry.path.includes(`how=${how}`)), 'the attempt on the wire');
+    await until(async () => {
+      const detail = await detailOf(key);
+      return detail.state === 'in-flight' && detail.attempts.length === 1 && detail.attempts[0].ended === 'in-flight';
+    }, 'the panel to show the attempt out');
+    if (how === 'panel') await inPanel("root.querySelector('.detail button[data-action=\"cancel\"]').click()");
+    else await page.evaluate(() => window.abortLast());
+    const outcome = await settled(key);
+    assert.match(outcome.error, /CallCancelled|cancelled/, how);
+    await until(async () => (await detailOf(key)).state === 'settled', 'the panel to show it settled');
+    const detail = await detailOf(key);
+    assert.deepEqual(detail.attempts.map((a) => [a.n, a.ended]), [[1, 'abandoned']], how);
+    assert.match(detail.attempts[0].text, /abandoned/);
+    assert.deepEqual(detail.bars.map((bar) => bar.ended), ['abandoned'], how);
+    assert.equal(await inPanel("return root.querySelector(`tr.call[data-key=\"${arg}\"] td.state`).textContent", key), 'failed (cancelled)');
+    // the action was under way: the backend runs it to its end, once
+    const entries = await entriesOf(key);
+    assert.equal(entries.length, 1, how);
+    assert.equal(entries.filter((entry) => entry.ran).length, 1, how);
+  }
+  await page.locator('[data-fastapi-viewsets-devtools] .panel').screenshot({ path: path.join(artifacts, 'devtools-abandoned.png') });
 });
 
 test('the export holds the calls, with no Authorization or cookie value, and no bodies unless asked for', async () => {
