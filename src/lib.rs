@@ -198,9 +198,13 @@ wasm_abi::exports! {
         })
     }
 
-    /// "Try again now": every waiting repeat goes out at once.
-    fn retry_now(now: f64) {
-        with(|calls| calls.engine.retry_now(ms(now)))
+    /// "Try again now": with `call` 0, every waiting repeat goes out at once; with a call's id, that
+    /// call's waiting repeat alone (an id that names no waiting call, such as one the runtime never
+    /// issued, does nothing). Returns how many waiting repeats went (or, over a muxws peer that is
+    /// away, wait for its reconnect alone): 0 or 1 for one call.
+    fn retry_now(call: u32, now: f64) -> u32 {
+        let only = (call != 0).then_some(u64::from(call));
+        with(|calls| calls.engine.retry_waiting(only, ms(now)) as u32)
     }
 
     /// The platform's `online`/`offline` news (`navigator.onLine`); the engine starts online.
@@ -266,9 +270,10 @@ wasm_abi::exports! {
     }
 }
 
-/// See [`boundary_version`]. 6: `header_rule` has one bit, `SET_AGAIN_BY_AXIOS` (1); the
+/// See [`boundary_version`]. 7: `retry_now` takes a call's id (0: every waiting call) and returns
+/// how many waiting repeats it sent. 6: `header_rule` has one bit, `SET_AGAIN_BY_AXIOS` (1); the
 /// key-header bit, which nothing read, is gone.
-pub const BOUNDARY_VERSION: u32 = 6;
+pub const BOUNDARY_VERSION: u32 = 7;
 
 #[cfg(test)]
 mod tests {

@@ -11,14 +11,10 @@ import { Layout, type CallsExports } from './abi/calls.js';
 import { wasmBytes } from './wasm/calls-bytes.js';
 
 /**
- * The module's one import, as wasm-bindgen's output names it: the routine that fills wasm-bindgen's
- * table of JavaScript values. No export of this module passes a JavaScript value (they take and
- * return numbers), so the table is never read and the routine has nothing to do. wasm-bindgen's
- * JS glue is not used (it would only add bytes).
- */
-const IMPORTS = { './calls_bg.js': { __wbindgen_init_externref_table(): void {} } };
-
-/**
+ * The module has no imports: wasm-bindgen's start function, its table of JavaScript values and the
+ * import that fills it were removed after wasm-bindgen (scripts/build.sh), since no export passes a
+ * JavaScript value and wasm-bindgen's JS glue is not used (it would only add bytes).
+ *
  * The module compiled and instantiated synchronously, as the package's module is evaluated: for
  * 12 KB of wasm that is a fraction of a millisecond (Liftoff), where the asynchronous API waits for
  * a compile on another thread and a task before the import can resolve. Null where the engine
@@ -27,7 +23,7 @@ const IMPORTS = { './calls_bg.js': { __wbindgen_init_externref_table(): void {} 
  */
 function instantiateNow(bytes: Uint8Array<ArrayBuffer>): WebAssembly.Instance | null {
   try {
-    return new WebAssembly.Instance(new WebAssembly.Module(bytes), IMPORTS);
+    return new WebAssembly.Instance(new WebAssembly.Module(bytes));
   } catch (error) {
     if (error instanceof RangeError) return null;
     throw error;
@@ -37,10 +33,9 @@ function instantiateNow(bytes: Uint8Array<ArrayBuffer>): WebAssembly.Instance | 
 // The module and the facade ship in one file, so they never differ in version
 // (`boundary_version()` is the crate's record of it, for tools).
 const moduleBytes = wasmBytes();
-const instance = instantiateNow(moduleBytes) ?? (await WebAssembly.instantiate(moduleBytes, IMPORTS)).instance;
+const instance = instantiateNow(moduleBytes) ?? (await WebAssembly.instantiate(moduleBytes)).instance;
 /** The engine's exports. */
-export const engine = instance.exports as unknown as CallsExports & { __wbindgen_start(): void };
-engine.__wbindgen_start();
+export const engine = instance.exports as unknown as CallsExports;
 
 /**
  * Views of the whole memory, made again only when it has grown: growing detaches the buffer, and a

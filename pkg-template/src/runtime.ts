@@ -495,10 +495,22 @@ export function pendingCallCount(): number {
   return engine.pending_count();
 }
 
-/** Sends every waiting repeat at once (the "try again now" button); a muxws repeat waiting for a reconnect makes its peer reconnect now. */
-export function retryNow(): void {
-  engine.retry_now(now());
+/**
+ * Sends every waiting repeat at once (the "try again now" button); a muxws repeat waiting for a
+ * reconnect makes its peer reconnect now. With `key`, the waiting repeat of the call with that key
+ * alone, under that key. Returns how many waiting repeats went: 0 when none waited, and for a key
+ * that names no waiting call (settled, in flight, unknown), which does nothing. An argument that is
+ * not a string (the event a click handler passes) counts as none: every waiting repeat goes.
+ */
+export function retryNow(key?: string): number {
+  let id = 0;
+  if (typeof key == 'string') {
+    id = -1; // no call's id (ids start at 1; 0 is every call)
+    for (const call of state.calls.values()) if (call.key === key) id = call.id;
+  }
+  const sent = engine.retry_now(id, now());
   pump();
+  return sent;
 }
 
 // ------------------------------------------------------------------------------------- online

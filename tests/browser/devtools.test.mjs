@@ -222,30 +222,50 @@ test("how attempts end: a gateway's 503, then answered; an attempt's own timeout
   await page.locator('[data-fastapi-viewsets-devtools] .panel').screenshot({ path: path.join(artifacts, 'devtools-timeout.png') });
 });
 
-test('"try again now" on a waiting call: the repeat goes at once under the same key, and the action runs once', async () => {
+test('"try again now" on one of two waiting calls: only that call\'s repeat goes, at once, under its key, and the action runs once; the other keeps waiting', async () => {
   await stack.resetAll();
-  await stack.fault('truncate_after', { count: 1, path: '/items/slow', method: 'POST' });
-  const key = await page.evaluate(() => window.issue(window.items.request('POST', '/slow', { query: { sleep: 0 }, body: { note: 'now' }, repeat: { delayMs: 25000 } })));
-  await until(async () => (await detailOf(key)).state === 'delay', 'the call to wait for its repeat');
+  await stack.fault('truncate_after', { count: 2, path: '/items/slow', method: 'POST' });
+  // the proxy logs each request's target: the query tells the two calls apart on the wire
+  const post = (who) => page.evaluate((who) => window.issue(window.items.request('POST', '/slow', { query: { sleep: 0, who }, body: { note: who }, repeat: { delayMs: 25000 } })), who);
+  const first = await post('first');
+  await until(async () => (await detailOf(first)).state === 'delay', 'the first call to wait for its repeat');
+  const second = await post('second');
+  await until(async () => (await detailOf(second)).state === 'delay', 'the second call to wait for its repeat');
   const waiting = await inPanel("return root.querySelector('.detail .state').textContent");
   assert.match(waiting, /^repeat in \d+(\.\d)? s \(network-error\)$/);
   const clickedAt = Date.now();
+  // the button in the second call's detail
   await inPanel("root.querySelector('.detail button[data-action=\"retry-call\"]').click()");
-  const outcome = await settled(key);
+  const outcome = await settled(second);
   assert.equal(outcome.state, 'ok');
   assert.ok(Date.now() - clickedAt < 15_000, 'the repeat did not wait for its 25 s delay');
-  // on the wire: two POSTs through the proxy, the second well before the delay was over
+  // on the wire: the second call's two POSTs, the repeat well before its delay was over; the first call's one
+  const postsOf = async (who) => (await stack.proxyLog()).requests.filter((entry) => entry.path.startsWith('/items/slow') && entry.method === 'POST' && entry.path.includes(`who=${who}`));
   const posts = await until(async () => {
-    const found = (await stack.proxyLog()).requests.filter((entry) => entry.path.startsWith('/items/slow') && entry.method === 'POST');
+    const found = await postsOf('second');
     return found.length >= 2 ? found : null;
-  }, 'the two POSTs in the proxy log');
+  }, "the second call's two POSTs in the proxy log");
   assert.equal(posts.length, 2);
   assert.ok((posts[1].t - posts[0].t) * 1000 < 15_000, `the repeat went ${(posts[1].t - posts[0].t).toFixed(1)} s after the first`);
-  const entries = await entriesOf(key, 2);
+  const entries = await entriesOf(second, 2);
   assert.equal(entries.length, 2, 'both attempts carried the same key');
-  assert.equal(entries.filter((entry) => entry.ran).length, 1);
-  const detail = await detailOf(key);
+  assert.equal(entries.filter((entry) => entry.ran).length, 1, 'the action ran once');
+  const detail = await detailOf(second);
   assert.deepEqual(detail.attempts.map((a) => a.ended), ['connection-lost', 'answered']);
+  // the first call was left alone: one POST, still waiting for its delay, as the panel and pendingCalls() say
+  await sleep(500);
+  assert.equal((await postsOf('first')).length, 1, "the first call's repeat did not go");
+  assert.equal((await page.evaluate((key) => window.outcome(key), first)).state, 'pending');
+  assert.equal((await detailOf(first)).state, 'delay');
+  const pending = await page.evaluate((key) => window.pkg.pendingCalls().find((call) => call.key === key), first);
+  assert.equal(pending.waitingFor, 'delay');
+  // a key that names no waiting call (the settled one, an unknown one) does nothing and returns 0
+  assert.deepEqual(await page.evaluate((key) => [window.pkg.retryNow(key), window.pkg.retryNow('no-such-key')], second), [0, 0]);
+  assert.equal((await postsOf('first')).length, 1);
+  // then its own key sends it (1 went), and it too runs once
+  assert.equal(await page.evaluate((key) => window.pkg.retryNow(key), first), 1);
+  assert.equal((await settled(first)).state, 'ok');
+  assert.equal((await entriesOf(first, 2)).filter((entry) => entry.ran).length, 1);
 });
 
 test('"lose the next answer" on a create: the repeat is answered from the stored outcome, the action ran once, and the panel shows both', async () => {
@@ -279,6 +299,66 @@ test('cancel and copy a key from the panel', async () => {
   await inPanel("root.querySelector('.detail button[data-action=\"cancel\"]').click()");
   const outcome = await settled(key);
   assert.match(outcome.error, /CallCancelled|cancelled/);
+  // cancelled while its repeat waited: its one attempt keeps how it ended, the call failed (cancelled)
+  await until(async () => (await detailOf(key)).state === 'settled', 'the panel to show it settled');
+  assert.deepEqual((await detailOf(key)).attempts.map((a) => a.ended), ['connection-lost']);
+  assert.equal(await inPanel("return root.querySelector(`tr.call[data-key=\"${arg}\"] td.state`).textContent", key), 'failed (cancelled)');
+});
+
+test('refused: a final 4xx is one attempt, shown refused with its status in the detail, on the timeline and in the failed filter; not repeated, the action ran once', async () => {
+  await stack.resetAll();
+  const key = await page.evaluate(() => window.issue(window.items.request('POST', '/conflict', { body: { note: 'refused' }, repeat: { delayMs: 200 } })));
+  const outcome = await settled(key);
+  assert.equal(outcome.state, 'error');
+  assert.match(outcome.error, /409/);
+  await until(async () => (await detailOf(key)).state === 'settled', 'the panel to show it settled');
+  const detail = await detailOf(key);
+  assert.deepEqual(detail.attempts.map((a) => [a.n, a.ended]), [[1, 'refused']]);
+  assert.match(detail.attempts[0].text, /refused 409/);
+  assert.deepEqual(detail.bars.map((bar) => [bar.n, bar.ended, bar.transport]), [[1, 'refused', 'rest']]);
+  assert.match(detail.bars[0].label, /#1 refused 409/);
+  assert.deepEqual(detail.waits, [], 'no wait: nothing was repeated');
+  const row = await inPanel("const tr = root.querySelector(`tr.call[data-key=\"${arg}\"]`); return { failed: tr.classList.contains('failed'), state: tr.querySelector('td.state').textContent }", key);
+  assert.deepEqual(row, { failed: true, state: 'failed 409' });
+  await page.locator('[data-fastapi-viewsets-devtools] button[data-filter="failed"]').click();
+  await until(() => inPanel("return [...root.querySelectorAll('tr.call')].some((tr) => tr.dataset.key === arg)", key), 'the refused call among the failed ones');
+  await page.locator('[data-fastapi-viewsets-devtools] button[data-filter="failed"]').click();
+  const entries = await entriesOf(key);
+  assert.equal(entries.length, 1, 'sent once');
+  assert.equal((await stack.counters()).conflict, 1, 'the action ran once');
+  await page.locator('[data-fastapi-viewsets-devtools] .panel').screenshot({ path: path.join(artifacts, 'devtools-refused.png') });
+});
+
+test('abandoned: a call cancelled mid-attempt (from the panel, and by its caller\'s AbortSignal) shows that attempt abandoned and the call failed (cancelled); the server still runs it to its end, once', async () => {
+  await stack.resetAll();
+  for (const how of ['panel', 'signal']) {
+    const key = await page.evaluate((how) => {
+      const controller = new AbortController();
+      window.abortLast = () => controller.abort();
+      return window.issue(window.items.request('POST', '/slow', { query: { sleep: 2, how }, body: { note: how }, signal: how === 'signal' ? controller.signal : undefined }));
+    }, how);
+    // the backend has the call (its action under way) and the panel shows its one attempt out
+    await until(async () => (await stack.proxyLog()).requests.some((entry) => entry.path.includes(`how=${how}`)), 'the attempt on the wire');
+    await until(async () => {
+      const detail = await detailOf(key);
+      return detail.state === 'in-flight' && detail.attempts.length === 1 && detail.attempts[0].ended === 'in-flight';
+    }, 'the panel to show the attempt out');
+    if (how === 'panel') await inPanel("root.querySelector('.detail button[data-action=\"cancel\"]').click()");
+    else await page.evaluate(() => window.abortLast());
+    const outcome = await settled(key);
+    assert.match(outcome.error, /CallCancelled|cancelled/, how);
+    await until(async () => (await detailOf(key)).state === 'settled', 'the panel to show it settled');
+    const detail = await detailOf(key);
+    assert.deepEqual(detail.attempts.map((a) => [a.n, a.ended]), [[1, 'abandoned']], how);
+    assert.match(detail.attempts[0].text, /abandoned/);
+    assert.deepEqual(detail.bars.map((bar) => bar.ended), ['abandoned'], how);
+    assert.equal(await inPanel("return root.querySelector(`tr.call[data-key=\"${arg}\"] td.state`).textContent", key), 'failed (cancelled)');
+    // the action was under way: the backend runs it to its end, once
+    const entries = await entriesOf(key);
+    assert.equal(entries.length, 1, how);
+    assert.equal(entries.filter((entry) => entry.ran).length, 1, how);
+  }
+  await page.locator('[data-fastapi-viewsets-devtools] .panel').screenshot({ path: path.join(artifacts, 'devtools-abandoned.png') });
 });
 
 test('the export holds the calls, with no Authorization or cookie value, and no bodies unless asked for', async () => {

@@ -146,8 +146,12 @@ onCallActivity(() => {
     .join('\n');
 });
 tryAgainButton.onclick = () => retryNow();
+// one call's waiting repeat, under its key: how many went (0 or 1)
+const wentForOne: number = retryNow(pendingCalls()[0]?.key ?? '');
+// @ts-expect-error a key is a string
+retryNow(7);
 
-export { key, keys, bareKey, Overridden, maybeKey, fromClass, loose, byParams, byOptions, page, doubleStatus, lazy };
+export { key, keys, bareKey, Overridden, maybeKey, fromClass, loose, byParams, byOptions, page, doubleStatus, lazy, wentForOne };
 
 // ------------------------------------------------------------------ live data (follow, watch, applyChanges)
 import {

@@ -3,7 +3,7 @@
 // key, method, path, transport and the clock's time; background calls reported with background
 // true and left out of pendingCallCount(); pendingCalls() oldest first with waitingFor, nextAttemptAt
 // and unansweredAttempts; retryNow() sends a waiting repeat at once, and a manual attempt that
-// fails leaves the next automatic repeat when it was; listeners that are removed or throw.
+// fails leaves the next automatic repeat when it was; retryNow(key) sends one call's alone; listeners that are removed or throw.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { HANG, networkError } from './fake-fetch.mjs';
@@ -175,6 +175,30 @@ test('retryNow() never makes things worse: a manual attempt that fails leaves th
   assert.deepEqual(server.requestsWithKey(call.key).map((request) => request.at - start), [0, 2000, 10_000]);
   assert.deepEqual(await call, { attempt: 3 });
   activity.stop();
+});
+
+test('retryNow(key) sends that call\'s waiting repeat alone, under its key; a key that names no waiting call does nothing and returns 0', async () => {
+  server.script = failFirst(1, gateway);
+  const items = restItems(pkg, { repeat: { delayMs: 20_000 } });
+  const start = clock.now();
+  const a = items.create({ name: 'a' });
+  const b = items.create({ name: 'b' });
+  await clock.advance(3000);
+  assert.equal(pkg.retryNow(b.key), 1, 'one waiting repeat went');
+  await clock.settle();
+  assert.deepEqual(server.requestsWithKey(b.key).map((request) => request.at - start), [0, 3000], 'b sent at once, under its key');
+  assert.deepEqual(server.requestsWithKey(a.key).map((request) => request.at - start), [0], 'a keeps waiting');
+  assert.deepEqual(await b, { attempt: 2 });
+  assert.equal(pkg.retryNow(b.key), 0, 'a settled call: nothing');
+  assert.equal(pkg.retryNow('no-such-key'), 0, 'an unknown key: nothing');
+  assert.equal(pkg.retryNow(''), 0, 'an empty key names no call');
+  await clock.advance(1000);
+  assert.equal(server.requestsWithKey(a.key).length, 1);
+  // an argument that is not a string (the event a click handler passes) counts as none: every waiting repeat goes
+  assert.equal(pkg.retryNow({ type: 'click' }), 1);
+  await clock.settle();
+  assert.deepEqual(server.requestsWithKey(a.key).map((request) => request.at - start), [0, 4000]);
+  assert.deepEqual(await a, { attempt: 2 });
 });
 
 test('retryNow() with nothing waiting changes nothing', async () => {

@@ -351,9 +351,36 @@ impl CallEngine {
     /// once when that has passed), and the doubling goes on as if it had not been sent; should it
     /// fail while offline, its repeat waits for online like any other.
     ///
+    /// Returns how many waiting repeats it acted on (sent, or left waiting for their peer alone, or,
+    /// past their within deadline, settled): 0 when none waited.
+    ///
     /// Seed rule: "retryNow() sends every waiting repeat at once, for a \"try again now\" button."
-    pub fn retry_now(&mut self, now: u64) {
-        self.send_waiting(now, false);
+    pub fn retry_now(&mut self, now: u64) -> usize {
+        self.retry_waiting(None, now)
+    }
+
+    /// "Try again now" on one call: the waiting repeat of `call` alone goes as
+    /// [`CallEngine::retry_now`] sends every one (at once, or, over a muxws peer that is away, with its
+    /// delay ended and one `ReconnectNow { peer }`), never lengthening its schedule; every other call
+    /// is left as it was. Returns whether `call` had a waiting repeat: `false` (and nothing done) for
+    /// a call whose attempt is in flight, a settled call or an unknown id.
+    ///
+    /// Issue 37: the devtools' "try again now" on one waiting call, under its key.
+    pub fn retry_call_now(&mut self, call: CallId, now: u64) -> bool {
+        self.retry_waiting(Some(call), now) != 0
+    }
+
+    /// [`CallEngine::retry_call_now`] with `Some(call)`, [`CallEngine::retry_now`] with `None`, in
+    /// one entry point (the wasm module's `retry_now` export, which holds one copy of the code):
+    /// returns how many waiting repeats it acted on.
+    pub fn retry_waiting(&mut self, only: Option<CallId>, now: u64) -> usize {
+        // Below, 0 stands for every call: no call has the id 0 (they start at 1), nor CallId::MAX.
+        let only = match only {
+            None => 0,
+            Some(0) => CallId::MAX,
+            Some(id) => id,
+        };
+        self.send_waiting(now, false, only)
     }
 
     /// The platform's news of its connection (`navigator.onLine`, the `online`/`offline` events); the
@@ -378,7 +405,7 @@ impl CallEngine {
         }
         if online {
             // Still offline while they go, so that each announces the end of its wait.
-            self.send_waiting(now, true);
+            self.send_waiting(now, true, 0);
             self.online = true;
             return;
         }
@@ -726,11 +753,16 @@ impl CallEngine {
     /// `coming_online`): one whose delay had not ended is marked manual (`resume_at`); one whose peer
     /// is away has its delay ended and waits for the peer, and each such peer gets one
     /// `ReconnectNow`, in increasing peer order. Coming online, a repeat left waiting for its peer
-    /// reports `Wait { reason: Reconnect }`.
-    fn send_waiting(&mut self, now: u64, coming_online: bool) {
+    /// reports `Wait { reason: Reconnect }`. With `only` other than 0, that call alone (when it
+    /// waits). Returns how many waiting repeats it acted on.
+    fn send_waiting(&mut self, now: u64, coming_online: bool, only: CallId) -> usize {
         // Sorted and without repeats: one `ReconnectNow` per peer, in increasing peer order.
         let mut reconnect_peers: Vec<PeerId> = Vec::new();
+        let mut acted = 0;
         self.waiting_calls().iter().for_each(|&id| {
+            if only != 0 && only != id {
+                return;
+            }
             // One look-up for all it does to the call (borrowed from `calls`, not `self`).
             let Some(call) = self.calls.get_mut(id) else {
                 return;
@@ -738,6 +770,7 @@ impl CallEngine {
             let Phase::Waiting { delay_until, reconnect } = call.phase else {
                 return;
             };
+            acted += 1;
             if let Some(at) = delay_until {
                 call.resume_at = Some(at);
             }
@@ -760,6 +793,7 @@ impl CallEngine {
         for &peer in &reconnect_peers {
             self.actions.push(Some(Action::ReconnectNow { peer }));
         }
+        acted
     }
 
     /// Settles `id` with its latest attempt's end and drops every trace of it.

@@ -78,11 +78,14 @@ export interface CallsExports {
    */
   peer_state(peer: number, state: number, now: number): void;
   /**
-   * "Try again now": every waiting repeat goes out at once.
+   * "Try again now": with `call` 0, every waiting repeat goes out at once; with a call's id, that
+   * call's waiting repeat alone (an id that names no waiting call, such as one the runtime never
+   * issued, does nothing). Returns how many waiting repeats went (or, over a muxws peer that is
+   * away, wait for its reconnect alone): 0 or 1 for one call.
    *
-   * `fn retry_now(now: f64)`
+   * `fn retry_now(call: u32, now: f64) -> u32`
    */
-  retry_now(now: number): void;
+  retry_now(call: number, now: number): number;
   /**
    * The platform's `online`/`offline` news (`navigator.onLine`); the engine starts online.
    *

@@ -8,8 +8,11 @@ import type { DevStore } from './store.js';
 export interface PanelServices {
   /** The record of calls and live objects, and the two switches (lose the next answer, offline). */
   store: DevStore;
-  /** The package's `retryNow()`: every waiting repeat goes at once, under its own key. */
-  retryNow(): void;
+  /**
+   * The package's `retryNow()`: every waiting repeat goes at once, under its own key; with `key`,
+   * that call's waiting repeat alone (returns how many went: 0 when it was not waiting).
+   */
+  retryNow(key?: string): number;
   /** Cancels the unsettled call with `key` (it rejects with `CallCancelled`). */
   cancel(key: string): void;
 }

@@ -21,9 +21,10 @@ export type AttemptTransport = 'rest' | 'muxws' | 'rest-for-muxws';
 
 /**
  * How an attempt ended, as the panel names it: `answered`, `gateway` (502/503/504 from a gateway:
- * `status`), `timeout`, `connection-lost` (no answer), `refused` (a muxws stream refused),
- * `abandoned` (a newer attempt went out first), `cancelled`, `error`, `answer-lost` (its answer was
- * thrown away by the devtools' "lose the next answer").
+ * `status`), `timeout`, `connection-lost` (no answer), `refused` (a 4xx, the application's final
+ * answer: `status`; or a muxws stream the server refused, `status` 0), `abandoned` (still out when
+ * its call was cancelled, or when a newer attempt went out), `cancelled`, `error`, `answer-lost` (its
+ * answer was thrown away by the devtools' "lose the next answer").
  */
 export type AttemptEnd = 'answered' | 'gateway' | 'timeout' | 'connection-lost' | 'refused' | 'abandoned' | 'cancelled' | 'error' | 'answer-lost';
 
@@ -109,7 +110,7 @@ const ENDS: Record<string, AttemptEnd> = {
 /** An `EndCode` (abi/calls.ts) with its flags as the panel names it. */
 function endOf(end: number, status: number): AttemptEnd {
   const code = end & 255;
-  if (code === 0 || code === 4) return status >= 502 && status <= 504 && !(end & 0x100) && code === 0 ? 'gateway' : 'answered';
+  if (code === 0 || code === 4) return status >= 502 && status <= 504 && !(end & 0x100) && code === 0 ? 'gateway' : status >= 400 && status < 500 ? 'refused' : 'answered';
   return (['answered', 'connection-lost', 'timeout', 'cancelled', 'answered', 'timeout', 'connection-lost', 'refused', 'connection-lost', 'connection-lost'] as const)[code] ?? 'error';
 }
 
@@ -295,8 +296,13 @@ export class DevStore {
       view.waitReason = event.ended;
     } else if (event.type === 'wait') {
       view.state = event.reason;
-    } else {
-      this.#end(view, last, event.at, ENDS[event.ended] ?? 'error', true);
+    } else if (event.ended === 'cancelled') {
+      // cancelled: an attempt still out was abandoned; one that had ended (a repeat waited) keeps its end
+      if (last && (last.ended === null || last.ended === 'cancelled')) this.#end(view, last, event.at, 'abandoned', true);
+    }
+    if (event.type === 'settle') {
+      // an answer settles it: a 4xx the tap saw stays refused
+      if (event.ended !== 'cancelled' && !(event.ended === 'answered' && last?.ended === 'refused')) this.#end(view, last, event.at, ENDS[event.ended] ?? 'error', true);
       view.state = 'settled';
       view.waitUntil = null;
       view.settled = { ok: event.ok, status: last?.status ?? 0, ended: event.ended, at: event.at };

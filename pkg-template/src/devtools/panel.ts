@@ -191,7 +191,7 @@ export function mount(services: PanelServices, parent: Element, open: boolean): 
       }, () => {});
     }, { 'data-action': 'copy-key' });
     const waiting = call.state === 'delay' || call.state === 'reconnect' || call.state === 'offline';
-    const retryOne = button('Try again now', 'the waiting repeat goes now, under the same key (every waiting repeat goes: retryNow())', () => services.retryNow(), { 'data-action': 'retry-call', disabled: !waiting });
+    const retryOne = button('Try again now', "this call's waiting repeat goes now, under the same key; the other calls keep waiting (retryNow(key))", () => services.retryNow(call.key), { 'data-action': 'retry-call', disabled: !waiting });
     const cancel = button('Cancel', 'cancel the call: it rejects with CallCancelled', () => services.cancel(call.key), { 'data-action': 'cancel', disabled: call.state === 'settled' });
     const items: HTMLElement[] = [];
     let previousEnd: number | null = null;

@@ -15,6 +15,8 @@ export function endLabel(attempt: AttemptView): string {
     case 'gateway': return `${attempt.status || 'gateway'} from a gateway`;
     case 'connection-lost': return 'connection lost';
     case 'answer-lost': return 'answer thrown away (devtools)';
+    case 'refused': return attempt.status ? `refused ${attempt.status}` : 'stream refused';
+    case 'abandoned': return 'abandoned (its call was cancelled, or a newer attempt went)';
     default: return attempt.ended;
   }
 }

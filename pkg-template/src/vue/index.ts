@@ -327,8 +327,11 @@ export interface UseCallActivity {
   secondsToNextAttempt: ComputedRef<number | null>;
   /** The platform says it is offline (browsers: `navigator.onLine`). */
   offline: Readonly<Ref<boolean>>;
-  /** Sends every waiting repeat now: the "try again now" button. */
-  retryNow(): void;
+  /**
+   * Sends every waiting repeat now (the "try again now" button), or with `key` that call's alone;
+   * returns how many went (the package's `retryNow`).
+   */
+  retryNow(key?: string): number;
 }
 
 /**

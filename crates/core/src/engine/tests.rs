@@ -39,6 +39,10 @@ enum Step {
         peer: PeerId,
     },
     RetryNow,
+    /// "Try again now" on one call (`retry_call_now`).
+    RetryCallNow {
+        pick: usize,
+    },
     Online {
         online: bool,
     },
@@ -96,6 +100,7 @@ fn step() -> impl Strategy<Value = Step> {
         2 => (0u64..3, any::<bool>()).prop_map(|(peer, available)| Step::Peer { peer, available }),
         1 => (0u64..3).prop_map(|peer| Step::PeerClosed { peer }),
         1 => Just(Step::RetryNow),
+        1 => any::<usize>().prop_map(|pick| Step::RetryCallNow { pick }),
         2 => any::<bool>().prop_map(|online| Step::Online { online }),
     ]
 }
@@ -411,7 +416,13 @@ proptest! {
                 }
                 Step::RetryNow => {
                     may_send_offline = true;
-                    engine.retry_now(now)
+                    engine.retry_now(now);
+                }
+                Step::RetryCallNow { pick } if !issued.is_empty() => {
+                    may_send_offline = true;
+                    let call = issued[pick % issued.len()];
+                    let waited = engine.pending_calls().any(|p| p.call == call && p.reason != WaitReason::InFlight);
+                    prop_assert_eq!(engine.retry_call_now(call, now), waited, "retry_call_now says whether the call waited");
                 }
                 Step::Online { online } => engine.set_online(online, now),
                 _ => {}

@@ -120,9 +120,18 @@ impl Harness {
         self.drain();
     }
 
-    pub fn retry_now(&mut self) {
-        self.engine.retry_now(self.now);
+    /// "Try again now" on every waiting call; returns how many it acted on.
+    pub fn retry_now(&mut self) -> usize {
+        let acted = self.engine.retry_now(self.now);
         self.drain();
+        acted
+    }
+
+    /// "Try again now" on `call` alone; returns whether it had a waiting repeat.
+    pub fn retry_call_now(&mut self, call: CallId) -> bool {
+        let acted = self.engine.retry_call_now(call, self.now);
+        self.drain();
+        acted
     }
 
     /// The platform's online/offline news.
