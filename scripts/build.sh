@@ -47,16 +47,18 @@ build_calls_wasm() {
   mkdir -p "${CARGO_TARGET_DIR:-target}/wasm" && mv "$out/wasm/calls_bg.wasm" "${CARGO_TARGET_DIR:-target}/wasm/calls_bg.wasm"
 }
 
-# build_plain_wasm <crate folder> <output name>: a module of plain exports and imports, no glue;
+# build_plain_wasm <crate folder> <output name> [passes]: a module of plain exports and imports, no glue;
 # its driver instantiates it (the muxws module: crates/muxws-wasm/src/exports.rs).
 build_plain_wasm() {
   local crate=$1 name=$2
   cargo build --quiet --release --target wasm32-unknown-unknown --manifest-path "crates/$crate/Cargo.toml"
-  optimize "${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/${crate//-/_}.wasm" "$name"
+  optimize "${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/${crate//-/_}.wasm" "$name" "${@:3}"
 }
 
 build_calls_wasm
-build_plain_wasm muxws-wasm muxws
+# The muxws module's control flow flattened and rebuilt by binaryen's relooper, then -Oz again twice
+# (measured: 140 B less gzip -9 than -Oz alone; a second flatten, or --converge after it, more)
+build_plain_wasm muxws-wasm muxws --flatten --rereloop -Oz -Oz
 
 tsc -p pkg-template/tsconfig.json --outDir "$work/tsc"
 mkdir -p "$work/tsc/wasm" && cp "$gen"/*.js "$work/tsc/wasm/"
