@@ -5,10 +5,13 @@
 //!   prints 1 KiB vs 1 MiB decode times per shape as a markdown table; linear decoding shows a
 //!   ratio near 1 000 (fixed costs make small messages relatively dearer, so a bit below), a
 //!   quadratic one near 10⁶.
-//! - `decoding_time_grows_linearly` runs by default with margins wide enough for a loaded
-//!   2-core machine: 16× the bytes must cost at most 64× the time (the best of several runs of
-//!   each), where a quadratic decoder takes ~256×. The exact, load-free check is the work counter
-//!   of `src/tests/linearity.rs`.
+//! - `decoding_time_grows_linearly` (ignored; a timing, so it needs a quiet machine):
+//!   `cargo test -p muxws-proto --test decode_timing -- --ignored`: 16× the bytes must cost at most
+//!   64× the time (the best of several runs of each), where a quadratic decoder takes ~256×. It ran
+//!   by default until a fresh clone's suite, beside other builds on the same 2 cores (load ~13),
+//!   measured ×110 for "many keys in the payload", whose release table shows 846× for 1 024× the
+//!   bytes: the load, not the decoder. The suite's check is the exact, load-free work counter of
+//!   `src/tests/linearity.rs`, over the same shapes.
 
 #[path = "support/shapes.rs"]
 mod shapes;
@@ -33,6 +36,7 @@ fn best(text: &str, runs: usize, reps: usize) -> Duration {
 }
 
 #[test]
+#[ignore = "a timing: run it on a quiet machine with -- --ignored (the suite's check is src/tests/linearity.rs)"]
 fn decoding_time_grows_linearly() {
     const SMALL: usize = 32 * 1024;
     const LARGE: usize = 16 * SMALL;
