@@ -1,11 +1,12 @@
 /**
  * The axios transport (option `axiosInstance`): every attempt is a request through the caller's own
  * axios instance, so its interceptors run and its errors are what a call rejects with, as in 0.6.
- * The seed's REST rows are written for it: an axios error without a response is repeated (at once
- * when the attempt's timeout ended it — ECONNABORTED, ETIMEDOUT — else after the delay), a 502/503/
- * 504 whose body is not a JSON object with `detail` after the delay; every attempt carries the
- * headers of the first attempt's config after the request interceptors, other than the ones axios
- * sets again (the calls module's header rule). axios stays the caller's dependency.
+ * The seed's REST rows are written for it: an axios error without a response, or with one whose body
+ * never arrived whole (its data unread: axios's Node adapter when the connection closes mid-body), is
+ * repeated (at once when the attempt's timeout ended it — ECONNABORTED, ETIMEDOUT — else after the
+ * delay), a 502/503/504 whose body is not a JSON object with `detail` after the delay; every attempt
+ * carries the headers of the first attempt's config after the request interceptors, other than the
+ * ones axios sets again (the calls module's header rule). axios stays the caller's dependency.
  */
 import { JSON_TYPE } from './body.js';
 import { isRefused, loadChunk } from './chunk.js';

@@ -124,8 +124,10 @@ export function sendThroughAxios(
     Promise.resolve(pending).then(
       (response) => settleWith(services, call, attempt, response, null),
       (error: { response?: { status: number; data: unknown; headers?: unknown }; code?: unknown }) => {
-        if (error?.response) return settleWith(services, call, attempt, error.response, error);
-        // The seed's REST rows: an axios error without a response is repeated, a cancellation
+        // An answer whose body did not arrive whole is no answer, as for fetch (rest.ts): axios's
+        // Node adapter rejects a body cut off mid-way with the response, its data never read.
+        if (error?.response && error.response.data !== undefined) return settleWith(services, call, attempt, error.response, error);
+        // The seed's REST rows: an axios error without a (whole) response is repeated, a cancellation
         // excepted (an interceptor's or the instance's; an attempt this package abandoned reports
         // to no one), which settles the call with it.
         const timedOut = error?.code === 'ECONNABORTED' || error?.code === 'ETIMEDOUT';
