@@ -53,11 +53,12 @@ const ssr = await rolldown({ input: { 'ssr/index': `${from}/ssr/index.js` }, pla
 await ssr.write({ dir: to, format: 'esm', entryFileNames: '[name].js' });
 await ssr.close();
 // nuxt/: the subpath @dynamicforms/fastapi-viewsets/nuxt, the Nuxt module (module.js, run by Nuxt at
-// build time in Node) and what it adds to an app: its plugins (plugin-server.js, plugin-client.js) and
+// build time in Node) and what it adds to an app: its plugins (plugin-server.js, plugin-client.js, and
+// plugin-devtools.js in `nuxt dev`) and
 // Nitro's (nitro.js). Each is bundled on its own (what they share is a constant); each imports the
 // package's subpaths by their names (one runtime per page, one scope resolver per process), Vue,
 // Nuxt's `#app` and Node's modules, all left as imports; not minified.
-for (const name of ['module', 'plugin-server', 'plugin-client', 'nitro']) {
+for (const name of ['module', 'plugin-server', 'plugin-client', 'plugin-devtools', 'nitro']) {
   const nuxt = await rolldown({ input: { [`nuxt/${name}`]: `${from}/nuxt/${name}.js` }, platform: 'neutral', logLevel: 'warn', external: ['vue', '#app', /^@dynamicforms\/fastapi-viewsets(\/|$)/, /^node:/] });
   await nuxt.write({ dir: to, format: 'esm', entryFileNames: '[name].js' });
   await nuxt.close();

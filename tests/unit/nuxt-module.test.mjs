@@ -102,3 +102,23 @@ test('nuxt module’s Nitro plugin: each request runs in a scope of its own with
   assert.equal(requestScope(), undefined, 'outside every request: no request scope');
   assert.deepEqual(forwarded(event({ authorization: 'Bearer a', cookie: ['a=1', 'b=2'], 'x-other': 'no' }), ['authorization', 'cookie']), { authorization: 'Bearer a', cookie: 'a=1, b=2' });
 });
+
+test('nuxt module: in `nuxt dev` a client plugin mounts the devtools (after the module’s own two) and the optimizer is told of the subpath; `devtools: false` and a build add neither', () => {
+  const dev = fakeNuxt();
+  dev.options.dev = true;
+  fastapiViewsets(undefined, dev);
+  const [server, client, devtools, mine] = dev.options.plugins;
+  assert.deepEqual([server.mode, client.mode, devtools.mode, mine], ['server', 'client', 'client', '~/plugins/mine.ts']);
+  assert.ok(fs.existsSync(devtools.src) && devtools.src.endsWith('/nuxt/plugin-devtools.js'), devtools.src);
+  assert.match(fs.readFileSync(devtools.src, 'utf8'), /from ["']@dynamicforms\/fastapi-viewsets\/devtools["'][\s\S]*mountDevtools\(\)/);
+  assert.ok(dev.options.vite.optimizeDeps.include.includes('@dynamicforms/fastapi-viewsets/devtools'));
+  const off = fakeNuxt();
+  off.options.dev = true;
+  fastapiViewsets({ devtools: false }, off);
+  const built = fakeNuxt();
+  fastapiViewsets({ devtools: true }, built);
+  for (const nuxt of [off, built]) {
+    assert.ok(!nuxt.options.plugins.some((plugin) => /devtools/.test(plugin.src ?? plugin)), JSON.stringify(nuxt.options.plugins));
+    assert.ok(!nuxt.options.vite.optimizeDeps.include.some((entry) => entry.endsWith('/devtools')));
+  }
+});

@@ -11,6 +11,9 @@
  *   request's render runs in a scope of its own, closed once the app has rendered, and what the
  *   render read goes into the payload; on the client the payload hydrates the live lists and
  *   followers, which go on from the server's cursor;
+ * - in `nuxt dev` only, a plugin of the browser (`nuxt/plugin-devtools.js`) that mounts the devtools
+ *   panel of `@dynamicforms/fastapi-viewsets/devtools` (`devtools: false` leaves it out); a
+ *   `nuxt build` adds nothing of it;
  * - Vite's dependency optimizer told of the package's entries (`optimizeDeps.include`), so that
  *   `nuxt dev` does not discover them at run time and reload the first page;
  * - the package's files loaded on demand (the follower's engine, the live list, the axios
@@ -31,6 +34,11 @@ export interface ModuleOptions {
    * renders as its own user). `[]` forwards none.
    */
   forwardHeaders?: readonly string[] | undefined;
+  /**
+   * Mount the devtools panel (`@dynamicforms/fastapi-viewsets/devtools`) in every page of `nuxt dev`
+   * (default `true`; `false` leaves it out). A `nuxt build` never adds it.
+   */
+  devtools?: boolean | undefined;
 }
 
 /** The headers forwarded when the options name none. */
@@ -40,6 +48,8 @@ export const DEFAULT_FORWARD_HEADERS: readonly string[] = Object.freeze(['author
 export interface NuxtLike {
   /** Nuxt's resolved options. */
   options: {
+    /** `nuxt dev` (true) or a build (false). */
+    dev?: boolean;
     /** The build folder (`.nuxt`), where Nitro's plugin is written. */
     buildDir: string;
     /** The app's templates: Nitro's plugin is one, written with the module's options. */
@@ -137,9 +147,12 @@ function fastapiViewsets(options: ModuleOptions | undefined, nuxt: NuxtLike): fa
   (nuxt.options.nitro.plugins ??= []).push(join(nuxt.options.buildDir, filename));
   // The server's plugin first, so that the request's scope is open before any other plugin's calls.
   nuxt.options.plugins.unshift({ src: here('./plugin-server.js'), mode: 'server' }, { src: here('./plugin-client.js'), mode: 'client' });
+  // the devtools panel in `nuxt dev` only, after the module's other plugins: a build adds nothing of it
+  const devtools = nuxt.options.dev === true && options?.devtools !== false;
+  if (devtools) nuxt.options.plugins.splice(2, 0, { src: here('./plugin-devtools.js'), mode: 'client' });
   const vite = (nuxt.options.vite ??= {});
   const optimizeDeps = (vite.optimizeDeps ??= {});
-  optimizeDeps.include = [...(optimizeDeps.include ?? []), NAME, `${NAME}/vue`].filter((entry, at, all) => all.indexOf(entry) === at);
+  optimizeDeps.include = [...(optimizeDeps.include ?? []), NAME, `${NAME}/vue`, ...(devtools ? [`${NAME}/devtools`] : [])].filter((entry, at, all) => all.indexOf(entry) === at);
   (vite.plugins ??= []).push(muxwsWasmAsFile);
   nuxt.hook('build:manifest', (manifest: Record<string, ManifestResource>) => void dropOnDemandHints(manifest));
   return false;
