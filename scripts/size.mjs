@@ -30,7 +30,7 @@ export const BUDGET = { full: 40 * 1024, rest: 18 * 1024 };
 // The ceiling sits just above where the package stands; what each raise paid for is told in
 // CHANGELOG.md (the size ceiling), the figures in BENCHMARKS.md.
 // The REST-only app is held to 16.5 KiB (issue 29), measured as an app with Vite's defaults builds.
-export const ENFORCED = { full: 70 * 1024, rest: 16.5 * 1024 };
+export const ENFORCED = { full: 71.5 * 1024, rest: 16.5 * 1024 };
 
 /** Vite's modulepreload polyfill as it begins an app's entry: an app without the package, built with the same defaults. */
 async function vitePolyfill() {

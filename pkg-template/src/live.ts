@@ -41,10 +41,10 @@ export function liveList<P extends object>(proxy: P, params?: LiveParams, option
   if (!internalsOf(proxy)) throw new TypeError('liveList() takes a ViewSet proxy');
   const running = loadLive().then((module) => module.start(liveServices, handle, proxy, params, options));
   // until the chunk takes the handle over (its methods then its own), each method waits for it
-  const handle: LiveHandle = waitOn({ rows: EMPTY, pending: EMPTY, status: { mode: 'poll', loading: true, stale: true, why: 'loading', error: null }, follower: null, pendingOf() {} } as unknown as LiveHandle, running, ['refresh', 'close', 'dismiss']);
+  const handle: LiveHandle = waitOn({ rows: EMPTY, pending: EMPTY, status: { mode: 'poll', loading: true, stale: true, why: 'loading', error: null, window: 'loading-first-page', hasPrevious: false, total: null }, follower: null, pendingOf() {} } as unknown as LiveHandle, running, ['refresh', 'close', 'dismiss', 'loadMore']);
   running.catch((error: Error) => {
     // the chunk never got the handle: nothing else writes its state (the warning says why)
-    handle.status = { mode: 'closed', loading: false, stale: true, why: 'closed', error };
+    handle.status = { ...handle.status, mode: 'closed', loading: false, why: 'closed', error };
     warn('live list failed', error);
   });
   return handle as LiveList<RecordOf<P>>;

@@ -20,7 +20,8 @@ import type { CallActivityEvent, CallRecord } from '../vocabulary/call-types.js'
 import type { Wakeup } from '../timer.js';
 import type { EventMessage, Follower, RecordsChanged, ResyncInfo } from '../vocabulary/events.js';
 import type { LiveServices } from '../live-services.js';
-import type { LiveHandle, LiveList, LiveOptions, LiveParams, LiveStaleReason, LiveStatus, PendingState, PendingWrite } from '../vocabulary/live-types.js';
+import type { ListShape, LiveHandle, LiveList, LiveOptions, LiveParams, LiveStaleReason, LiveStatus, PendingState, PendingWrite } from '../vocabulary/live-types.js';
+import { ListWindow, type PageQuery } from './window.js';
 
 
 type Op = PendingWrite['op'];
@@ -95,7 +96,11 @@ class LiveEngine {
   readonly #core: { basePath: string; transport: { name: string; peerId: number; pushPeer?: () => Promise<unknown> } };
   readonly #params: LiveParams | undefined;
   /** An unfiltered, unsorted, unpaged list: changes are patched in; otherwise it reads again. */
-  readonly #patches: boolean;
+  #patches: boolean;
+  /** The pages the list holds (one, the whole list, for a plain list). */
+  readonly #window: ListWindow;
+  /** The shape the options ask for. */
+  readonly #shape: ListShape | undefined;
   readonly #pkField: string;
   readonly #batch: number;
   readonly #silentAfterMs: number;
@@ -114,6 +119,12 @@ class LiveEngine {
   // reading
   #loading = true;
   #reading = false;
+  /** The next read reads the whole window (else only the page `#more` asks for). */
+  #full = false;
+  /** A page asked for by `loadMore()`: 1 after the window, -1 before it, 0 none. */
+  #more = 0;
+  /** A page asked for by `loadMore()` is being read. */
+  #loadingMore = false;
   #queued: Deferred | null = null;
   #readError: Error | null = null;
   #readFailures = 0;
@@ -162,16 +173,24 @@ class LiveEngine {
       if (value !== undefined && (value === null || typeof value !== 'object')) throw new TypeError(`liveList(): ${name} must be an object`);
     }
     this.#params = params && Object.keys(params).length ? { ...params } : undefined;
-    this.#patches = this.#params === undefined;
     this.#pkField = String((proxy as { pkFieldName?: unknown }).pkFieldName);
     this.#batch = count(options, 'batch', 50);
     this.#silentAfterMs = count(options, 'silentAfterMs', 21_000);
-    if (typeof this.#proxy.list !== 'function' && typeof this.#proxy.listPage !== 'function') throw new TypeError('liveList(): the proxy has no list() to read its rows with');
+    const shape = options?.shape;
+    if (shape !== undefined && shape !== 'plain' && shape !== 'paginated' && shape !== 'cursor') throw new TypeError("liveList(): the option shape must be 'plain', 'paginated' or 'cursor'");
+    this.#shape = shape;
+    const size = options?.pageSize === undefined ? {} : { limit: count(options, 'pageSize', 100) };
+    this.#window = new ListWindow((query) => this.#page(query), { ...size, ...this.#params });
+    const p = this.#proxy;
+    if (typeof p.list !== 'function' && typeof p.listPage !== 'function' && typeof p.listCursor !== 'function' && !(shape && typeof p.request === 'function')) throw new TypeError('liveList(): the proxy has no list() to read its rows with');
+    // a list read whole is patched; a paged one (by its options, its proxy or its first answer) is read again
+    this.#patches = this.#params === undefined && (shape ?? (typeof p.list === 'function' ? 'plain' : 'paged')) === 'plain';
     this.#ready.promise.catch(() => {});
     handle.pendingOf = (row: unknown) => (row !== null && typeof row === 'object' ? this.#marks.get(row)?.shown : undefined);
     handle.dismiss = (key: string) => this.dismiss(key);
     handle.ready = this.#ready.promise;
     handle.refresh = () => this.refresh();
+    handle.loadMore = (direction?: 'next' | 'previous') => this.loadMore(direction);
     handle.close = () => this.close();
     handle.subscribe = (listener) => this.subscribe(listener);
 
@@ -284,7 +303,8 @@ class LiveEngine {
         }
       }
     }
-    if (op !== 'deleted' && !this.#patches) void this.#read();
+    // a paged window is read again on a delete too: the pages after it move up
+    if ((op !== 'deleted' || this.#paged) && !this.#patches) void this.#read();
     this.#pumpFetch();
     this.#changed(true);
   }
@@ -293,6 +313,36 @@ class LiveEngine {
 
   refresh(): Promise<void> {
     return this.#read();
+  }
+
+  loadMore(direction?: 'next' | 'previous'): Promise<void> {
+    if (direction !== undefined && direction !== 'next' && direction !== 'previous') return Promise.reject(new TypeError("loadMore(direction): 'next' or 'previous'"));
+    const back = direction === 'previous';
+    const window = this.#window;
+    if (!this.#loading && (back ? !window.hasPrevious : !window.hasMore)) return Promise.resolve();
+    this.#changed(false);
+    return this.#read(back ? -1 : 1);
+  }
+
+  /** A new row may be shown at the end of the rows: the window ends where the list ends. */
+  get #placesNew(): boolean {
+    return !this.#paged || !this.#window.hasMore;
+  }
+
+  /** The list is read a page at a time (its window is not the whole list). */
+  get #paged(): boolean {
+    const shape = this.#window.shape ?? this.#shape;
+    return shape === undefined ? typeof this.#proxy.list !== 'function' : shape !== 'plain';
+  }
+
+  /** Reads one page (the whole list when plain): the proxy's action of the shape, or the list asked for in that shape. */
+  #page(query: PageQuery): Promise<unknown> {
+    const proxy = this.#proxy;
+    const shape = this.#shape;
+    const action = shape === 'cursor' ? proxy.listCursor : shape === 'paginated' ? proxy.listPage : shape ? proxy.list : (proxy.list ?? proxy.listCursor ?? proxy.listPage);
+    // the list's own reads are background calls: a busy indicator leaves them out
+    if (typeof action === 'function') return action.call(proxy, query, { background: true });
+    return proxy.request('GET', '', { query, headers: { 'X-List-Shape': shape }, background: true });
   }
 
   subscribe(listener: (list: LiveList<unknown>) => void): () => void {
@@ -310,9 +360,14 @@ class LiveEngine {
     }
   }
 
-  /** Reads the list; coalesced: one read in flight, at most one waiting (which every later ask joins). */
-  #read(): Promise<void> {
+  /**
+   * Reads the list: its whole window, or (`more`, from `loadMore()`) the page after it (1) or
+   * before it (-1). Coalesced: one read in flight, at most one waiting (which every later ask joins).
+   */
+  #read(more = 0): Promise<void> {
     if (this.#closed) return Promise.resolve();
+    if (more) this.#more = more;
+    else this.#full = true;
     if (this.#reading) return (this.#queued ??= deferred()).promise;
     const done = deferred();
     void this.#runRead(done);
@@ -322,19 +377,51 @@ class LiveEngine {
   async #runRead(done: Deferred): Promise<void> {
     this.#reading = true;
     this.#readTimer.clear();
-    const asOf = ++this.#tick;
+    let asOf = ++this.#tick;
+    const window = this.#window;
+    let full = this.#full || this.#loading;
+    const more = this.#more;
+    this.#full = false;
+    this.#more = 0;
+    this.#loadingMore = more !== 0;
+    if (more) this.#changed(false);
+    // the window holds the page loadMore() asked for (once read, or to be read with it)
+    let grown = !more;
     try {
-      const proxy = this.#proxy;
-      const answer = await (typeof proxy.list === 'function' ? proxy.list(this.#params) : proxy.listPage(this.#params));
-      const rows = Array.isArray(answer) ? answer : isObject(answer) && Array.isArray(answer.results) ? answer.results : null;
-      if (!rows) throw new TypeError('the list answer is not an array of records');
-      if (!this.#closed) this.#land(rows, asOf);
+      if (full) {
+        // every page of the window, in order (with the page loadMore() asked for)
+        if (more) window.grow(more);
+        grown = true;
+      } else {
+        const { rows, moved } = await window.more(more);
+        grown = true;
+        // a count that changed, or a row the window holds already: rows moved across the pages
+        // since they were read, and the window (this page with it) is read again now, in this read
+        if (moved || this.#holdsAny(rows)) {
+          full = true;
+          asOf = ++this.#tick;
+        } else if (!this.#closed) this.#append(rows, asOf, more < 0);
+      }
+      if (full) {
+        const { rows, moved } = await window.all();
+        if (!this.#closed) {
+          if (window.shape !== 'plain') this.#patches = false;
+          this.#land(rows, asOf);
+          if (moved) void this.#read();
+        }
+      }
       this.#readError = null;
       this.#readFailures = 0;
+      // the rows and status as this read left them, before whoever awaits it goes on
+      this.#loadingMore = false;
+      this.#changed(true);
+      this.#flush();
       done.resolve();
     } catch (error) {
       this.#readError = error instanceof Error ? error : new Error(String(error));
       this.#readFailures++;
+      // the page loadMore() asked for is read with the window when it is tried again
+      if (!grown) this.#more ||= more;
       done.reject(error);
       // tried again (unless a read is already waiting), the delay doubling up to 30 s
       if (!this.#queued && !this.#closed) {
@@ -342,6 +429,7 @@ class LiveEngine {
       }
     } finally {
       this.#reading = false;
+      this.#loadingMore = false;
       const queued = this.#queued;
       this.#queued = null;
       if (queued && !this.#closed) void this.#runRead(queued);
@@ -386,6 +474,28 @@ class LiveEngine {
       this.#loading = false;
       this.#ready.resolve();
     }
+  }
+
+  /** Whether the window holds a row of `rows` already. */
+  #holdsAny(rows: unknown[]): boolean {
+    return rows.some((value) => isObject(value) && isPk(value[this.#pkField]) && this.#base.has(String(value[this.#pkField])));
+  }
+
+  /** A page read after the window's (before it: `first`), asked for at `asOf`, joins it. */
+  #append(rows: unknown[], asOf: number, first: boolean): void {
+    const added = new Map<string, Held>();
+    for (const value of rows) {
+      const pk = isObject(value) ? value[this.#pkField] : undefined;
+      if (!isPk(pk)) continue;
+      const k = String(pk);
+      if (added.has(k)) continue;
+      if (!((this.#seen.get(k) ?? 0) > asOf && this.#gone.has(k))) {
+        added.set(k, { value: value as Record<string, unknown>, asOf });
+        this.#absorb(k, value as Record<string, unknown>, asOf);
+      }
+    }
+    if (first) this.#base = new Map([...added, ...this.#base]);
+    else for (const [k, held] of added) this.#base.set(k, held);
   }
 
   /** Reads the rows of changes, a batch at a time: one `{pk}__in` list call, or a few retrieves at once. */
@@ -542,8 +652,10 @@ class LiveEngine {
           // an event for the row came after this call went out: its read decides; until it lands
           // the answer stays over the row (what it showed while pending), so the row does not flicker back
           this.#holds.set(k, { value: answer as Record<string, unknown>, after: seen });
-          if (!held && !this.#patches) this.#base.set(k, { value: answer as Record<string, unknown>, asOf });
-        } else this.#base.set(k, { value: answer as Record<string, unknown>, asOf });
+          if (!held && !this.#patches && this.#placesNew) this.#base.set(k, { value: answer as Record<string, unknown>, asOf });
+        } else if (held || this.#placesNew) this.#base.set(k, { value: answer as Record<string, unknown>, asOf });
+        // a row a paged window does not hold: its place is known once the window is read again
+        else void this.#read();
       } else void this.#read();
     }
     this.#changed(true);
@@ -642,12 +754,16 @@ class LiveEngine {
       : this.#wasPush && mode === 'poll' ? 'reconnecting'
       : this.#silent ? 'silent'
       : null;
+    const window = this.#window;
     return Object.freeze({
       mode: this.#closed ? 'closed' : mode,
       loading: this.#loading,
       stale: why !== null,
       why,
       error: this.#refused ?? this.#readError ?? this.#fetchError ?? followError,
+      window: this.#loading ? 'loading-first-page' : this.#more || this.#loadingMore ? 'loading-more' : window.hasMore ? 'can-load-more' : 'exhausted',
+      hasPrevious: window.hasPrevious,
+      total: window.total,
     });
   }
 
@@ -695,7 +811,8 @@ class LiveEngine {
       const value = { ...write.body };
       marks.set(value, write);
       shownRow.set(write, value);
-      rows.push(value);
+      // in `pending` only while the window does not end where the list ends (its place may be beyond it)
+      if (this.#placesNew) rows.push(value);
     }
     const pending: PendingWrite[] = [];
     for (const write of this.#writes.values()) {
