@@ -3,7 +3,8 @@ Test-backend viewsets of 5 000 records each, for live lists bigger than a page (
 
     /catalog/big-pages   PaginatedListMixin + create, retrieve, update, partial update, destroy:
                          `{results, offset, limit, count, has_more, has_previous}`, 100 a page
-                         unless `limit` (1-1000) says otherwise
+                         unless `limit` (1-1000) says otherwise; `X-List-Shape: cursor` asks for
+                         cursor pages instead
     /catalog/big-cursor  CursorListMixin + the same writes: `{results, limit, has_more,
                          has_previous, next, previous, first, last}`, 100 a page
     POST /__test/big/seed    both back to their 5 000 rows (ids 1 to 5000, the next id 5001)
@@ -120,9 +121,10 @@ class BigPagesViewSet(
     UpdateMixin[int, Row],
     DestroyMixin[int, Row],
 ):
-    """5 000 rows, one offset page at a time."""
+    """5 000 rows, one offset page at a time; a client may ask for cursor pages (`X-List-Shape`)."""
 
     name = "big_pages"
+    list_shapes = ("paginated", "cursor")
 
 
 class BigCursorViewSet(

@@ -200,6 +200,69 @@ export const livePagesScenarios = {
   'pages: a paginated list over muxws push follows another client inside and outside the window': otherClientScenario(PAGES, 'muxws'),
   'pages: a cursor list over muxws push follows another client inside and outside the window': otherClientScenario(CURSOR, 'muxws'),
 
+  async 'pages: the option shape asks a paginated ViewSet for cursor pages (X-List-Shape); loadMore() follows their next cursors'({ pkg, baseUrl, ctl }) {
+    await seed(ctl, baseUrl);
+    const since = Date.now() / 1000 - 0.05;
+    // a proxy with listPage() only: the cursor pages are asked for with the header
+    const list = pkg.liveList(restRows(pkg, baseUrl, PAGES), undefined, { pollIntervalMs: POLL_MS, shape: 'cursor', pageSize: 50 });
+    try {
+      await list.ready;
+      same(list.rows.map((row) => row.id), Array.from({ length: 50 }, (_, i) => i + 1), 'the first page, 50 rows (pageSize)');
+      equal(list.status.total, null, 'a cursor list has no count');
+      await list.loadMore();
+      same(list.rows.map((row) => row.id), Array.from({ length: 100 }, (_, i) => i + 1), 'the next page from its cursor');
+      const reads = (await ctl.log()).filter((entry) => entry.t >= since && entry.method === 'GET' && entry.path === PAGES);
+      equal(reads.length, 2, 'two page reads');
+      ok(reads.every((entry) => entry.headers['x-list-shape'] === 'cursor'), 'each with X-List-Shape: cursor');
+      ok(new URLSearchParams(reads[1].query).get('cursor'), 'the second with the first one’s next cursor');
+      await other(baseUrl, 'PATCH', `${PAGES}/70`, { name: 'renamed' });
+      await until(() => list.rows[69]?.name === 'renamed', 5000, 'the change in the second page');
+      equal(list.rows.length, 100, 'two pages still');
+    } finally {
+      await list.close();
+    }
+  },
+
+  async 'pages: a window started further on loads the pages before it: loadMore(\'previous\') by offset and by previous cursor'({ pkg, baseUrl, ctl }) {
+    await seed(ctl, baseUrl);
+    const ids = (list) => list.rows.map((row) => row.id);
+    const range = (from, to) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+    const paged = pkg.liveList(restRows(pkg, baseUrl, PAGES), { offset: 300 }, { pollIntervalMs: POLL_MS });
+    try {
+      await paged.ready;
+      same(ids(paged), range(301, 400), 'the page at offset 300');
+      equal(paged.status.hasPrevious, true, 'a page before it');
+      for (let i = 0; i < 3; i++) await paged.loadMore('previous');
+      same(ids(paged), range(1, 400), 'the three pages before it, in order');
+      equal(paged.status.hasPrevious, false, 'none before the first');
+      await paged.loadMore('previous');
+      equal(paged.rows.length, 400, 'nothing more before the first page');
+      await other(baseUrl, 'PATCH', `${PAGES}/150`, { name: 'renamed before' });
+      await until(() => paged.rows[149]?.name === 'renamed before', 5000, 'a change in a page loaded before the start');
+      same(ids(paged), range(1, 400), 'the window as it was');
+    } finally {
+      await paged.close();
+    }
+    const second = await other(baseUrl, 'GET', `${CURSOR}?limit=100`);
+    const third = await other(baseUrl, 'GET', `${CURSOR}?${query({ limit: 100, cursor: second.next })}`);
+    const cursor = pkg.liveList(restRows(pkg, baseUrl, CURSOR), { cursor: third.next }, { pollIntervalMs: POLL_MS });
+    try {
+      await cursor.ready;
+      same(ids(cursor), range(201, 300), 'the page the cursor names');
+      equal(cursor.status.hasPrevious, true, 'a page before it');
+      await cursor.loadMore('previous');
+      same(ids(cursor), range(101, 300), 'the page before, from its previous cursor');
+      await cursor.loadMore();
+      same(ids(cursor), range(101, 400), 'and the page after');
+      await other(baseUrl, 'DELETE', `${CURSOR}/150`);
+      await until(() => !cursor.rows.some((row) => row.id === 150), 5000, 'the delete');
+      await until(() => cursor.rows.length === 299 && !cursor.status.stale, 5000, 'read again');
+      same(ids(cursor), range(101, 400).filter((id) => id !== 150), 'each page read from its cursor again');
+    } finally {
+      await cursor.close();
+    }
+  },
+
   async 'pages: a resync with four pages loaded reads each page once, in order, and the window is right'({ pkg, baseUrl, wsUrl, ctl }) {
     await seed(ctl, baseUrl);
     const peer = await pkg.connectMuxws(wsUrl, { reconnect: { initialDelayMs: 600, maxDelayMs: 600, jitter: 0 } });
