@@ -51,7 +51,7 @@ async function freshPages(baseUrl, path, pages, params = {}) {
 const pairs = (rows) => rows.map((row) => `${row.id}:${row.name}`);
 
 /** Resolves once the list's rows are a fresh read of `pages` pages; throws after `ms` with where they differ. */
-async function untilFresh(list, baseUrl, path, pages, what, params = {}, ms = 8000) {
+async function untilFresh(list, baseUrl, path, pages, what, params = {}, ms = 20_000) {
   const deadline = Date.now() + ms;
   for (;;) {
     const fresh = await freshPages(baseUrl, path, pages, params);

@@ -125,6 +125,8 @@ class LiveEngine {
   #more = 0;
   /** A page asked for by `loadMore()` is being read. */
   #loadingMore = false;
+  /** The read of the page `loadMore()` asked for last. */
+  #moreRead: Promise<void> | undefined;
   #queued: Deferred | null = null;
   #readError: Error | null = null;
   #readFailures = 0;
@@ -320,8 +322,10 @@ class LiveEngine {
     const back = direction === 'previous';
     const window = this.#window;
     if (!this.#loading && (back ? !window.hasPrevious : !window.hasMore)) return Promise.resolve();
+    // a page asked for and not read yet: this call shares its read
+    if (this.#more || this.#loadingMore) return this.#moreRead as Promise<void>;
     this.#changed(false);
-    return this.#read(back ? -1 : 1);
+    return (this.#moreRead = this.#read(back ? -1 : 1));
   }
 
   /** A new row may be shown at the end of the rows: the window ends where the list ends. */
