@@ -285,7 +285,10 @@ export const livePagesScenarios = {
       const reads = (await ctl.log()).filter((entry) => entry.t >= since && entry.method === 'GET' && entry.path === PAGES && entry.transport === 'muxws');
       const offsets = reads.map((entry) => new URLSearchParams(entry.query).get('offset') ?? '0');
       equal(resyncs, 1, 'one resync');
-      same(offsets, ['0', '100', '200', '300'], `each page read once, in order (${changes} changes told)`);
+      // (a read of the window under way before the cut may still end with its last pages)
+      const start = offsets.indexOf('0');
+      equal(offsets.filter((offset) => offset === '0').length, 1, `one read of the window (${offsets})`);
+      same(offsets.slice(start), ['0', '100', '200', '300'], `each page read once, in order (${changes} changes told)`);
       equal(list.status.stale, false, 'current');
     } finally {
       await list.close();
