@@ -35,21 +35,22 @@ const EMPTY = /* @__PURE__ */ Object.freeze([]);
  * A live list in a request's scope, on a server: the rows read once (`readLiveList()`: the request's
  * headers, nothing followed, nothing left open, so no request's list is kept current by another
  * request's polls); `refresh()` reads again; its mode is `'closed'` from the start (it follows
- * nothing), `why` `'read-failed'` with the error when the read failed.
+ * nothing), `why` `'read-failed'` with the error when the read failed; its window `'exhausted'`
+ * (`loadMore()` reads no page more).
  */
 function readOnce(proxy: object, params: LiveParams | undefined, options: LiveOptions | undefined): LiveList<unknown> {
   const listeners = new Set<(list: LiveList<unknown>) => void>();
   const read = (): Promise<void> =>
     readLiveList(proxy, params, options).then(({ rows, error }) => {
       handle.rows = Object.freeze(rows);
-      handle.status = Object.freeze({ mode: 'closed', loading: false, stale: !!error, why: error && 'read-failed', error });
+      handle.status = Object.freeze({ mode: 'closed', loading: false, stale: !!error, why: error && 'read-failed', error, window: 'exhausted', hasPrevious: false, total: null });
       for (const listener of [...listeners]) listener(handle);
       if (error) throw error;
     });
   const handle: LiveHandle = {
     rows: EMPTY,
     pending: EMPTY,
-    status: Object.freeze({ mode: 'closed', loading: true, stale: true, why: 'loading', error: null }),
+    status: Object.freeze({ mode: 'closed', loading: true, stale: true, why: 'loading', error: null, window: 'loading-first-page', hasPrevious: false, total: null }),
     follower: null,
     pendingOf: () => undefined,
     dismiss() {},
@@ -58,6 +59,8 @@ function readOnce(proxy: object, params: LiveParams | undefined, options: LiveOp
       return () => void listeners.delete(listener);
     },
     refresh: read,
+    // one read, in a request: no page more is read
+    loadMore: () => Promise.resolve(),
     close: async () => listeners.clear(),
     ready: Promise.resolve(),
   };
@@ -79,10 +82,10 @@ export function liveList<P extends object>(proxy: P, params?: LiveParams, option
   if (resolver && resolver()) return readOnce(proxy, params, options) as LiveList<RecordOf<P>>;
   const running = loadLive().then((module) => module.start(liveServices, handle, proxy, params, options));
   // until the chunk takes the handle over (its methods then its own), each method waits for it
-  const handle: LiveHandle = waitOn({ rows: EMPTY, pending: EMPTY, status: { mode: 'poll', loading: true, stale: true, why: 'loading', error: null }, follower: null, pendingOf() {} } as unknown as LiveHandle, running, ['refresh', 'close', 'dismiss']);
+  const handle: LiveHandle = waitOn({ rows: EMPTY, pending: EMPTY, status: { mode: 'poll', loading: true, stale: true, why: 'loading', error: null, window: 'loading-first-page', hasPrevious: false, total: null }, follower: null, pendingOf() {} } as unknown as LiveHandle, running, ['refresh', 'close', 'dismiss', 'loadMore']);
   running.catch((error: Error) => {
     // the chunk never got the handle: nothing else writes its state (the warning says why)
-    handle.status = { mode: 'closed', loading: false, stale: true, why: 'closed', error };
+    handle.status = { ...handle.status, mode: 'closed', loading: false, why: 'closed', error };
     warn('live list failed', error);
   });
   devTap?.seen('live', handle);

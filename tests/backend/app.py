@@ -584,6 +584,7 @@ class ScopedViewSet(CollectionViewSet[int, Item], ViewSetMixin[int, Item]):
 register_events(router)
 
 from catalog import catalog_router  # noqa: E402
+from big import big_router  # noqa: E402
 
 # ------------------------------------------------------------------ the application
 @asynccontextmanager
@@ -599,6 +600,7 @@ async def lifespan(_app: FastAPI):
 app = FastAPI(title="fastapi-viewsets SDK test backend", lifespan=lifespan)
 app.include_router(router)
 app.include_router(catalog_router(redis=redis, executed=executed, current_request=current_request))
+app.include_router(big_router(executed=executed, current_request=current_request))
 
 app.add_middleware(RequestLog)
 app.add_middleware(

@@ -552,3 +552,70 @@ test('vue: silentAfterMs has one default — the code’s, the types’ and the 
   assert.ok(inCode > 0, `the code's default (${inCode})`);
   assert.deepEqual({ types: inTypes, readme: inReadme }, { types: inCode, readme: inCode });
 });
+
+/** The server's first `pages` cursor pages of /catalog/big-cursor sorted by rank, as `id:name` strings (what the scroll's window holds). */
+async function bigPages(pages) {
+  const rows = [];
+  let page = null;
+  for (let i = 0; i < pages && (!page || page.has_more); i++) {
+    const query = new URLSearchParams({ sort: 'rank', ...(page ? { cursor: page.next } : {}) });
+    page = await (await fetch(`${stack.baseUrl}/catalog/big-cursor?${query}`)).json();
+    rows.push(...page.results.map((row) => `${row.id}:${row.name}`));
+  }
+  return rows;
+}
+
+test('vue: an infinite scroll of 5 000 rows (IntersectionObserver) scrolled to row 1 000, kept live: a delete at row 950 and a create at the top show as the server holds them, never a row twice', async () => {
+  await fetch(`${stack.baseUrl}/__test/big/seed`, { method: 'POST' });
+  await stack.clearFaults();
+  const page = await tab('?scroll');
+  try {
+    // every animation frame the page draws is checked for a row shown twice
+    await page.evaluate(() => {
+      window.twice = [];
+      const check = () => {
+        const ids = [...document.querySelectorAll('#rows li')].map((li) => li.dataset.id);
+        if (new Set(ids).size !== ids.length) window.twice.push(ids.length);
+        window.checking = requestAnimationFrame(check);
+      };
+      check();
+    });
+    const count = () => page.$$eval('#rows li', (items) => items.length);
+    // scrolled to the end again and again: the observer asks for the next page each time
+    const deadline = Date.now() + 30_000;
+    while ((await count()) < 1000) {
+      assert.ok(Date.now() < deadline, `scrolled to ${await count()} rows`);
+      await page.evaluate(() => document.querySelector('#end').scrollIntoView());
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await page.waitForSelector('#status[data-window="can-load-more"]');
+    // (the last scroll may have asked for a page more, and the README's scroll loads on while the
+    // end row stays in view: under load a page or two more may land before the window says so)
+    const pages = (await count()) / 100;
+    assert.ok(Number.isInteger(pages) && pages >= 10 && pages <= 13, `whole pages: ${pages}`);
+    const shownRows = () => shown(page);
+    assert.deepEqual(await shownRows(), await bigPages(pages), 'the server’s first rows in its order');
+    // another client deletes the row shown 950th and creates one at the top
+    const row950 = (await shown(page))[949].split(':')[0];
+    await write('DELETE', `/catalog/big-cursor/${row950}`);
+    const top = await write('POST', '/catalog/big-cursor', { name: 'at the top', rank: -1 });
+    // (each change reads the window's 10 pages again, one at a time: seconds on a loaded machine)
+    const until = Date.now() + 40_000;
+    for (;;) {
+      const [rows, server] = [await shownRows(), await bigPages(pages)];
+      if (JSON.stringify(rows) === JSON.stringify(server)) break;
+      const status = await page.evaluate(() => JSON.stringify({ status: window.scroll.list.value.status, follower: [window.scroll.list.value.follower?.mode, window.scroll.list.value.follower?.cursor], calls: window.scroll.pendingCalls().map((call) => [call.method, call.path, call.waitingFor]) }));
+      const at = rows.findIndex((row, i) => row !== server[i]);
+      assert.ok(Date.now() < until, `the rows shown are not the server's: ${rows.length} against ${server.length}, from ${at}: ${rows.slice(at, at + 2)} | ${server.slice(at, at + 2)}; ${status}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const rows = await shown(page);
+    assert.equal(rows[0], `${top.id}:at the top`, 'the created row at the top');
+    assert.ok(!rows.some((row) => row.startsWith(`${row950}:`)), 'the deleted row gone');
+    assert.deepEqual(await page.evaluate(() => window.twice), [], 'no frame showed a row twice');
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await page.evaluate(() => cancelAnimationFrame(window.checking)).catch(() => {});
+    await page.close();
+  }
+});

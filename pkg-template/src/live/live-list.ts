@@ -20,7 +20,8 @@ import type { CallActivityEvent, CallRecord } from '../vocabulary/call-types.js'
 import type { Wakeup } from '../timer.js';
 import type { EventMessage, Follower, RecordsChanged, ResyncInfo } from '../vocabulary/events.js';
 import type { LiveServices } from '../live-services.js';
-import type { LiveHandle, LiveList, LiveOptions, LiveParams, LiveStaleReason, LiveStatus, PendingState, PendingWrite } from '../vocabulary/live-types.js';
+import type { ListShape, LiveHandle, LiveList, LiveOptions, LiveParams, LiveStaleReason, LiveStatus, PendingState, PendingWrite } from '../vocabulary/live-types.js';
+import { ListWindow, type PageQuery } from './window.js';
 
 
 type Op = PendingWrite['op'];
@@ -106,8 +107,6 @@ function deferred(): Deferred {
   return { promise, resolve, reject };
 }
 
-/** The options of the list's own reads. */
-const BACKGROUND = { background: true };
 
 const isPk = (value: unknown): value is string | number => typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
 
@@ -135,7 +134,11 @@ class LiveEngine {
   readonly #core: { basePath: string; transport: { name: string; peerId: number; pushPeer?: () => Promise<unknown> } };
   readonly #params: LiveParams | undefined;
   /** An unfiltered, unsorted, unpaged list: changes are patched in; otherwise it reads again. */
-  readonly #patches: boolean;
+  #patches: boolean;
+  /** The pages the list holds (one, the whole list, for a plain list). */
+  readonly #window: ListWindow;
+  /** The shape the options ask for. */
+  readonly #shape: ListShape | undefined;
   readonly #pkField: string;
   readonly #batch: number;
   readonly #silentAfterMs: number;
@@ -143,6 +146,10 @@ class LiveEngine {
   readonly #sort: [string, boolean][] | null;
   readonly #keepFailed: boolean;
   readonly #follower: Follower;
+  /** Aborted by `close()`: a read of the list's still under way (or waiting to be repeated) is cancelled. */
+  readonly #stop = new AbortController();
+  /** The options of the list's own reads: background calls (a busy indicator leaves them out), cancelled by `close()`. */
+  readonly #background = { background: true, signal: this.#stop.signal };
   readonly #unlisten: (() => void)[] = [];
 
   #tick = 0;
@@ -157,6 +164,14 @@ class LiveEngine {
   // reading
   #loading = true;
   #reading = false;
+  /** The next read reads the whole window (else only the page `#more` asks for). */
+  #full = false;
+  /** A page asked for by `loadMore()`: 1 after the window, -1 before it, 0 none. */
+  #more = 0;
+  /** A page asked for by `loadMore()` is being read. */
+  #loadingMore = false;
+  /** The read of the page `loadMore()` asked for last. */
+  #moreRead: Promise<void> | undefined;
   #queued: Deferred | null = null;
   #readError: Error | null = null;
   #readFailures = 0;
@@ -205,18 +220,26 @@ class LiveEngine {
       if (value !== undefined && (value === null || typeof value !== 'object')) throw new TypeError(`liveList(): ${name} must be an object`);
     }
     this.#params = params && Object.keys(params).length ? { ...params } : undefined;
-    this.#patches = this.#params === undefined;
     this.#pkField = String((proxy as { pkFieldName?: unknown }).pkFieldName);
     this.#batch = count(options, 'batch', 50);
     this.#silentAfterMs = count(options, 'silentAfterMs', SILENT_AFTER_MS);
     this.#sort = parseSort(this.#params?.sort);
     this.#keepFailed = options?.keepFailed === true;
-    if (typeof this.#proxy.list !== 'function' && typeof this.#proxy.listPage !== 'function') throw new TypeError('liveList(): the proxy has no list() to read its rows with');
+    const shape = options?.shape;
+    if (shape !== undefined && shape !== 'plain' && shape !== 'paginated' && shape !== 'cursor') throw new TypeError("liveList(): the option shape must be 'plain', 'paginated' or 'cursor'");
+    this.#shape = shape;
+    const size = options?.pageSize === undefined ? {} : { limit: count(options, 'pageSize', 100) };
+    this.#window = new ListWindow((query) => this.#page(query), { ...size, ...this.#params });
+    const p = this.#proxy;
+    if (typeof p.list !== 'function' && typeof p.listPage !== 'function' && typeof p.listCursor !== 'function' && !(shape && typeof p.request === 'function')) throw new TypeError('liveList(): the proxy has no list() to read its rows with');
+    // a list read whole is patched; a paged one (by its options, its proxy or its first answer) is read again
+    this.#patches = this.#params === undefined && (shape ?? (typeof p.list === 'function' ? 'plain' : 'paged')) === 'plain';
     this.#ready.promise.catch(() => {});
     handle.pendingOf = (row: unknown) => (row !== null && typeof row === 'object' ? this.#marks.get(row)?.shown : undefined);
     handle.dismiss = (key: string) => this.dismiss(key);
     handle.ready = this.#ready.promise;
     handle.refresh = () => this.refresh();
+    handle.loadMore = (direction?: 'next' | 'previous') => this.loadMore(direction);
     handle.close = () => this.close();
     handle.subscribe = (listener) => this.subscribe(listener);
 
@@ -276,7 +299,7 @@ class LiveEngine {
   #readSchema(): void {
     const request = (this.#proxy as unknown as { request(method: string, path: string, options: object): Promise<unknown> }).request;
     if (typeof request !== 'function') return;
-    request.call(this.#proxy, 'GET', '/schema', { background: true, repeat: { withinMs: 0 } }).then(
+    request.call(this.#proxy, 'GET', '/schema', { ...this.#background, repeat: { withinMs: 0 } }).then(
       (document) => {
         const paths = isObject(document) && isObject(document.paths) ? document.paths : {};
         const list = Object.entries(paths).find(([path]) => path.replace(/\/$/, '') === this.#core.basePath.replace(/\/$/, ''))?.[1];
@@ -336,7 +359,8 @@ class LiveEngine {
         }
       }
     }
-    if (op !== 'deleted' && !this.#patches) void this.#read();
+    // a paged window is read again on a delete too: the pages after it move up
+    if ((op !== 'deleted' || this.#paged) && !this.#patches) void this.#read();
     this.#pumpFetch();
     this.#changed(true);
   }
@@ -345,6 +369,38 @@ class LiveEngine {
 
   refresh(): Promise<void> {
     return this.#read();
+  }
+
+  loadMore(direction?: 'next' | 'previous'): Promise<void> {
+    if (direction !== undefined && direction !== 'next' && direction !== 'previous') return Promise.reject(new TypeError("loadMore(direction): 'next' or 'previous'"));
+    const back = direction === 'previous';
+    const window = this.#window;
+    if (!this.#loading && (back ? !window.hasPrevious : !window.hasMore)) return Promise.resolve();
+    // a page asked for and not read yet: this call shares its read
+    if (this.#more || this.#loadingMore) return this.#moreRead as Promise<void>;
+    this.#changed(false);
+    return (this.#moreRead = this.#read(back ? -1 : 1));
+  }
+
+  /** A new row may be shown at the end of the rows: the window ends where the list ends. */
+  get #placesNew(): boolean {
+    return !this.#paged || !this.#window.hasMore;
+  }
+
+  /** The list is read a page at a time (its window is not the whole list). */
+  get #paged(): boolean {
+    const shape = this.#window.shape ?? this.#shape;
+    return shape === undefined ? typeof this.#proxy.list !== 'function' : shape !== 'plain';
+  }
+
+  /** Reads one page (the whole list when plain): the proxy's action of the shape, or the list asked for in that shape. */
+  #page(query: PageQuery): Promise<unknown> {
+    const proxy = this.#proxy;
+    const shape = this.#shape;
+    const action = shape === 'cursor' ? proxy.listCursor : shape === 'paginated' ? proxy.listPage : shape ? proxy.list : (proxy.list ?? proxy.listCursor ?? proxy.listPage);
+    // the list's own reads are background calls: a busy indicator leaves them out
+    if (typeof action === 'function') return action.call(proxy, query, this.#background);
+    return proxy.request('GET', '', { query, headers: { 'X-List-Shape': shape }, ...this.#background });
   }
 
   subscribe(listener: (list: LiveList<unknown>) => void): () => void {
@@ -362,9 +418,14 @@ class LiveEngine {
     }
   }
 
-  /** Reads the list; coalesced: one read in flight, at most one waiting (which every later ask joins). */
-  #read(): Promise<void> {
+  /**
+   * Reads the list: its whole window, or (`more`, from `loadMore()`) the page after it (1) or
+   * before it (-1). Coalesced: one read in flight, at most one waiting (which every later ask joins).
+   */
+  #read(more = 0): Promise<void> {
     if (this.#closed) return Promise.resolve();
+    if (more) this.#more = more;
+    else this.#full = true;
     if (this.#reading) return (this.#queued ??= deferred()).promise;
     const done = deferred();
     void this.#runRead(done);
@@ -374,20 +435,53 @@ class LiveEngine {
   async #runRead(done: Deferred): Promise<void> {
     this.#reading = true;
     this.#readTimer.clear();
-    const asOf = ++this.#tick;
+    let asOf = ++this.#tick;
+    const window = this.#window;
+    let full = this.#full || this.#loading;
+    const more = this.#more;
+    this.#full = false;
+    this.#more = 0;
+    this.#loadingMore = more !== 0;
+    if (more) this.#changed(false);
+    // the window holds the page loadMore() asked for (once read, or to be read with it)
+    let grown = !more;
     try {
-      const proxy = this.#proxy;
-      // the list's own reads are background calls: a busy indicator leaves them out
-      const answer = await (typeof proxy.list === 'function' ? proxy.list(this.#params, BACKGROUND) : proxy.listPage(this.#params, BACKGROUND));
-      const rows = Array.isArray(answer) ? answer : isObject(answer) && Array.isArray(answer.results) ? answer.results : null;
-      if (!rows) throw new TypeError('the list answer is not an array of records');
-      if (!this.#closed) this.#land(rows, asOf);
+      if (full) {
+        // every page of the window, in order (with the page loadMore() asked for)
+        if (more) window.grow(more);
+        grown = true;
+      } else {
+        const { rows, moved } = await window.more(more);
+        grown = true;
+        // a count that changed, or a row the window holds already: rows moved across the pages
+        // since they were read, and the window (this page with it) is read again now, in this read
+        if (moved || this.#holdsAny(rows)) {
+          full = true;
+          asOf = ++this.#tick;
+        } else if (!this.#closed) this.#append(rows, asOf, more < 0);
+      }
+      if (full) {
+        const { rows, moved } = await window.all();
+        if (!this.#closed) {
+          if (window.shape !== 'plain') this.#patches = false;
+          this.#land(rows, asOf);
+          if (moved) void this.#read();
+        }
+      }
       this.#readError = null;
       this.#readFailures = 0;
+      // the rows and status as this read left them, before whoever awaits it goes on
+      this.#loadingMore = false;
+      this.#changed(true);
+      this.#flush();
       done.resolve();
     } catch (error) {
+      // closed meanwhile: its reads were cancelled, and the read ends with nothing to tell
+      if (this.#closed) return void done.resolve();
       this.#readError = error instanceof Error ? error : new Error(String(error));
       this.#readFailures++;
+      // the page loadMore() asked for is read with the window when it is tried again
+      if (!grown) this.#more ||= more;
       done.reject(error);
       // tried again (unless a read is already waiting), the delay doubling up to 30 s
       if (!this.#queued && !this.#closed) {
@@ -395,6 +489,7 @@ class LiveEngine {
       }
     } finally {
       this.#reading = false;
+      this.#loadingMore = false;
       const queued = this.#queued;
       this.#queued = null;
       if (queued && !this.#closed) void this.#runRead(queued);
@@ -441,6 +536,28 @@ class LiveEngine {
     }
   }
 
+  /** Whether the window holds a row of `rows` already. */
+  #holdsAny(rows: unknown[]): boolean {
+    return rows.some((value) => isObject(value) && isPk(value[this.#pkField]) && this.#base.has(String(value[this.#pkField])));
+  }
+
+  /** A page read after the window's (before it: `first`), asked for at `asOf`, joins it. */
+  #append(rows: unknown[], asOf: number, first: boolean): void {
+    const added = new Map<string, Held>();
+    for (const value of rows) {
+      const pk = isObject(value) ? value[this.#pkField] : undefined;
+      if (!isPk(pk)) continue;
+      const k = String(pk);
+      if (added.has(k)) continue;
+      if (!((this.#seen.get(k) ?? 0) > asOf && this.#gone.has(k))) {
+        added.set(k, { value: value as Record<string, unknown>, asOf });
+        this.#absorb(k, value as Record<string, unknown>, asOf);
+      }
+    }
+    if (first) this.#base = new Map([...added, ...this.#base]);
+    else for (const [k, held] of added) this.#base.set(k, held);
+  }
+
   /** Reads the rows of changes, a batch at a time: one `{pk}__in` list call, or a few retrieves at once. */
   #pumpFetch(): void {
     const limit = this.#pkIn ? 1 : 4;
@@ -462,12 +579,12 @@ class LiveEngine {
       let found: unknown[];
       // one record: its retrieve (the server reads one row by its key); more: one `{pk}__in` list call
       if (this.#pkIn && batch.length > 1) {
-        const answer = await proxy.list({ [`${this.#pkField}__in`]: batch.map(([, pk]) => pk) }, BACKGROUND);
+        const answer = await proxy.list({ [`${this.#pkField}__in`]: batch.map(([, pk]) => pk) }, this.#background);
         if (!Array.isArray(answer)) throw new TypeError('the list answer is not an array of records');
         found = answer;
       } else {
         found = [
-          await proxy.retrieve(batch[0][1], BACKGROUND).catch((error: unknown) => {
+          await proxy.retrieve(batch[0][1], this.#background).catch((error: unknown) => {
             // a record gone meanwhile is removed
             if (error instanceof this.#kit.HttpError && error.status === 404) return undefined;
             throw error;
@@ -595,8 +712,10 @@ class LiveEngine {
           // an event for the row came after this call went out: its read decides; until it lands
           // the answer stays over the row (what it showed while pending), so the row does not flicker back
           this.#holds.set(k, { value: answer as Record<string, unknown>, after: seen });
-          if (!held && !this.#patches) this.#base.set(k, { value: answer as Record<string, unknown>, asOf, own: true });
-        } else this.#base.set(k, { value: answer as Record<string, unknown>, asOf, own: !this.#patches });
+          if (!held && !this.#patches && this.#placesNew) this.#base.set(k, { value: answer as Record<string, unknown>, asOf, own: true });
+        } else if (held || this.#placesNew) this.#base.set(k, { value: answer as Record<string, unknown>, asOf, own: !this.#patches });
+        // a row a paged window does not hold: its place is known once the window is read again
+        else void this.#read();
       } else void this.#read();
     }
     this.#changed(true);
@@ -697,12 +816,16 @@ class LiveEngine {
       : this.#wasPush && mode === 'poll' ? 'reconnecting'
       : this.#silent ? 'silent'
       : null;
+    const window = this.#window;
     return Object.freeze({
       mode: this.#closed ? 'closed' : mode,
       loading: this.#loading,
       stale: why !== null,
       why,
       error: this.#refused ?? this.#readError ?? this.#fetchError ?? followError,
+      window: this.#loading ? 'loading-first-page' : this.#more || this.#loadingMore ? 'loading-more' : window.hasMore ? 'can-load-more' : 'exhausted',
+      hasPrevious: window.hasPrevious,
+      total: window.total,
     });
   }
 
@@ -755,7 +878,8 @@ class LiveEngine {
       const value = { ...write.body };
       marks.set(value, write);
       shownRow.set(write, value);
-      this.#float(true, value, write, rows, moved);
+      // in `pending` only while the window does not end where the list ends (its place may be beyond it)
+      if (this.#placesNew) this.#float(true, value, write, rows, moved);
     }
     for (const value of moved) {
       const at = this.#placeOf(rows, value);
@@ -834,6 +958,8 @@ class LiveEngine {
     this.#readTimer.clear();
     this.#fetchTimer.clear();
     this.#silentTimer.clear();
+    // the list's reads under way end (a page read repeated after a lost answer would go on alone)
+    this.#stop.abort();
     for (const stop of this.#unlisten) stop();
     this.#ready.reject(new Error('the live list was closed'));
     this.#queued?.resolve();

@@ -20,6 +20,22 @@ import type { ListParams } from '../mixins.js';
  */
 export type LiveStaleReason = 'loading' | 'reading' | 'read-failed' | 'paused' | 'reconnecting' | 'silent' | 'follow-failed' | 'refused' | 'closed';
 
+/**
+ * The shape of a ViewSet's list (the backend's `list_shape`, asked for with `X-List-Shape`):
+ * `'plain'`, the whole list in one array; `'paginated'`, pages by offset and limit with a count;
+ * `'cursor'`, pages by the cursors of the next and previous pages.
+ */
+export type ListShape = 'plain' | 'paginated' | 'cursor';
+
+/**
+ * Where a live list's window of pages stands:
+ * - `'loading-first-page'`: the first read has not landed yet;
+ * - `'can-load-more'`: a page follows the window (`loadMore()` reads it);
+ * - `'loading-more'`: `loadMore()` is reading a page;
+ * - `'exhausted'`: the window ends where the list ends (a plain list, once read, always).
+ */
+export type LiveWindowState = 'loading-first-page' | 'can-load-more' | 'loading-more' | 'exhausted';
+
 /** What a live list knows of its own freshness (a new frozen object per change). */
 export interface LiveStatus {
   /** The follower's mode (`'push'`, `'poll'`, `'paused'`, `'refused'`, `'closed'`). */
@@ -32,6 +48,12 @@ export interface LiveStatus {
   readonly why: LiveStaleReason | null;
   /** The error behind `why` (a failed read, a refused topic, the follower's failing polls), else null. */
   readonly error: Error | null;
+  /** Where the window of pages stands (whether `loadMore()` has more to read). */
+  readonly window: LiveWindowState;
+  /** A page comes before the window (a cursor or offset in the params started it further on): `loadMore('previous')` reads it. */
+  readonly hasPrevious: boolean;
+  /** The server's count of the whole list, filters applied (a paginated list), else null. */
+  readonly total: number | null;
 }
 
 /**
@@ -94,6 +116,15 @@ export interface LiveOptions {
   keepFailed?: boolean;
   /** How many records one `{pk}__in` list call asks at most (default 50). */
   batch?: number;
+  /**
+   * The shape to read the list in, where the ViewSet allows more than one: the proxy's
+   * `listCursor()` or `listPage()` reads it, else the list is asked for with `X-List-Shape`.
+   * Default: the shape of the proxy's list action (`list()`, `listCursor()`, `listPage()`, the
+   * first it has), as the answer tells it.
+   */
+  shape?: ListShape;
+  /** Records a page (sent as `limit`, at most the ViewSet's maximum); default the ViewSet's page size. */
+  pageSize?: number;
   /** Told of each change the list applies (for a log or a highlight): what it throws is reported, nothing else. */
   onChange?(change: RecordsChanged, event: EventMessage<RecordsChanged>): void;
   /** Told that the server no longer held what was missed: the list reads again. */
@@ -131,8 +162,15 @@ export interface LiveList<T, PK extends PropertyKey = never> {
    * are consistent; returns its remover. A listener that throws is reported and harms nothing.
    */
   subscribe(listener: (list: LiveList<T, PK>) => void): () => void;
-  /** Reads the list again (coalesced with a read under way); resolves once a read started after this call landed. */
+  /** Reads the list again (every page of the window, in order; coalesced with a read under way); resolves once a read started after this call landed. */
   refresh(): Promise<void>;
+  /**
+   * Reads the page after the window (`'previous'`: before it, where the server gives a previous
+   * page) and adds it to the window, which is kept current from then on. Resolves once the page
+   * is in `rows` (at once when there is none: `status.window` is `'exhausted'`); rejects when the
+   * read fails (it is tried again as a read of the whole window). Calls while one reads share it.
+   */
+  loadMore(direction?: 'next' | 'previous'): Promise<void>;
   /** Stops following and forgets the rows' listeners (the server's subscription of the socket ends). */
   close(): Promise<void>;
 }

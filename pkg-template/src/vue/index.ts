@@ -90,11 +90,20 @@ export interface UseLiveList<T> {
   dismiss(key: string): void;
   /** Reads the list again. */
   refresh(): Promise<void>;
+  /**
+   * Reads the page after the window (`'previous'`: before it) into `rows` (`LiveList.loadMore`);
+   * a call before the list is open, or while a page is read, shares that read.
+   */
+  loadMore(direction?: 'next' | 'previous'): Promise<void>;
+  /** Where the window of pages stands: `'loading-first-page'`, `'can-load-more'`, `'loading-more'`, `'exhausted'`. */
+  window: ComputedRef<LiveStatus['window']>;
+  /** The server's count of the whole list (a paginated list), else null. */
+  total: ComputedRef<number | null>;
   /** The live list itself (a new one when the proxy or the params change). */
   list: Readonly<ShallowRef<LiveList<T> | null>>;
 }
 
-const LOADING: LiveStatus = Object.freeze({ mode: 'poll', loading: true, stale: true, why: 'loading', error: null });
+const LOADING: LiveStatus = Object.freeze({ mode: 'poll', loading: true, stale: true, why: 'loading', error: null, window: 'loading-first-page', hasPrevious: false, total: null });
 
 // ------------------------------------------------------------------------------------- SSR
 
@@ -214,7 +223,8 @@ function liveEntry(value: unknown): LiveEntry | undefined {
 
 /** The status a server's read shows (the same on both sides of the hydration). */
 function readStatus(error: Error | null): LiveStatus {
-  return Object.freeze(error ? { mode: 'poll', loading: false, stale: true, why: 'read-failed', error } : { mode: 'poll', loading: false, stale: false, why: null, error: null });
+  const window = { window: 'exhausted', hasPrevious: false, total: null } as const;
+  return Object.freeze(error ? { mode: 'poll', loading: false, stale: true, why: 'read-failed', error, ...window } : { mode: 'poll', loading: false, stale: false, why: null, error: null, ...window });
 }
 
 /** The payload key of a live list: `ssrKey`, else its proxy's base path and its params. */
@@ -224,8 +234,9 @@ function liveKey(proxy: unknown, params: unknown, options: { ssrKey?: string } |
 
 /**
  * A live list of `proxy`'s records (`liveList(proxy, params, options)`) as refs. `proxy` and `params`
- * may be refs or getters: a change opens the list again (the rows shown until the new list's
- * first read lands). The list is closed when the calling effect scope ends.
+ * may be refs or getters: a change opens the list again, its window back to the first page (the
+ * rows shown until the new list's first read lands). The list is closed when the calling effect
+ * scope ends.
  */
 export function useLiveList<P extends ViewSetBase>(
   proxy: MaybeRefOrGetter<P>,
@@ -257,6 +268,9 @@ export function useLiveList<P extends ViewSetBase>(
       pendingOf: () => undefined,
       dismiss: () => {},
       refresh: () => Promise.resolve(),
+      loadMore: () => Promise.resolve(),
+      window: computed(() => status.value.window),
+      total: computed(() => status.value.total),
       list: shallowReadonly(list) as Readonly<ShallowRef<LiveList<T> | null>>,
     };
   }
@@ -303,6 +317,9 @@ export function useLiveList<P extends ViewSetBase>(
     pendingOf: (row) => list.value?.pendingOf(row),
     dismiss: (key) => list.value?.dismiss(key),
     refresh: () => list.value?.refresh() ?? Promise.resolve(),
+    loadMore: (direction) => list.value?.loadMore(direction) ?? Promise.resolve(),
+    window: computed(() => status.value.window),
+    total: computed(() => status.value.total),
     list: shallowReadonly(list) as Readonly<ShallowRef<LiveList<T> | null>>,
   };
 }

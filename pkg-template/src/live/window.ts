@@ -1,0 +1,177 @@
+/**
+ * The window of a live list (part of the live list's chunk): which pages of the ViewSet's list the
+ * list holds, and how each is read. A plain list is one page, the whole list. A paginated list
+ * (offset, limit, count) or a cursor list (next and previous cursors) is read a page at a time:
+ * the window starts with the page its params name (the first, unless they give an `offset` or a
+ * `cursor`), grows by one page at either end (`more`), and is read again whole (`all`): every page
+ * once, in order, each from where the page before it ended as the server now holds it. So after
+ * any read the window is exactly what a fresh read of the same number of pages gives.
+ *
+ * Nothing the server answers is trusted: a page that is not an array of records or an envelope of
+ * them rejects the read; flags and cursors of the wrong type count as absent.
+ */
+import { isObject } from '../shared/values.js';
+import type { ListShape } from '../vocabulary/live-types.js';
+
+/** One page as the window keeps it (the backend's `has_more` and the package's `hasMore` alike). */
+export interface Page {
+  rows: unknown[];
+  shape: ListShape;
+  /** The server's count of the whole list (paginated), else null. */
+  count: number | null;
+  hasMore: boolean;
+  hasPrevious: boolean;
+  /** Cursors of the pages after and before this one (cursor lists). */
+  next: string | null;
+  previous: string | null;
+  /** Where the page starts and how many it holds at most (paginated lists). */
+  offset: number;
+  limit: number;
+}
+
+/** What a page read reads with: the list's params, and the page's offset and limit or cursor. */
+export type PageQuery = Record<string, unknown>;
+
+const text = (value: unknown): string | null => (typeof value === 'string' && value ? value : null);
+const whole = (value: unknown): number | null => (Number.isSafeInteger(value) && (value as number) >= 0 ? (value as number) : null);
+
+/** An answer of a list read as a page: a bare array is the whole (plain) list. */
+export function pageOf(answer: unknown): Page {
+  if (Array.isArray(answer)) return { rows: answer, shape: 'plain', count: null, hasMore: false, hasPrevious: false, next: null, previous: null, offset: 0, limit: answer.length };
+  if (!isObject(answer) || !Array.isArray(answer.results)) throw new TypeError('the list answer is not an array of records, nor a page of them');
+  const rows = answer.results;
+  const cursor = 'next' in answer || 'previous' in answer || 'first' in answer;
+  const next = text(answer.next);
+  const previous = text(answer.previous);
+  return {
+    rows,
+    shape: cursor ? 'cursor' : 'paginated',
+    count: cursor ? null : whole(answer.count),
+    // a cursor page says more only with the cursor to get it
+    hasMore: (answer.hasMore ?? answer.has_more) === true && (!cursor || next !== null),
+    hasPrevious: (answer.hasPrevious ?? answer.has_previous) === true && (!cursor || previous !== null),
+    next,
+    previous,
+    offset: whole(answer.offset) ?? 0,
+    limit: whole(answer.limit) || rows.length,
+  };
+}
+
+/** The pages a live list holds, and how they are read. */
+export class ListWindow {
+  /** Reads one page (the list's own action, in the background). */
+  readonly #read: (query: PageQuery) => Promise<unknown>;
+  readonly #params: PageQuery;
+  /** Pages wanted from the start page on (at least 1), and before it. */
+  #ahead = 1;
+  #behind = 0;
+  /** The window's first and last pages, as last read. */
+  head: Page | undefined;
+  tail: Page | undefined;
+  /** The count of the page read last. */
+  #count: number | null = null;
+
+  constructor(read: (query: PageQuery) => Promise<unknown>, params: PageQuery | undefined) {
+    this.#read = read;
+    this.#params = { ...params };
+  }
+
+  /** The shape of the list, once a page was read. */
+  get shape(): ListShape | undefined {
+    return this.tail?.shape;
+  }
+
+  /** The server's count of the whole list (paginated lists), else null. */
+  get total(): number | null {
+    return this.#count;
+  }
+
+  /** Whether a page follows the window (true until the first page is read). */
+  get hasMore(): boolean {
+    return !this.tail || this.tail.hasMore;
+  }
+
+  /** Whether a page comes before the window. */
+  get hasPrevious(): boolean {
+    return !!this.head?.hasPrevious;
+  }
+
+  /** The window is to hold one page more after (1) or before (-1) its pages when next read whole. */
+  grow(direction: number): void {
+    if (direction < 0) this.#behind++;
+    else this.#ahead++;
+  }
+
+  async #page(query: PageQuery): Promise<Page> {
+    const page = pageOf(await this.#read(query));
+    this.#count = page.count;
+    return page;
+  }
+
+  /** The query of the page after `page` (its next cursor, or the offset after it). */
+  #after(page: Page): PageQuery {
+    return page.shape === 'cursor' ? { ...this.#params, cursor: page.next, limit: page.limit } : { ...this.#params, offset: page.offset + page.limit, limit: page.limit };
+  }
+
+  /** The query of the page before `page`. */
+  #before(page: Page): PageQuery {
+    if (page.shape === 'cursor') return { ...this.#params, cursor: page.previous, limit: page.limit };
+    const offset = Math.max(0, page.offset - page.limit);
+    return { ...this.#params, offset, limit: page.offset - offset };
+  }
+
+  /**
+   * Reads the whole window again: the start page, the pages after it, then the pages before it,
+   * one at a time, each from where the one read before it ends. `moved`: the list's count changed
+   * between two of these reads (a paginated list shifted under the read: read it again).
+   */
+  async all(): Promise<{ rows: unknown[]; moved: boolean }> {
+    const start = await this.#page(this.#params);
+    const rows = [...start.rows];
+    let moved = false;
+    let tail = start;
+    let ahead = 1;
+    while (ahead < this.#ahead && tail.hasMore && tail.shape !== 'plain') {
+      const page = await this.#page(this.#after(tail));
+      moved ||= page.count !== tail.count;
+      rows.push(...page.rows);
+      tail = page;
+      ahead++;
+    }
+    let head = start;
+    let behind = 0;
+    const before: unknown[][] = [];
+    while (behind < this.#behind && head.hasPrevious && head.shape !== 'plain') {
+      const page = await this.#page(this.#before(head));
+      moved ||= page.count !== head.count;
+      before.unshift(page.rows);
+      head = page;
+      behind++;
+    }
+    // a list that shrank holds fewer pages: the next page is read from where it now ends
+    this.#ahead = ahead;
+    this.#behind = behind;
+    this.head = head;
+    this.tail = tail;
+    return { rows: before.flat().concat(rows), moved };
+  }
+
+  /**
+   * Reads the page after the window (or before it, `direction` -1) and makes it part of the
+   * window. `moved`: the list's count is not what the window's edge page said (rows were created
+   * or deleted since: the window is to be read again whole).
+   */
+  async more(direction: number): Promise<{ rows: unknown[]; moved: boolean }> {
+    const back = direction < 0;
+    const edge = (back ? this.head : this.tail) as Page;
+    const page = await this.#page(back ? this.#before(edge) : this.#after(edge));
+    if (back) {
+      this.head = page;
+      this.#behind++;
+    } else {
+      this.tail = page;
+      this.#ahead++;
+    }
+    return { rows: page.rows, moved: page.count !== edge.count };
+  }
+}
