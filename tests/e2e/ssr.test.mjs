@@ -4,21 +4,13 @@
 // The client side of the handoff (a page built by Vite hydrating the server's HTML) is
 // tests/browser/ssr-hydrate.test.mjs, in Chromium.
 import assert from 'node:assert/strict';
-import { register } from 'node:module';
 import { after, before, test } from 'node:test';
 
 import { startStack } from '../harness/stack.mjs';
+import { pkg } from './pkg-by-name.mjs';
 import { control, sleep } from './control.mjs';
 import { other } from './events-scenarios.mjs';
 
-const pkgUrl = new URL('../../pkg/index.js', import.meta.url).href;
-register(
-  `data:text/javascript,${encodeURIComponent(`export async function resolve(specifier, context, next) {
-  return specifier === '@dynamicforms/fastapi-viewsets' ? { url: ${JSON.stringify(pkgUrl)}, shortCircuit: true } : next(specifier, context);
-}`)}`,
-);
-
-const pkg = await import(pkgUrl);
 const vue = await import('vue');
 const { renderToString } = await import('vue/server-renderer');
 const { useCallActivity, useFollow, useLiveList, viewsetsSSR } = await import('../../pkg/vue/index.js');

@@ -5,21 +5,13 @@
 // app's install does). The same composables in a real Vue app built by Vite, in Chromium:
 // tests/browser/vue-app.test.mjs.
 import assert from 'node:assert/strict';
-import { register } from 'node:module';
 import { after, before, test } from 'node:test';
 
 import { startStack } from '../harness/stack.mjs';
+import { pkg } from './pkg-by-name.mjs';
 import { control, sleep } from './control.mjs';
 import { other } from './events-scenarios.mjs';
 
-const pkgUrl = new URL('../../pkg/index.js', import.meta.url).href;
-register(
-  `data:text/javascript,${encodeURIComponent(`export async function resolve(specifier, context, next) {
-  return specifier === '@dynamicforms/fastapi-viewsets' ? { url: ${JSON.stringify(pkgUrl)}, shortCircuit: true } : next(specifier, context);
-}`)}`,
-);
-
-const pkg = await import(pkgUrl);
 const vue = await import('vue');
 const { useCallActivity, useFollow, useLiveList } = await import('../../pkg/vue/index.js');
 
