@@ -1,13 +1,19 @@
-// What the bundler consumer tests share (webpack, Rollup, esbuild): the packed package installed into
-// a fresh app, the app's page (one script, every part of the package: tests/harness/every-part.mjs), a static server of the
-// bundler's output that sends the README's policy, and a page run that collects what the page
-// requested, opened and logged.
+// What the consumer tests share (webpack, Rollup, esbuild, Vite, the devtools subpath in Vite and
+// webpack, a lazy peer): the packed package installed into a fresh app, with the real backend and
+// Chromium around it for the file's tests, the app's page (one script, every part of the package:
+// tests/harness/every-part.mjs), a static server of the bundler's output that sends the README's
+// policy, and a page run that collects what the page requested, opened and logged.
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
+import { chromium } from 'playwright-core';
+
 import { checkParts, EVERY_PART, EVERY_PART_IMPORTS, installPacked } from '../harness/every-part.mjs';
+import { startStack } from '../harness/stack.mjs';
+import { CHROMIUM_ARGS } from './browser.mjs';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -66,6 +72,31 @@ export function copyUrlFiles(app, dist) {
     fs.mkdirSync(path.dirname(path.join(dist, file)), { recursive: true });
     fs.copyFileSync(path.join(from, file), path.join(dist, file));
   }
+}
+
+/**
+ * Registers the test file's `before` and `after` hooks around an app with the packed package. Before
+ * the tests: the real backend (`startStack`), a fresh app folder `name` with `pkgDir` packed and
+ * installed (`installPacked`), `prepare(app, stack)` (the app's own files; it may build and serve the
+ * app, and what it resolves with is kept as `server`), then Chromium. After them: Chromium closed,
+ * `server.close()`, the backend stopped, the folder removed. Returns the object whose `stack`, `app`,
+ * `server` and `browser` are set once `before` has run.
+ */
+export function packedAppHooks(name, prepare = () => undefined, { pkgDir } = {}) {
+  const fixture = { stack: undefined, app: undefined, server: undefined, browser: undefined };
+  before(async () => {
+    fixture.stack = await startStack({});
+    fixture.app = installPacked(name, pkgDir);
+    fixture.server = await prepare(fixture.app, fixture.stack);
+    fixture.browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  });
+  after(async () => {
+    await fixture.browser?.close();
+    await fixture.server?.close();
+    await fixture.stack?.stop();
+    if (fixture.app) fs.rmSync(fixture.app, { recursive: true, force: true });
+  });
+  return fixture;
 }
 
 const TYPES = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.html': 'text/html', '.wasm': 'application/wasm', '.json': 'application/json' };
