@@ -121,6 +121,19 @@ export async function serveDist(dist, stack, { policy = POLICY } = {}) {
   return { url: `http://127.0.0.1:${server.address().port}/`, close: () => new Promise((resolve) => server.close(resolve)) };
 }
 
+/**
+ * Writes the app's index.html (one module script, /main.js) and main.js (`mainJs`), builds the app by
+ * Vite's production build with its defaults into dist/, and serves that (`serveDist`, the README's
+ * policy). Resolves with `{ url, close() }`.
+ */
+export async function serveViteBuild(app, stack, mainJs) {
+  const { build } = await import('vite');
+  fs.writeFileSync(path.join(app, 'index.html'), '<!doctype html><script type="module" src="/main.js"></script>\n');
+  fs.writeFileSync(path.join(app, 'main.js'), mainJs);
+  await build({ root: app, configFile: false, logLevel: 'silent', build: { outDir: 'dist' } });
+  return serveDist(path.join(app, 'dist'), stack);
+}
+
 /** Opens `url`, waits for `window.__result`; resolves with it and the page's requests, sockets, warnings, errors and policy violations. */
 export async function pageResult(browser, url) {
   const page = await browser.newPage();
