@@ -102,15 +102,26 @@ export function packedAppHooks(name, prepare = () => undefined, { pkgDir } = {})
 const TYPES = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.html': 'text/html', '.wasm': 'application/wasm', '.json': 'application/json' };
 
 /**
- * Serves `dist` on a free 127.0.0.1 port, every answer with the policy (404 for a file it lacks), and
- * `/config.json` with the backend's URLs. Resolves with `{ url, close() }`.
+ * Serves `dist` on a free 127.0.0.1 port, every answer with `policy` (none when null; 404 for a file it
+ * lacks), and `/config.json` with the backend's URLs. With `root`, `/` answers the HTML that
+ * `root(url)` resolves with (a rejection: 500 with its stack), not dist's index.html. Resolves with
+ * `{ url, close() }`.
  */
-export async function serveDist(dist, stack, { policy = POLICY } = {}) {
-  const server = http.createServer((request, response) => {
-    const pathname = new URL(request.url, 'http://x').pathname;
-    const headers = { 'content-security-policy': policy };
+export async function serveDist(dist, stack, { policy = POLICY, root } = {}) {
+  const server = http.createServer(async (request, response) => {
+    const url = new URL(request.url, 'http://x');
+    const { pathname } = url;
+    const headers = policy === null ? {} : { 'content-security-policy': policy };
     if (pathname === '/config.json') {
       return response.writeHead(200, { ...headers, 'content-type': 'application/json' }).end(JSON.stringify({ baseUrl: stack.baseUrl, wsUrl: stack.wsUrl }));
+    }
+    if (pathname === '/' && root) {
+      try {
+        const html = await root(url);
+        return response.writeHead(200, { ...headers, 'content-type': 'text/html' }).end(html);
+      } catch (error) {
+        return response.writeHead(500, headers).end(String(error?.stack ?? error));
+      }
     }
     const file = path.join(dist, pathname === '/' ? 'index.html' : pathname);
     if (!file.startsWith(dist) || !fs.existsSync(file) || !fs.statSync(file).isFile()) return response.writeHead(404, headers).end();
