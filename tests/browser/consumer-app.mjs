@@ -1,13 +1,19 @@
-// What the bundler consumer tests share (webpack, Rollup, esbuild): the packed package installed into
-// a fresh app, the app's page (one script, every part of the package: tests/harness/every-part.mjs), a static server of the
-// bundler's output that sends the README's policy, and a page run that collects what the page
-// requested, opened and logged.
+// What the consumer tests share (webpack, Rollup, esbuild, Vite, the devtools subpath in Vite and
+// webpack, a lazy peer): the packed package installed into a fresh app, with the real backend and
+// Chromium around it for the file's tests, the app's page (one script, every part of the package:
+// tests/harness/every-part.mjs), a static server of the bundler's output that sends the README's
+// policy, and a page run that collects what the page requested, opened and logged.
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
+import { chromium } from 'playwright-core';
+
 import { checkParts, EVERY_PART, EVERY_PART_IMPORTS, installPacked } from '../harness/every-part.mjs';
+import { startStack } from '../harness/stack.mjs';
+import { CHROMIUM_ARGS } from './browser.mjs';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -68,18 +74,54 @@ export function copyUrlFiles(app, dist) {
   }
 }
 
+/**
+ * Registers the test file's `before` and `after` hooks around an app with the packed package. Before
+ * the tests: the real backend (`startStack`), a fresh app folder `name` with `pkgDir` packed and
+ * installed (`installPacked`), `prepare(app, stack)` (the app's own files; it may build and serve the
+ * app, and what it resolves with is kept as `server`), then Chromium. After them: Chromium closed,
+ * `server.close()`, the backend stopped, the folder removed. Returns the object whose `stack`, `app`,
+ * `server` and `browser` are set once `before` has run.
+ */
+export function packedAppHooks(name, prepare = () => undefined, { pkgDir } = {}) {
+  const fixture = { stack: undefined, app: undefined, server: undefined, browser: undefined };
+  before(async () => {
+    fixture.stack = await startStack({});
+    fixture.app = installPacked(name, pkgDir);
+    fixture.server = await prepare(fixture.app, fixture.stack);
+    fixture.browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  });
+  after(async () => {
+    await fixture.browser?.close();
+    await fixture.server?.close();
+    await fixture.stack?.stop();
+    if (fixture.app) fs.rmSync(fixture.app, { recursive: true, force: true });
+  });
+  return fixture;
+}
+
 const TYPES = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.html': 'text/html', '.wasm': 'application/wasm', '.json': 'application/json' };
 
 /**
- * Serves `dist` on a free 127.0.0.1 port, every answer with the policy (404 for a file it lacks), and
- * `/config.json` with the backend's URLs. Resolves with `{ url, close() }`.
+ * Serves `dist` on a free 127.0.0.1 port, every answer with `policy` (none when null; 404 for a file it
+ * lacks), and `/config.json` with the backend's URLs. With `root`, `/` answers the HTML that
+ * `root(url)` resolves with (a rejection: 500 with its stack), not dist's index.html. Resolves with
+ * `{ url, close() }`.
  */
-export async function serveDist(dist, stack, { policy = POLICY } = {}) {
-  const server = http.createServer((request, response) => {
-    const pathname = new URL(request.url, 'http://x').pathname;
-    const headers = { 'content-security-policy': policy };
+export async function serveDist(dist, stack, { policy = POLICY, root } = {}) {
+  const server = http.createServer(async (request, response) => {
+    const url = new URL(request.url, 'http://x');
+    const { pathname } = url;
+    const headers = policy === null ? {} : { 'content-security-policy': policy };
     if (pathname === '/config.json') {
       return response.writeHead(200, { ...headers, 'content-type': 'application/json' }).end(JSON.stringify({ baseUrl: stack.baseUrl, wsUrl: stack.wsUrl }));
+    }
+    if (pathname === '/' && root) {
+      try {
+        const html = await root(url);
+        return response.writeHead(200, { ...headers, 'content-type': 'text/html' }).end(html);
+      } catch (error) {
+        return response.writeHead(500, headers).end(String(error?.stack ?? error));
+      }
     }
     const file = path.join(dist, pathname === '/' ? 'index.html' : pathname);
     if (!file.startsWith(dist) || !fs.existsSync(file) || !fs.statSync(file).isFile()) return response.writeHead(404, headers).end();
@@ -88,6 +130,19 @@ export async function serveDist(dist, stack, { policy = POLICY } = {}) {
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${server.address().port}/`, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
+/**
+ * Writes the app's index.html (one module script, /main.js) and main.js (`mainJs`), builds the app by
+ * Vite's production build with its defaults into dist/, and serves that (`serveDist`, the README's
+ * policy). Resolves with `{ url, close() }`.
+ */
+export async function serveViteBuild(app, stack, mainJs) {
+  const { build } = await import('vite');
+  fs.writeFileSync(path.join(app, 'index.html'), '<!doctype html><script type="module" src="/main.js"></script>\n');
+  fs.writeFileSync(path.join(app, 'main.js'), mainJs);
+  await build({ root: app, configFile: false, logLevel: 'silent', build: { outDir: 'dist' } });
+  return serveDist(path.join(app, 'dist'), stack);
 }
 
 /** Opens `url`, waits for `window.__result`; resolves with it and the page's requests, sockets, warnings, errors and policy violations. */

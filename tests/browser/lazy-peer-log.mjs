@@ -4,17 +4,15 @@
 // Chromium against the real backend. Issue 29's "a lazy peer is not lazy", told by a log:
 //   node tests/browser/lazy-peer-log.mjs [package folder, default pkg/]
 // (The suite's check of it is in vite-consumer.test.mjs; this prints what a build of another commit does.)
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 
 import { chromium } from 'playwright-core';
-import { build } from 'vite';
 
+import { installPacked } from '../harness/every-part.mjs';
 import { startStack } from '../harness/stack.mjs';
 import { CHROMIUM_ARGS } from './browser.mjs';
-import { pageResult, serveDist } from './consumer-app.mjs';
+import { pageResult, serveViteBuild } from './consumer-app.mjs';
 
 const pkgDir = path.resolve(process.argv[2] ?? 'pkg');
 const MAIN_JS = `
@@ -31,17 +29,12 @@ window.__result = { done: true };
 `;
 
 const stack = await startStack({});
-const app = fs.mkdtempSync(path.join(os.tmpdir(), 'lazy-peer-'));
+let app;
 let browser;
 let server;
 try {
-  const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', app, pkgDir], { encoding: 'utf8' }).trim().split('\n').pop();
-  fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'lazy-peer', private: true, type: 'module' }));
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--offline', path.join(app, tarball)], { cwd: app, stdio: 'ignore' });
-  fs.writeFileSync(path.join(app, 'index.html'), '<!doctype html><script type="module" src="/main.js"></script>\n');
-  fs.writeFileSync(path.join(app, 'main.js'), MAIN_JS);
-  await build({ root: app, configFile: false, logLevel: 'silent', build: { outDir: 'dist' } });
-  server = await serveDist(path.join(app, 'dist'), stack);
+  app = installPacked('lazy-peer', pkgDir);
+  server = await serveViteBuild(app, stack, MAIN_JS);
   browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
   const result = await pageResult(browser, server.url);
   const short = (url) => url.replace(server.url, '/').replace(stack.baseUrl, '<backend>').replace(/^data:([^,]{0,40}).*/, 'data:$1…');
@@ -53,5 +46,5 @@ try {
   await browser?.close();
   await server?.close();
   await stack.stop();
-  fs.rmSync(app, { recursive: true, force: true });
+  if (app) fs.rmSync(app, { recursive: true, force: true });
 }

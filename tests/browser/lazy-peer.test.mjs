@@ -10,19 +10,11 @@
 //   node --test tests/browser/lazy-peer.test.mjs
 //   PKG_DIR=<folder> … packs another build of the package (7a0e5fb's fails).
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-import { chromium } from 'playwright-core';
-import { build } from 'vite';
-
-import { startStack } from '../harness/stack.mjs';
-import { CHROMIUM_ARGS } from './browser.mjs';
-import { pageResult, serveDist } from './consumer-app.mjs';
+import { packedAppHooks, pageResult, serveViteBuild } from './consumer-app.mjs';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const pkgDir = path.resolve(process.env.PKG_DIR ?? path.join(repoRoot, 'pkg'));
@@ -51,33 +43,10 @@ window.__result = {
 };
 `;
 
-let stack;
-let browser;
-let app;
-let server;
-
-before(async () => {
-  stack = await startStack({});
-  app = fs.mkdtempSync(path.join(os.tmpdir(), 'lazy-peer-'));
-  const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', app, pkgDir], { encoding: 'utf8' }).trim().split('\n').pop();
-  fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'lazy-peer', private: true, type: 'module' }));
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--offline', path.join(app, tarball)], { cwd: app, stdio: 'ignore' });
-  fs.writeFileSync(path.join(app, 'index.html'), '<!doctype html><script type="module" src="/main.js"></script>\n');
-  fs.writeFileSync(path.join(app, 'main.js'), MAIN_JS);
-  await build({ root: app, configFile: false, logLevel: 'silent', build: { outDir: 'dist' } });
-  server = await serveDist(path.join(app, 'dist'), stack);
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  await stack?.stop();
-  if (app) fs.rmSync(app, { recursive: true, force: true });
-});
+const fixture = packedAppHooks('lazy-peer', (app, stack) => serveViteBuild(app, stack, MAIN_JS), { pkgDir });
 
 test("chromium: a lazy peer's first call warns nothing: answered at its first attempt, the schema check goes out over the socket it waited for", async () => {
-  const result = await pageResult(browser, server.url);
+  const result = await pageResult(fixture.browser, fixture.server.url);
   assert.equal(result.listed, true, 'the first call is answered');
   assert.deepEqual(result.pageWarnings.filter((line) => line.includes('schema check')), [], 'no "schema check failed" (nor "not run")');
   assert.deepEqual(result.firstCall, ['start', 'settle'], 'the first call: one attempt, no repeat');

@@ -1,25 +1,6 @@
 // Live lists (liveList(proxy)) end to end in headless Chromium: the scenarios of
 // tests/e2e/live-scenarios.mjs, unchanged, against the real backend behind the fault proxy.
-import { after, before, test } from 'node:test';
-
-import { startStack } from '../harness/stack.mjs';
 import { liveScenarios } from '../e2e/live-scenarios.mjs';
-import { openRunner } from './browser.mjs';
+import { scenariosInChromium } from './chromium-scenarios.mjs';
 
-let stack;
-let runner;
-
-before(async () => {
-  stack = await startStack({});
-  runner = await openRunner(['/tests/e2e/live-scenarios.mjs'], { baseUrl: stack.baseUrl, wsUrl: stack.wsUrl });
-  console.log(`chromium ${runner.browserVersion}`);
-});
-after(async () => {
-  for (const line of runner?.consoleLines ?? []) if (line.includes('[figure]')) console.log(`chromium ${line}`);
-  await runner?.close();
-  await stack?.stop();
-});
-
-for (const name of Object.keys(liveScenarios)) {
-  test(`chromium: ${name}`, () => runner.run(name));
-}
+scenariosInChromium(['/tests/e2e/live-scenarios.mjs'], liveScenarios);

@@ -10,7 +10,6 @@
 // call is in flight.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -21,6 +20,7 @@ import { build } from 'vite';
 
 import { startStack } from '../harness/stack.mjs';
 import { CHROMIUM_ARGS } from './browser.mjs';
+import { serveDist } from './consumer-app.mjs';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const appDir = path.join(repoRoot, 'target', 'ssr-app');
@@ -131,32 +131,21 @@ before(async () => {
   app = await import(pathToFileURL(path.join(appDir, 'src', 'server.js')).href);
   const dist = path.join(appDir, 'dist');
   const template = fs.readFileSync(path.join(dist, 'index.html'), 'utf8');
-  const types = { '.js': 'text/javascript', '.html': 'text/html', '.wasm': 'application/wasm' };
-  server = http.createServer(async (request, response) => {
-    const url = new URL(request.url, 'http://x');
-    if (url.pathname === '/') {
-      try {
-        const page = await app.renderPage({ fail: url.searchParams.has('fail'), authorization: 'Bearer reader' });
-        await beforeAnswer();
-        const html = template.replace('<div id="app"></div>', `<div id="app">${page.html}</div><script>${page.script}</script>`);
-        return response.writeHead(200, { 'content-type': 'text/html' }).end(html);
-      } catch (error) {
-        return response.writeHead(500).end(String(error?.stack ?? error));
-      }
-    }
-    const file = path.join(dist, url.pathname);
-    if (!file.startsWith(dist) || !fs.existsSync(file)) return response.writeHead(404).end();
-    response.writeHead(200, { 'content-type': types[path.extname(file)] ?? 'application/octet-stream' });
-    fs.createReadStream(file).pipe(response);
+  server = await serveDist(dist, stack, {
+    policy: null,
+    root: async (url) => {
+      const page = await app.renderPage({ fail: url.searchParams.has('fail'), authorization: 'Bearer reader' });
+      await beforeAnswer();
+      return template.replace('<div id="app"></div>', `<div id="app">${page.html}</div><script>${page.script}</script>`);
+    },
   });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  origin = `http://127.0.0.1:${server.address().port}`;
+  origin = new URL(server.url).origin;
   browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
 });
 
 after(async () => {
   await browser?.close();
-  if (server) await new Promise((resolve) => server.close(resolve));
+  await server?.close();
   await stack?.stop();
 });
 

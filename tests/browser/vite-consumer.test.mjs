@@ -7,28 +7,14 @@
 // 'wasm-unsafe-eval' (issue 29: with Vite's default build.assetsInlineLimit, axios-send.js was
 // inlined as a data: URL, which the policy refuses, and every axios call failed after its repeats).
 // PKG_DIR=<folder> packs another build of the package (to reproduce a failure of an older one).
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
 
-import { chromium } from 'playwright-core';
 import { build, createServer } from 'vite';
 
-import { startStack } from '../harness/stack.mjs';
-import { CHROMIUM_ARGS } from './browser.mjs';
-
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const pkgDir = process.env.PKG_DIR ?? path.join(repoRoot, 'pkg');
-/** The policy of the README's CSP paragraph. */
-const POLICY = "script-src 'self' 'wasm-unsafe-eval'";
-let stack;
-let browser;
-let app;
+import { packedAppHooks, pageResult, POLICY, serveDist } from './consumer-app.mjs';
 
 // One page, two runs: / over REST (a fetch proxy, watch() over REST, an axios proxy), /?mux over muxws
 // (a muxws proxy, watch() over muxws). connectMuxws() is imported by both: the REST run never calls
@@ -103,65 +89,26 @@ async function lazyPeerUnused() {
 );
 `;
 
-function writeApp(dir) {
-  fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'vite-consumer', private: true, type: 'module' }));
-  fs.writeFileSync(path.join(dir, 'index.html'), '<!doctype html><script type="module" src="/main.js"></script>\n');
-  fs.writeFileSync(path.join(dir, 'main.js'), MAIN_JS);
-  fs.mkdirSync(path.join(dir, 'public'), { recursive: true });
-  fs.writeFileSync(path.join(dir, 'public', 'config.json'), JSON.stringify({ baseUrl: stack.baseUrl, wsUrl: stack.wsUrl }));
-}
-
-async function pageResult(url) {
-  const page = await browser.newPage();
-  const errors = [];
-  const requests = [];
-  page.on('pageerror', (error) => errors.push(error.message));
-  const warnings = [];
-  const sockets = [];
-  page.on('console', (message) => (message.type() === 'error' ? errors : message.type() === 'warning' ? warnings : []).push(message.text()));
-  page.on('websocket', (socket) => sockets.push(socket.url()));
-  page.on('request', (request) => requests.push(request.url()));
-  await page.goto(url);
-  try {
-    await page.waitForFunction(() => window.__result !== undefined, null, { timeout: 30000 });
-  } catch (error) {
-    throw new Error(`the page did not finish: ${errors.join('; ') || error.message}`);
-  }
-  const result = await page.evaluate(() => window.__result);
-  await page.close();
-  if (result.error) throw new Error(`the page failed: ${result.error} ${errors.join('; ')}`);
-  return { ...result, requests, warnings, sockets };
-}
-
-before(async () => {
-  stack = await startStack({});
-  app = fs.mkdtempSync(path.join(os.tmpdir(), 'vite-consumer-'));
-  const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', app, pkgDir], { encoding: 'utf8' }).trim().split('\n').pop();
-  writeApp(app);
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--offline', path.join(app, tarball)], { cwd: app, stdio: 'ignore' });
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
-});
-
-after(async () => {
-  await browser?.close();
-  await stack?.stop();
-  if (app) fs.rmSync(app, { recursive: true, force: true });
-});
+const fixture = packedAppHooks('vite-consumer', (app, stack) => {
+  fs.writeFileSync(path.join(app, 'index.html'), '<!doctype html><script type="module" src="/main.js"></script>\n');
+  fs.writeFileSync(path.join(app, 'main.js'), MAIN_JS);
+  fs.mkdirSync(path.join(app, 'public'), { recursive: true });
+  fs.writeFileSync(path.join(app, 'public', 'config.json'), JSON.stringify({ baseUrl: stack.baseUrl, wsUrl: stack.wsUrl }));
+}, { pkgDir: process.env.PKG_DIR });
 
 test("the installed package works in a Vite dev server with no configuration, under script-src 'self' 'wasm-unsafe-eval'", async () => {
   // (server.headers only sends the policy, as the app's own server would)
-  const server = await createServer({ root: app, configFile: false, logLevel: 'silent', server: { host: '127.0.0.1', port: 0, headers: { 'content-security-policy': POLICY } } });
+  const server = await createServer({ root: fixture.app, configFile: false, logLevel: 'silent', server: { host: '127.0.0.1', port: 0, headers: { 'content-security-policy': POLICY } } });
   await server.listen();
   try {
     const { port } = server.httpServer.address();
-    const result = await pageResult(`http://127.0.0.1:${port}/`);
+    const result = await pageResult(fixture.browser, `http://127.0.0.1:${port}/`);
     assert.match(result.key, /^[0-9a-f-]{36}$/);
     assert.deepEqual(result.seen, [`"${result.key}"`]);
     assert.equal(typeof result.cursor, 'number', 'watch() loaded its engine and the first poll was answered');
     assert.deepEqual(result.axiosSeen, [`"${result.axiosKey}"`], 'the axios sending half loaded and sent the call');
     assert.ok(result.requests.some((url) => /axios-send/.test(url)), `the axios sending half was fetched (${result.requests.join(', ')})`);
-    const mux = await pageResult(`http://127.0.0.1:${port}/?mux`);
+    const mux = await pageResult(fixture.browser, `http://127.0.0.1:${port}/?mux`);
     assert.match(mux.key, /^[0-9a-f-]{36}$/);
     assert.deepEqual(mux.seen, [`"${mux.key}"`]);
     assert.ok(mux.requests.some((url) => /muxws_bg\.wasm/.test(url)), `the muxws module was fetched (${mux.requests.join(', ')})`);
@@ -172,35 +119,28 @@ test("the installed package works in a Vite dev server with no configuration, un
 });
 
 test("the installed package works in a Vite production build with no configuration, under script-src 'self' 'wasm-unsafe-eval'", async () => {
-  await build({ root: app, configFile: false, logLevel: 'silent', build: { outDir: 'dist' } });
-  const dist = path.join(app, 'dist');
-  const types = { '.js': 'text/javascript', '.html': 'text/html', '.wasm': 'application/wasm', '.json': 'application/json' };
-  const server = http.createServer((request, response) => {
-    const file = path.join(dist, new URL(request.url, 'http://x').pathname === '/' ? 'index.html' : new URL(request.url, 'http://x').pathname);
-    if (!file.startsWith(dist) || !fs.existsSync(file)) return response.writeHead(404).end();
-    response.writeHead(200, { 'content-type': types[path.extname(file)] ?? 'application/octet-stream', 'content-security-policy': POLICY });
-    fs.createReadStream(file).pipe(response);
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await build({ root: fixture.app, configFile: false, logLevel: 'silent', build: { outDir: 'dist' } });
+  const dist = path.join(fixture.app, 'dist');
+  const server = await serveDist(dist, fixture.stack);
   try {
     const wasmFiles = fs.readdirSync(path.join(dist, 'assets')).filter((f) => f.endsWith('.wasm'));
     // The calls module travels inside the package's JS: no asset for it, nothing to configure.
     assert.ok(!wasmFiles.some((f) => f.startsWith('calls_bg')), `the calls module is not a separate asset (${wasmFiles})`);
-    const result = await pageResult(`http://127.0.0.1:${server.address().port}/`);
+    const result = await pageResult(fixture.browser, server.url);
     assert.deepEqual(result.seen, [`"${result.key}"`]);
     assert.deepEqual(result.axiosSeen, [`"${result.axiosKey}"`], 'the axios sending half, an asset of the build, loaded and sent the call');
     // The muxws module (and its driver) may be emitted for connectMuxws(), but a REST app never loads it.
     assert.ok(!result.requests.some((url) => /muxws/.test(url)), `a REST app fetched no muxws file (${result.requests.join(', ')})`);
     assert.ok(!result.requests.some((url) => /\.wasm$/.test(url)), `a REST app fetched no .wasm (${result.requests.join(', ')})`);
     // a lazy peer stays lazy: no socket, no muxws module, no warning (the schema check waits for the peer)
-    const lazy = await pageResult(`http://127.0.0.1:${server.address().port}/?lazy`);
+    const lazy = await pageResult(fixture.browser, `${server.url}?lazy`);
     assert.deepEqual(lazy.sockets, [], 'no WebSocket was opened');
     assert.ok(!lazy.requests.some((url) => /muxws/.test(url)), `no muxws file was fetched (${lazy.requests.join(', ')})`);
     assert.deepEqual(lazy.warnings, [], 'nothing was warned');
-    const mux = await pageResult(`http://127.0.0.1:${server.address().port}/?mux`);
+    const mux = await pageResult(fixture.browser, `${server.url}?mux`);
     assert.deepEqual(mux.seen, [`"${mux.key}"`], 'a muxws call under the policy');
     assert.equal(mux.mode, 'push', 'watch() over muxws subscribed');
   } finally {
-    await new Promise((resolve) => server.close(resolve));
+    await server.close();
   }
 });

@@ -6,7 +6,6 @@
 // race, a silent socket, a cut socket with a resync, and an unmounted component.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,6 +17,7 @@ import { build } from 'vite';
 
 import { startStack } from '../harness/stack.mjs';
 import { CHROMIUM_ARGS } from './browser.mjs';
+import { serveDist } from './consumer-app.mjs';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const appDir = path.join(repoRoot, 'target', 'vue-app');
@@ -88,23 +88,15 @@ before(async () => {
   fs.writeFileSync(path.join(appDir, 'public', 'config.json'), JSON.stringify({ baseUrl: stack.baseUrl, wsUrl: stack.wsUrl }));
   await build({ root: appDir, configFile: false, logLevel: 'silent', plugins: [vue()], build: { outDir: 'dist', target: 'es2022' } });
   const dist = path.join(appDir, 'dist');
-  const types = { '.js': 'text/javascript', '.html': 'text/html', '.wasm': 'application/wasm', '.json': 'application/json' };
-  server = http.createServer((request, response) => {
-    const pathname = new URL(request.url, 'http://x').pathname;
-    const file = path.join(dist, pathname === '/' ? 'index.html' : pathname);
-    if (!file.startsWith(dist) || !fs.existsSync(file)) return response.writeHead(404).end();
-    response.writeHead(200, { 'content-type': types[path.extname(file)] ?? 'application/octet-stream' });
-    fs.createReadStream(file).pipe(response);
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  origin = `http://127.0.0.1:${server.address().port}`;
+  server = await serveDist(dist, stack, { policy: null });
+  origin = new URL(server.url).origin;
   browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
   console.log(`chromium ${browser.version()}, vue ${JSON.parse(fs.readFileSync(path.join(repoRoot, 'node_modules', 'vue', 'package.json'), 'utf8')).version}`);
 });
 
 after(async () => {
   await browser?.close();
-  if (server) await new Promise((resolve) => server.close(resolve));
+  await server?.close();
   await stack?.stop();
 });
 

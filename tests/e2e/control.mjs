@@ -61,3 +61,12 @@ export function recordActivity(pkg) {
 
 /** Resolves after `ms`. */
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits until `check()` holds, looking every 20 ms; past `ms`, throws an Error whose message is `what()`. */
+export async function waitUntil(check, what, ms = 5000) {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(what());
+    await sleep(20);
+  }
+}

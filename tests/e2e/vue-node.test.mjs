@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 
 import { startStack } from '../harness/stack.mjs';
 import { pkg } from './pkg-by-name.mjs';
-import { control, sleep } from './control.mjs';
+import { control, sleep, waitUntil as until } from './control.mjs';
 import { other } from './events-scenarios.mjs';
 
 const vue = await import('vue');
@@ -25,15 +25,6 @@ before(async () => {
 after(async () => {
   await stack?.stop();
 });
-
-/** Waits until `check()` is true (polling every 20 ms), else fails with `what()`. */
-async function until(check, what, ms = 5000) {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) assert.fail(what());
-    await sleep(20);
-  }
-}
 
 class ItemApi extends pkg.restViewSet()('id', [pkg.ViewSetMixin]) {
   slow(seconds) {

@@ -14,64 +14,16 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { installFetch } from './fake-fetch.mjs';
+import { followKit, peerOptions, topicLog } from './follow-kit.mjs';
 import { muxwsSetup, restItems } from './kit.mjs';
 
 const { clock, server, pkg } = await muxwsSetup();
 console.warn = console.error = () => {};
 
-/** A log of one topic as the backend keeps it (the last `size` events). */
-function topicLog(topic, size = 32) {
-  const log = { topic, rev: 1000, kept: [] };
-  log.publish = (payload = null) => {
-    const event = { rev: log.rev + 1, prev: log.rev, event: 'records_changed', version: 1, payload };
-    log.rev = event.rev;
-    log.kept.push(event);
-    if (log.kept.length > size) log.kept.shift();
-    return event;
-  };
-  log.answer = (cursor) => {
-    if (cursor === null || cursor === log.rev) return { rev: log.rev, events: [] };
-    const at = log.kept.findIndex((event) => event.prev === cursor);
-    return { rev: log.rev, events: at < 0 ? null : log.kept.slice(at) };
-  };
-  return log;
-}
-
-/** The muxws server answers subscribes and polls from `logs` (by topic). */
-function serveLogs(logs) {
-  server.answer = (open) => {
-    const path = open.headers[':path'];
-    if (path === '/events/subscribe') return { status: 200, payload: { rev: logs[open.payload.topic].rev } };
-    if (path === '/events/unsubscribe') return { status: 204, payload: null };
-    if (path === '/events/poll') {
-      const topics = {};
-      for (const [topic, cursor] of Object.entries(open.payload.cursors)) topics[topic] = logs[topic].answer(cursor);
-      return { status: 200, payload: { topics, poll_after_ms: 0 } };
-    }
-    return { status: 404, payload: null };
-  };
-}
-
-let stream = 1000;
-/** Pushes `event` of `topic` on `socket` (`end` false: the server never ends its half). */
-function push(socket, topic, event, end = true) {
-  socket.push({ type: 'open', stream: (stream += 2), end, headers: { ':event': event.event, ':version': 1, ':topic': topic, ':rev': event.rev, ':prev': event.prev }, payload: event.payload });
-}
-
-const peerOptions = { reconnect: { initialDelayMs: 100, jitter: 0 } };
-
-/** `promise`'s value once it settles, fake time passing in steps of `step` ms, at most `ms`; a rejection is thrown; never settling fails. */
-async function within(promise, ms = 60_000, step = 100) {
-  const seen = { done: false };
-  promise.then((value) => Object.assign(seen, { done: true, value }), (error) => Object.assign(seen, { done: true, error, failed: true }));
-  for (let waited = 0; !seen.done && waited <= ms; waited += step) await clock.advance(step);
-  if (!seen.done) assert.fail(`did not settle within ${ms} ms of fake time`);
-  if (seen.failed) throw seen.error;
-  return seen.value;
-}
+const { serveLogs, push, within } = followKit({ clock, server });
 
 test('queued pushes are capped by bytes: 400 pushes of 60 KB (24 MB) while onEvent is held are not all kept; the follower resyncs', async () => {
-  const log = topicLog('big', 1000);
+  const log = topicLog(1000, 1000);
   serveLogs({ big: log });
   // frames as large as the catch-up answer (the scripted server does not fragment): what is capped here is the follower's queue
   const peer = await pkg.connectMuxws('ws://events.test/ws', { ...peerOptions, maxFrameBytes: 32 * 1024 * 1024 });
@@ -140,7 +92,7 @@ test('applyChanges() with 10 000 pks: at most 8 retrieves in flight, every recor
 });
 
 test("an answer over the peer's maxPayloadBytes is a resync, not the same poll for ever", async () => {
-  const log = topicLog('wide');
+  const log = topicLog();
   serveLogs({ wide: log });
   const peer = await pkg.connectMuxws('ws://events.test/ws', { ...peerOptions, maxPayloadBytes: 64 * 1024 });
   const socket = server.live()[0];
@@ -167,7 +119,7 @@ test("an answer over the peer's maxPayloadBytes is a resync, not the same poll f
 
 test('polls that fail (500 pages): follower.error says why, ready and catchUp() reject, subscribe() is told the recovery', async () => {
   let broken = true;
-  const log = topicLog('flaky');
+  const log = topicLog();
   const fetched = installFetch((request) =>
     broken
       ? { status: 500, body: '<html>Internal Server Error</html>', headers: { 'content-type': 'text/html' } }
@@ -195,7 +147,7 @@ test('polls that fail (500 pages): follower.error says why, ready and catchUp() 
 });
 
 test('pushed streams the server never ends: their slots are reclaimed, a later push still arrives by push', async () => {
-  const log = topicLog('slots');
+  const log = topicLog();
   serveLogs({ slots: log });
   const peer = await pkg.connectMuxws('ws://events.test/ws', peerOptions);
   const socket = server.live()[0];
@@ -220,7 +172,7 @@ test('pushed streams the server never ends: their slots are reclaimed, a later p
 });
 
 test("one topic's hung poll does not hold another topic of the same origin", async () => {
-  const logs = { stuck: topicLog('stuck'), free: topicLog('free') };
+  const logs = { stuck: topicLog(), free: topicLog() };
   const fetched = installFetch((request) => {
     const { cursors } = JSON.parse(request.text);
     // every poll that carries `stuck` hangs (a slow authorizer, a lock)
