@@ -179,9 +179,37 @@ async function heapAfterGc(cdp) {
   return (await cdp.send('Runtime.getHeapUsage')).usedSize;
 }
 
+/**
+ * A heap snapshot of the page (CDP) summed by kind: the self size and count of its nodes by V8's
+ * type and constructor name (strings and numbers each as one kind).
+ */
+async function heapByKind(cdp) {
+  const chunks = [];
+  const take = (event) => chunks.push(event.chunk);
+  cdp.on('HeapProfiler.addHeapSnapshotChunk', take);
+  try {
+    await cdp.send('HeapProfiler.takeHeapSnapshot', { reportProgress: false });
+  } finally {
+    cdp.off('HeapProfiler.addHeapSnapshotChunk', take);
+  }
+  const snapshot = JSON.parse(chunks.join(''));
+  const fields = snapshot.snapshot.meta.node_fields;
+  const types = snapshot.snapshot.meta.node_types[0];
+  const [type, name, size] = ['type', 'name', 'self_size'].map((field) => fields.indexOf(field));
+  const kinds = {};
+  for (let i = 0; i < snapshot.nodes.length; i += fields.length) {
+    const t = types[snapshot.nodes[i + type]];
+    const label = t.endsWith('string') ? 'strings' : t === 'number' ? 'heap numbers' : `${t}: ${snapshot.strings[snapshot.nodes[i + name]].slice(0, 40) || '(no name)'}`;
+    const kind = (kinds[label] ??= { count: 0, bytes: 0 });
+    kind.count++;
+    kind.bytes += snapshot.nodes[i + size];
+  }
+  return kinds;
+}
+
 /** 10 000 rows in Chromium: a live list of 100 pages against the same rows as parsed JSON in an array. */
 async function measureMemory({ browser, runnerUrl, baseUrl, rounds, log }) {
-  const out = { rows: [], list: [], rows1: [], list1: [], count: 0 };
+  const out = { rows: [], list: [], rows1: [], list1: [], count: 0, kinds: {} };
   for (let round = 0; round < rounds; round++) {
     for (const kind of round % 2 ? ['list', 'rows'] : ['rows', 'list']) {
       for (const pages of [100, 1]) {
@@ -197,6 +225,8 @@ async function measureMemory({ browser, runnerUrl, baseUrl, rounds, log }) {
           const after = await heapAfterGc(cdp);
           (pages === 100 ? out[kind] : out[`${kind}1`]).push(after - before);
           if (pages === 100) out.count = count;
+          // where the bytes are, once: the kinds of heap nodes of each page with 10 000 rows
+          if (pages === 100 && round === 0) out.kinds[kind] = await heapByKind(cdp);
         } finally {
           await context.close();
         }
@@ -245,24 +275,33 @@ export function renderPages(r, { table, ms }) {
   const rows = [];
   for (const t of r.transports) {
     const s = t.second;
-    rows.push([`${t.transport}: page 2 (window 100 → 200 rows), ${s.more.length} pairs`, `${ms(median(s.more))} ms (p90 ${ms(p90(s.more))})`, `${ms(median(s.cursor))} ms (p90 ${ms(p90(s.cursor))})`, `${x(median(s.more), median(s.cursor))} (p90 ${x(p90(s.more), p90(s.cursor))})`, `${ms(median(s.inner))} ms`, `${ms(median(s.more.map((m, i) => m - s.inner[i])))} ms`]);
+    rows.push([`${t.transport}: page 2 (window 100 → 200 rows), ${s.more.length} pairs`, `${ms(median(s.more))} ms (p90 ${ms(p90(s.more))})`, `${ms(median(s.cursor))} ms (p90 ${ms(p90(s.cursor))})`, `${x(median(s.more), median(s.cursor))} (p90 ${x(p90(s.more), p90(s.cursor))})`, `${ms(median(s.inner))} ms`, `${ms(median(s.more.map((m, i) => m - s.inner[i])))} ms`, x(median(s.cursor) + median(s.more.map((m, i) => m - s.inner[i])), median(s.cursor))]);
     const d = t.deep;
     for (const [from, to] of [[100, 1000], [1000, 3000], [3000, 4900]]) {
       const at = d.window.map((w, i) => (w >= from && w <= to ? i : -1)).filter((i) => i >= 0);
       const pick = (xs) => at.map((i) => xs[i]);
       const [more, cursor, inner] = [pick(d.more), pick(d.cursor), pick(d.inner)];
-      rows.push([`${t.transport}: pages ${from / 100 + 1}–${to / 100 + 1} (window ${from}…${to} rows before), ${more.length} pairs`, `${ms(median(more))} ms (p90 ${ms(p90(more))})`, `${ms(median(cursor))} ms (p90 ${ms(p90(cursor))})`, `${x(median(more), median(cursor))} (p90 ${x(p90(more), p90(cursor))})`, `${ms(median(inner))} ms`, `${ms(median(more.map((m, i) => m - inner[i])))} ms`]);
+      rows.push([`${t.transport}: pages ${from / 100 + 1}–${to / 100 + 1} (window ${from}…${to} rows before), ${more.length} pairs`, `${ms(median(more))} ms (p90 ${ms(p90(more))})`, `${ms(median(cursor))} ms (p90 ${ms(p90(cursor))})`, `${x(median(more), median(cursor))} (p90 ${x(p90(more), p90(cursor))})`, `${ms(median(inner))} ms`, `${ms(median(more.map((m, i) => m - inner[i])))} ms`, x(median(cursor) + median(more.map((m, i) => m - inner[i])), median(cursor))]);
     }
   }
   const m = r.memory;
   const per = (xs, ys) => median(xs.map((v, i) => v - ys[i]));
+  // the kinds of heap nodes the list's page holds beyond the rows' page, largest first
+  const labels = new Set([...Object.keys(m.kinds.list), ...Object.keys(m.kinds.rows)]);
+  const kinds = [...labels]
+    .map((label) => {
+      const [list, rows] = [m.kinds.list[label] ?? { count: 0, bytes: 0 }, m.kinds.rows[label] ?? { count: 0, bytes: 0 }];
+      return { label, bytes: list.bytes - rows.bytes, count: list.count - rows.count };
+    })
+    .sort((a, b) => Math.abs(b.bytes) - Math.abs(a.bytes))
+    .slice(0, 8);
   return [
     '## Live lists bigger than a page (issue 38)',
     '',
-    `\`bench/pages.mjs\`, against the backend directly (no fault proxy). Time, Node ${process.version}: \`liveList(proxy)\` over the 5 000-row cursor ViewSet (\`/catalog/big-cursor\`, 100 a page, no params), its \`loadMore()\` of one page beside \`proxy.listCursor({ cursor, limit: 100 })\` of the same page through the same proxy, the two taking turns (the first of each pair alternating), after ${r.counts.warmup} warm-up pairs. Page 2: a fresh list per pair (its first page read untimed). Deeper: ${r.counts.deepLists} lists per transport grown page by page to all 50 pages, a pair per page. \`loadMore()\` is timed until its promise resolves (the rows published to the listeners); "its read" is the proxy's listCursor() as the list calls it, timed the same way; "the rest" is loadMore() less its read, per pair: what the list does with the page.`,
+    `\`bench/pages.mjs\`, against the backend directly (no fault proxy). Time, Node ${process.version}: \`liveList(proxy)\` over the 5 000-row cursor ViewSet (\`/catalog/big-cursor\`, 100 a page, no params), its \`loadMore()\` of one page beside \`proxy.listCursor({ cursor, limit: 100 })\` of the same page through the same proxy, the two taking turns (the first of each pair alternating), after ${r.counts.warmup} warm-up pairs. Page 2: a fresh list per pair (its first page read untimed). Deeper: ${r.counts.deepLists} lists per transport grown page by page to all 50 pages, a pair per page. \`loadMore()\` is timed until its promise resolves (the rows published to the listeners); "its read" is the proxy's listCursor() as the list calls it, timed the same way; "the rest" is loadMore() less its read, per pair: what the list does with the page. The last column adds only that to listCursor()'s median: the ratio without the shared machine's noise in the two reads.`,
     '',
     table(
-      ['measure', 'loadMore()', 'listCursor(), same page', 'ratio (goal ≤ 1.1×)', 'its read', 'the rest'],
+      ['measure', 'loadMore()', 'listCursor(), same page', 'ratio (goal ≤ 1.1×)', 'its read', 'the rest', '(listCursor() + the rest) ÷ listCursor()'],
       rows,
     ),
     '',
@@ -276,6 +315,10 @@ export function renderPages(r, { table, ms }) {
         [`per row, the 9 900 rows after the first page`, `${(per(m.list, m.list1) / 9900).toFixed(0)} B`, `${(per(m.rows, m.rows1) / 9900).toFixed(0)} B`, x(per(m.list, m.list1), per(m.rows, m.rows1))],
       ],
     ),
+    '',
+    `Where the live list's extra bytes are: a heap snapshot (CDP \`HeapProfiler.takeHeapSnapshot\`) of each page of the first round with ${m.count} rows, the self sizes summed by V8's node type and constructor name, the list's page less the rows' page (the eight largest differences; "array: (no name)" are V8's internal arrays, among them the backing tables of \`Map\`s, "code" compiled code and bytecode, not per row):`,
+    '',
+    table(['kind of heap node', 'bytes more', 'nodes more', '÷ rows'], kinds.map((k) => [k.label, `${(k.bytes / 1024).toFixed(0)} KiB`, String(k.count), `${(k.bytes / m.count).toFixed(1)} B`])),
     '',
   ];
 }
