@@ -8,6 +8,7 @@
 //   --only live  the live-data section alone (bench/live.mjs), printed only: BENCHMARKS.md is left as it is
 //   --only live-list  the live lists' section alone (bench/live.mjs, measureLiveList), printed only
 //   --only apply-changes  applyChanges() of many records alone (bench/apply-changes.mjs), printed only
+//   --only pages  live lists bigger than a page alone (bench/pages.mjs: loadMore() vs listCursor(), memory), printed only
 //
 // What it measures (the package as built in pkg/; rebuild with `bash scripts/build.sh`):
 //   size         what an app ships, gzip -9 as a bundler emits it (scripts/size.mjs: the whole
@@ -49,6 +50,7 @@ import { CHROMIUM_ARGS } from '../tests/browser/browser.mjs';
 import { startStack } from '../tests/harness/stack.mjs';
 import { measureApplyChanges, renderApplyChanges } from './apply-changes.mjs';
 import { measureLive, measureLiveList, renderLive, renderLiveList } from './live.mjs';
+import { measurePages, renderPages } from './pages.mjs';
 import { median, ms, quantile, ratio } from './stats.mjs';
 import { PEER_KINDS, PEER_MODULES, bundleKy, importPeerInPage, measurePeers, serveBench } from './peers.mjs';
 
@@ -56,7 +58,7 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'
 const args = process.argv.slice(2);
 const QUICK = args.includes('--quick');
 const ONLY = args.includes('--only') ? args[args.indexOf('--only') + 1] : null;
-if (ONLY !== null && ONLY !== 'live' && ONLY !== 'live-list' && ONLY !== 'apply-changes') throw new Error(`--only takes live, live-list or apply-changes, not ${ONLY}`);
+if (ONLY !== null && !['live', 'live-list', 'apply-changes', 'pages'].includes(ONLY)) throw new Error(`--only takes live, live-list, apply-changes or pages, not ${ONLY}`);
 const WRITE = !args.includes('--no-write') && !ONLY;
 const COMMAND = `node --experimental-websocket bench/run.mjs${QUICK ? ' --quick' : ''}${ONLY ? ` --only ${ONLY}` : ''}`;
 
@@ -529,10 +531,39 @@ async function mainApplyChanges() {
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
+/** `--only pages`: live lists bigger than a page alone, printed (BENCHMARKS.md is left as it is). */
+async function mainPages() {
+  const started = Date.now();
+  const build = buildId();
+  let stack;
+  let site;
+  let browser;
+  let result;
+  try {
+    stack = await startStack({});
+    site = await serveBench({ kyCode: '' });
+    browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    result = await measurePages({ stack, browser, runnerUrl: `${site.url}/tests/browser/runner.html`, quick: QUICK, log });
+  } finally {
+    await browser?.close().catch(() => {});
+    await site?.close().catch(() => {});
+    await stack?.stop();
+  }
+  if (buildId() !== build) throw new Error(`pkg/ was rebuilt during the run (${build} → ${buildId()}): run again`);
+  const env = environment(browser.version());
+  const lines = [
+    `Produced by \`${COMMAND}\` on ${env.date} in ${((Date.now() - started) / 1000).toFixed(0)} s${QUICK ? ' (quick mode: small counts, numbers not meaningful)' : ''}, from the package of ${env.commit} (${build}); ${env.cpu}; Node ${env.node}; Chromium ${env.chromium} (headless, playwright-core).`,
+    '',
+    ...renderPages(result, { table, ms }),
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
 async function main() {
   if (typeof WebSocket === 'undefined') throw new Error('run with node --experimental-websocket bench/run.mjs');
   if (ONLY === 'live' || ONLY === 'live-list') return mainLive();
   if (ONLY === 'apply-changes') return mainApplyChanges();
+  if (ONLY === 'pages') return mainPages();
   const started = Date.now();
   const build = buildId();
   log(`${build}; size`);

@@ -1,4 +1,5 @@
-// Vite configuration of the demo pages (index.html, and vue.html: the Vue composables).
+// Vite configuration of the demo pages (index.html; vue.html: the Vue composables; rows.html: 5 000
+// rows scrolled and kept live).
 // `www/serve.mjs` builds with it (Vite's JS API) into www/dist; the pages read the backend's URLs
 // from the /config.json that serve.mjs serves next to them.
 import { fileURLToPath } from 'node:url';
@@ -26,7 +27,7 @@ export default defineConfig({
     emptyOutDir: true,
     assetsInlineLimit: 0,
     reportCompressedSize: false,
-    rollupOptions: { input: { index: fileURLToPath(new URL('./index.html', import.meta.url)), vue: fileURLToPath(new URL('./vue.html', import.meta.url)) } },
+    rollupOptions: { input: { index: fileURLToPath(new URL('./index.html', import.meta.url)), vue: fileURLToPath(new URL('./vue.html', import.meta.url)), rows: fileURLToPath(new URL('./rows.html', import.meta.url)) } },
   },
   optimizeDeps: { exclude: ['@dynamicforms/fastapi-viewsets'] },
   server: { fs: { allow: ['..'] } },
