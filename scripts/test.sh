@@ -30,6 +30,9 @@ node tests/types/packed.mjs
 # The package's objects in Vue state (@vue/reactivity's types need TypeScript 5.1 or later)
 tsc -p tests/types/vue/tsconfig.json
 echo "types: ok in Vue state"
+# The demo's TypeScript, as the README shows the package used
+tsc -p www/tsconfig.json
+echo "types: ok in the demo"
 
 step "Node: the facade's unit tests (fake fetch, WebSocket and clock; no backend)"
 node --test tests/unit/

@@ -6,9 +6,6 @@ import {
   ViewSetMixin,
   type ConnectOptions,
   type Follower,
-  type LiveList,
-  type LiveOptions,
-  type LiveParams,
   type MuxwsPeer,
   type RecordsChanged,
   type RepeatOptions,
@@ -41,6 +38,7 @@ export const ATTEMPT_TIMEOUT_MS = 5_000;
 /** The calls the page makes, whatever the transport. */
 export interface ItemsApi {
   list(options?: RequestOptions): ViewSetActionCall<Item[]>;
+  retrieve(pk: number, options?: RequestOptions): ViewSetActionCall<Item>;
   create(data: Partial<Item>, options?: RequestOptions): ViewSetActionCall<Item>;
   partialUpdate(pk: number, data: Partial<Item>, options?: RequestOptions): ViewSetActionCall<Item>;
   destroy(pk: number, options?: RequestOptions): ViewSetActionCall<Record<string, unknown>>;
@@ -49,8 +47,6 @@ export interface ItemsApi {
   watch(options: WatchOptions<number>): Follower;
   /** `rows` with a `records_changed` change applied (created/updated records retrieved through this proxy). */
   applyChanges(rows: readonly Item[], change: RecordsChanged<number>): Promise<Item[]>;
-  /** A live list of `/items`: read once, kept current from each change, this page's writes shown at once. */
-  live(params?: LiveParams, options?: LiveOptions): LiveList<Item>;
 }
 
 /**
