@@ -661,11 +661,13 @@ class LiveEngine {
   /**
    * The window's first `keep` rows, then `page` (its last page read again at `asOf`) — when the page
    * starts with the rows the window holds after those, in their order, and holds none of the kept
-   * ones: else rows moved before the page (a create landed inside the window) and the join is refused.
+   * ones: else rows moved before the page (a create landed inside the window, or a change not told
+   * yet) and the join is refused. A row held after the kept ones is needed to tell.
    */
   #joinTail(page: Page, keep: number, asOf: number): boolean {
     const keys = [...this.#base.keys()];
-    if (keep > keys.length) return false;
+    // no held row after the kept ones: nothing would show a shift before the page
+    if (keep && keep >= keys.length) return false;
     const kept = new Set(keys.slice(0, keep));
     const rest = keys.slice(keep);
     const pks: string[] = [];
