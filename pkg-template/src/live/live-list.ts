@@ -665,36 +665,37 @@ class LiveEngine {
    * yet) and the join is refused. A row held after the kept ones is needed to tell.
    */
   #joinTail(page: Page, keep: number, asOf: number): boolean {
-    const keys = [...this.#base.keys()];
+    const base = this.#base;
+    // the held rows after the kept ones (the kept ones are walked over, not copied: O(page) work)
+    const rest: string[] = [];
+    let at = 0;
+    for (const k of base.keys()) if (at++ >= keep) rest.push(k);
     // no held row after the kept ones: nothing would show a shift before the page
-    if (keep && keep >= keys.length) return false;
-    const kept = new Set(keys.slice(0, keep));
-    const rest = keys.slice(keep);
+    if (keep && !rest.length) return false;
     const pks: string[] = [];
-    const taken = new Set<string>();
     for (const value of page.rows) {
       const pk = isObject(value) ? value[this.#pkField] : undefined;
       if (!isPk(pk)) return false;
       const k = String(pk);
-      if (pks.length < rest.length ? k !== rest[pks.length] : kept.has(k) || taken.has(k)) return false;
+      // past the held rows: none the window holds (a kept one)
+      if (pks.length < rest.length ? k !== rest[pks.length] : base.has(k)) return false;
       pks.push(k);
-      taken.add(k);
     }
-    if (pks.length < rest.length) return false;
-    const next = new Map<string, Held>();
-    for (const k of kept) next.set(k, this.#base.get(k) as Held);
+    // every held row after the kept ones, and no row twice
+    if (pks.length < rest.length || new Set(pks).size < pks.length) return false;
+    const before = new Map(rest.map((k) => [k, base.get(k) as Held]));
+    for (const k of rest) base.delete(k);
     page.rows.forEach((value, i) => {
       const k = pks[i];
-      const held = this.#base.get(k);
+      const held = before.get(k);
       if ((this.#seen.get(k) ?? 0) > asOf && this.#gone.has(k)) return;
-      if (held && held.asOf > asOf) return void next.set(k, held);
-      next.set(k, { value: value as Record<string, unknown>, asOf });
+      if (held && held.asOf > asOf) return void base.set(k, held);
+      base.set(k, { value: value as Record<string, unknown>, asOf });
       if (!held?.value) this.#absorb(k, value as Record<string, unknown>, asOf);
       const hold = this.#holds.get(k);
       if (hold && hold.after < asOf) this.#holds.delete(k);
       if ((this.#seen.get(k) ?? 0) < asOf) this.#toFetch.delete(k);
     });
-    this.#base = next;
     this.#window.keepTail(page);
     return true;
   }
