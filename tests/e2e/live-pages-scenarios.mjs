@@ -407,6 +407,42 @@ export const livePagesScenarios = {
     }
   },
 
+  async 'pages: own writes in a patched paginated window: an update shows in place at once (its place known), a delete leaves and the window is whole again from its last page, a create beyond stays out'({ pkg, baseUrl, ctl }) {
+    await seed(ctl, baseUrl);
+    const proxy = restRows(pkg, baseUrl, PAGES);
+    const list = pkg.liveList(proxy, undefined, { pollIntervalMs: POLL_MS });
+    const check = watchDuplicates(list);
+    try {
+      await list.ready;
+      await list.loadMore();
+      await untilFresh(list, baseUrl, PAGES, 2, 'two pages');
+      const row = list.rows[120];
+      const update = proxy.partialUpdate(row.id, { name: 'own rename' });
+      equal(list.rows[120].name, 'own rename', 'in place, in the task of the call');
+      equal(list.pendingOf(list.rows[120])?.key, update.key, 'marked with its key');
+      equal(list.pendingOf(list.rows[120])?.placed, true, 'its place known (the order does not follow values)');
+      await update;
+      await untilFresh(list, baseUrl, PAGES, 2, 'after the own update');
+      const gone = list.rows[50];
+      const destroy = proxy.destroy(gone.id);
+      equal(list.pendingOf(list.rows[50])?.op, 'destroy', 'a pending delete stays, marked');
+      await destroy;
+      await until(() => !list.rows.some((r) => r.id === gone.id) && list.rows.length === 200, 10_000, 'the row left, the window whole again');
+      await untilFresh(list, baseUrl, PAGES, 2, 'after the own delete');
+      const create = proxy.create({ name: 'own create', rank: 0 });
+      equal(list.pending[0]?.key, create.key, 'a create pending under its key');
+      ok(!list.rows.some((r) => r.name === 'own create'), 'not inside a window that has more after it');
+      const made = await create;
+      const fresh = await untilFresh(list, baseUrl, PAGES, 2, 'after the own create');
+      ok(!list.rows.some((r) => r.id === made.id), 'beyond the window');
+      await until(() => list.status.total === fresh.count, 10_000, `total ${fresh.count}`);
+      equal(list.pending.length, 0, 'nothing pending');
+    } finally {
+      check();
+      await list.close();
+    }
+  },
+
   async 'pages: an own create in a sorted cursor list is pending at once under its key, then lands in its sorted place or beyond the window'({ pkg, baseUrl, ctl }) {
     await seed(ctl, baseUrl);
     const params = { sort: 'name' };
