@@ -191,12 +191,21 @@ function otherClientScenario(path, transport) {
 }
 
 /**
- * The list's own requests to `path` since `since` (the server's clock, s): its page reads and
+ * The last entry of the backend's request log (its `seq`): the requests after a mark are those
+ * answered after it (a mark, not a time: a read made just before a time taken with some slack
+ * would count).
+ */
+async function logMark(ctl) {
+  return Math.max(0, ...(await ctl.log()).map((entry) => entry.seq));
+}
+
+/**
+ * The list's own requests to `path` answered after `mark` (logMark): its page reads and
  * retrieves, not the follower's polls nor the schema. Over REST they carry an Idempotency-Key (the
  * test's own reads and writes do not); over muxws they come by the socket.
  */
-async function listReads(ctl, path, since, transport) {
-  return (await ctl.log()).filter((entry) => entry.t >= since && entry.method === 'GET' && (entry.path === path || (entry.path.startsWith(`${path}/`) && !/\/(events|schema)$/.test(entry.path))) && (transport === 'muxws' ? entry.transport === 'muxws' : entry.transport !== 'muxws' && entry.idempotency_key));
+async function listReads(ctl, path, mark, transport) {
+  return (await ctl.log()).filter((entry) => entry.seq > mark && entry.method === 'GET' && (entry.path === path || (entry.path.startsWith(`${path}/`) && !/\/(events|schema)$/.test(entry.path))) && (transport === 'muxws' ? entry.transport === 'muxws' : entry.transport !== 'muxws' && entry.idempotency_key));
 }
 
 const described = (entries) => entries.map((entry) => `${entry.path}?${entry.query}`).join(' ');
@@ -217,8 +226,6 @@ function patchScenario(path, transport) {
     const check = watchDuplicates(list);
     // the reads one change made: after it shows, and after the list is current, a while for any read still to come
     const settle = () => sleep(peer ? 400 : 4 * POLL_MS);
-    // the server's log is stamped by the same machine's clock (s)
-    const now = () => Date.now() / 1000 - 0.05;
     try {
       await list.ready;
       if (peer) await until(() => list.status.mode === 'push', 3000, 'push mode');
@@ -227,7 +234,7 @@ function patchScenario(path, transport) {
       await settle();
 
       // an update inside the window: the row alone is read
-      let since = now();
+      let since = await logMark(ctl);
       const inside = list.rows[150];
       await other(baseUrl, 'PATCH', `${path}/${inside.id}`, { name: 'patched inside' });
       await until(() => list.rows[150]?.name === 'patched inside', 10_000, 'the update inside');
@@ -237,7 +244,7 @@ function patchScenario(path, transport) {
       await untilFresh(list, baseUrl, path, 4, 'an update inside');
 
       // a delete inside (the third page): the last page is read again, nothing else
-      since = now();
+      since = await logMark(ctl);
       const gone = list.rows[250];
       const last = list.rows[399];
       await other(baseUrl, 'DELETE', `${path}/${gone.id}`);
@@ -256,7 +263,7 @@ function patchScenario(path, transport) {
       // each once the window is whole again after the one before (two deletes the list learns of
       // apart while the server has made both: the last page read for the first shows the second's
       // rows moved already, and the window is read whole instead)
-      since = now();
+      since = await logMark(ctl);
       const edge = [list.rows[199].id, list.rows[200].id];
       for (const id of edge) {
         await other(baseUrl, 'DELETE', `${path}/${id}`);
@@ -269,7 +276,7 @@ function patchScenario(path, transport) {
       ok(reads.every((entry) => new URLSearchParams(entry.query).get(path === PAGES ? 'offset' : 'cursor')), 'only the last page');
 
       // a create beyond the window: not in it; a paginated list reads its last page for the count
-      since = now();
+      since = await logMark(ctl);
       const count = list.status.total;
       const created = await other(baseUrl, 'POST', path, { name: 'created beyond', rank: 1 });
       const fresh = await untilFresh(list, baseUrl, path, 4, 'a create beyond the window');
@@ -381,8 +388,8 @@ export const livePagesScenarios = {
       await until(() => list.status.mode === 'push', 3000, 'push mode');
       for (let i = 0; i < 3; i++) await list.loadMore();
       await untilFresh(list, baseUrl, PAGES, 4, 'four pages');
-      // the request log keeps its last entries only: the reads are told apart by their time
-      const since = Date.now() / 1000 - 0.05;
+      // the list's reads from here on: those answered after the log's last entry now
+      const since = await logMark(ctl);
       // 40 writes (more than the log's 32) inside the window while the socket passes nothing, then
       // the socket cut: the peer comes back after every write is done, its cursor too old: a resync.
       // (Cut first, the writes could outlast the reconnect delay on a loaded machine, and the last
@@ -393,7 +400,7 @@ export const livePagesScenarios = {
       await until(() => list.rows[0].name === 'missed 0', 10_000, 'read again after the resync');
       await untilFresh(list, baseUrl, PAGES, 4, 'the window after the resync');
       // the list's reads go over its peer (the fresh reads of this test over REST)
-      const reads = (await ctl.log()).filter((entry) => entry.t >= since && entry.method === 'GET' && entry.path === PAGES && entry.transport === 'muxws');
+      const reads = (await ctl.log()).filter((entry) => entry.seq > since && entry.method === 'GET' && entry.path === PAGES && entry.transport === 'muxws');
       const offsets = reads.map((entry) => new URLSearchParams(entry.query).get('offset') ?? '0');
       equal(resyncs, 1, 'one resync');
       // (a read of the window under way before the silence may still end with its last pages)
