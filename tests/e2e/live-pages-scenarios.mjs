@@ -190,6 +190,116 @@ function otherClientScenario(path, transport) {
   };
 }
 
+/**
+ * The last entry of the backend's request log (its `seq`): the requests after a mark are those
+ * answered after it (a mark, not a time: a read made just before a time taken with some slack
+ * would count).
+ */
+async function logMark(ctl) {
+  return Math.max(0, ...(await ctl.log()).map((entry) => entry.seq));
+}
+
+/**
+ * The list's own requests to `path` answered after `mark` (logMark): its page reads and
+ * retrieves, not the follower's polls nor the schema. Over REST they carry an Idempotency-Key (the
+ * test's own reads and writes do not); over muxws they come by the socket.
+ */
+async function listReads(ctl, path, mark, transport) {
+  return (await ctl.log()).filter((entry) => entry.seq > mark && entry.method === 'GET' && (entry.path === path || (entry.path.startsWith(`${path}/`) && !/\/(events|schema)$/.test(entry.path))) && (transport === 'muxws' ? entry.transport === 'muxws' : entry.transport !== 'muxws' && entry.idempotency_key));
+}
+
+const described = (entries) => entries.map((entry) => `${entry.path}?${entry.query}`).join(' ');
+
+/**
+ * Window patching (issue 38 §2): four pages of an unsorted list, another client changes rows; each
+ * change costs the reads it needs, not a read of the window: an update inside, its row alone; a
+ * delete inside, the last page again (a cursor page: from its cursor, one row more); a create beyond
+ * the window, the last page again for the count (paginated) or nothing (cursor). After each, the
+ * window is a fresh read of the same four pages: no row twice, none missing at a page boundary.
+ */
+function patchScenario(path, transport) {
+  return async ({ pkg, baseUrl, wsUrl, ctl }) => {
+    await seed(ctl, baseUrl);
+    const peer = transport === 'muxws' ? await pkg.connectMuxws(wsUrl, { reconnect: { initialDelayMs: 50, maxDelayMs: 400, jitter: 0 } }) : null;
+    const proxy = peer ? muxRows(pkg, peer, path) : restRows(pkg, baseUrl, path);
+    const list = pkg.liveList(proxy, undefined, { pollIntervalMs: peer ? 60_000 : POLL_MS });
+    const check = watchDuplicates(list);
+    // the reads one change made: after it shows, and after the list is current, a while for any read still to come
+    const settle = () => sleep(peer ? 400 : 4 * POLL_MS);
+    try {
+      await list.ready;
+      if (peer) await until(() => list.status.mode === 'push', 3000, 'push mode');
+      for (let i = 0; i < 3; i++) await list.loadMore();
+      await untilFresh(list, baseUrl, path, 4, 'four pages');
+      await settle();
+
+      // an update inside the window: the row alone is read
+      let since = await logMark(ctl);
+      const inside = list.rows[150];
+      await other(baseUrl, 'PATCH', `${path}/${inside.id}`, { name: 'patched inside' });
+      await until(() => list.rows[150]?.name === 'patched inside', 10_000, 'the update inside');
+      await settle();
+      let reads = await listReads(ctl, path, since, transport);
+      same(reads.map((entry) => entry.path), [`${path}/${inside.id}`], `one read, the row's (${described(reads)})`);
+      await untilFresh(list, baseUrl, path, 4, 'an update inside');
+
+      // a delete inside (the third page): the last page is read again, nothing else
+      since = await logMark(ctl);
+      const gone = list.rows[250];
+      const last = list.rows[399];
+      await other(baseUrl, 'DELETE', `${path}/${gone.id}`);
+      await until(() => !list.rows.some((row) => row.id === gone.id) && list.rows.length === 400, 10_000, 'the delete inside, and the window whole again');
+      await untilFresh(list, baseUrl, path, 4, 'a delete inside');
+      await settle();
+      reads = await listReads(ctl, path, since, transport);
+      equal(reads.length, 1, `one page read (${described(reads)})`);
+      const query = new URLSearchParams(reads[0].query);
+      if (path === PAGES) equal(query.get('offset'), '300', 'the last page, at its offset');
+      else equal(query.get('limit'), '101', 'the last page from its cursor, one row more');
+      equal(list.rows[398].id, last.id, 'the rows after the delete moved up one place');
+      ok(list.rows[399].id > last.id, 'the row after the window entered at its end');
+
+      // deletes at a page boundary (the last row of the second page, then the first of the third),
+      // each once the window is whole again after the one before (two deletes the list learns of
+      // apart while the server has made both: the last page read for the first shows the second's
+      // rows moved already, and the window is read whole instead)
+      since = await logMark(ctl);
+      const edge = [list.rows[199].id, list.rows[200].id];
+      for (const id of edge) {
+        await other(baseUrl, 'DELETE', `${path}/${id}`);
+        await until(() => !list.rows.some((row) => row.id === id) && list.rows.length === 400, 10_000, 'a delete at a page boundary');
+      }
+      await untilFresh(list, baseUrl, path, 4, 'deletes at a page boundary');
+      await settle();
+      reads = await listReads(ctl, path, since, transport);
+      equal(reads.length, 2, `the last page read again for each (${described(reads)})`);
+      ok(reads.every((entry) => new URLSearchParams(entry.query).get(path === PAGES ? 'offset' : 'cursor')), 'only the last page');
+
+      // a create beyond the window: not in it; a paginated list reads its last page for the count
+      since = await logMark(ctl);
+      const count = list.status.total;
+      const created = await other(baseUrl, 'POST', path, { name: 'created beyond', rank: 1 });
+      const fresh = await untilFresh(list, baseUrl, path, 4, 'a create beyond the window');
+      if (path === PAGES) await until(() => list.status.total === count + 1, 10_000, `total ${count + 1}`);
+      await settle();
+      reads = await listReads(ctl, path, since, transport);
+      equal(reads.length, path === PAGES ? 1 : 0, `${path === PAGES ? 'the last page read again' : 'nothing read'} (${described(reads)})`);
+      ok(!list.rows.some((row) => row.id === created.id), 'not inside the window');
+      equal(list.status.total, fresh.count, 'total: the server’s count');
+      equal(list.status.window, 'can-load-more', 'more can be loaded');
+      equal(list.status.stale, false, 'current');
+      // and the window still grows from where it ends
+      await list.loadMore();
+      await untilFresh(list, baseUrl, path, 5, 'a fifth page after the changes');
+      noDuplicate(list.rows, 'five pages');
+    } finally {
+      check();
+      await list.close();
+      await peer?.close();
+    }
+  };
+}
+
 export const livePagesScenarios = {
   'pages: a paginated list: the first page, loadMore() three times gives 400 rows in the server’s order, total the server’s count': firstPagesScenario(PAGES),
   'pages: a cursor list: the first page, loadMore() three times gives 400 rows in the server’s order': firstPagesScenario(CURSOR),
@@ -199,6 +309,10 @@ export const livePagesScenarios = {
   'pages: a cursor list over REST polling follows another client inside and outside the window': otherClientScenario(CURSOR, 'rest'),
   'pages: a paginated list over muxws push follows another client inside and outside the window': otherClientScenario(PAGES, 'muxws'),
   'pages: a cursor list over muxws push follows another client inside and outside the window': otherClientScenario(CURSOR, 'muxws'),
+  'pages: a paginated list over REST polling is patched: an update inside reads the row, a delete inside the last page, a create beyond only the count': patchScenario(PAGES, 'rest'),
+  'pages: a cursor list over REST polling is patched: an update inside reads the row, a delete inside the last page, a create beyond nothing': patchScenario(CURSOR, 'rest'),
+  'pages: a paginated list over muxws push is patched: an update inside reads the row, a delete inside the last page, a create beyond only the count': patchScenario(PAGES, 'muxws'),
+  'pages: a cursor list over muxws push is patched: an update inside reads the row, a delete inside the last page, a create beyond nothing': patchScenario(CURSOR, 'muxws'),
 
   async 'pages: the option shape asks a paginated ViewSet for cursor pages (X-List-Shape); loadMore() follows their next cursors'({ pkg, baseUrl, ctl }) {
     await seed(ctl, baseUrl);
@@ -274,8 +388,8 @@ export const livePagesScenarios = {
       await until(() => list.status.mode === 'push', 3000, 'push mode');
       for (let i = 0; i < 3; i++) await list.loadMore();
       await untilFresh(list, baseUrl, PAGES, 4, 'four pages');
-      // the request log keeps its last entries only: the reads are told apart by their time
-      const since = Date.now() / 1000 - 0.05;
+      // the list's reads from here on: those answered after the log's last entry now
+      const since = await logMark(ctl);
       // 40 writes (more than the log's 32) inside the window while the socket passes nothing, then
       // the socket cut: the peer comes back after every write is done, its cursor too old: a resync.
       // (Cut first, the writes could outlast the reconnect delay on a loaded machine, and the last
@@ -286,7 +400,7 @@ export const livePagesScenarios = {
       await until(() => list.rows[0].name === 'missed 0', 10_000, 'read again after the resync');
       await untilFresh(list, baseUrl, PAGES, 4, 'the window after the resync');
       // the list's reads go over its peer (the fresh reads of this test over REST)
-      const reads = (await ctl.log()).filter((entry) => entry.t >= since && entry.method === 'GET' && entry.path === PAGES && entry.transport === 'muxws');
+      const reads = (await ctl.log()).filter((entry) => entry.seq > since && entry.method === 'GET' && entry.path === PAGES && entry.transport === 'muxws');
       const offsets = reads.map((entry) => new URLSearchParams(entry.query).get('offset') ?? '0');
       equal(resyncs, 1, 'one resync');
       // (a read of the window under way before the silence may still end with its last pages)
@@ -297,6 +411,42 @@ export const livePagesScenarios = {
     } finally {
       await list.close();
       await peer.close();
+    }
+  },
+
+  async 'pages: own writes in a patched paginated window: an update shows in place at once (its place known), a delete leaves and the window is whole again from its last page, a create beyond stays out'({ pkg, baseUrl, ctl }) {
+    await seed(ctl, baseUrl);
+    const proxy = restRows(pkg, baseUrl, PAGES);
+    const list = pkg.liveList(proxy, undefined, { pollIntervalMs: POLL_MS });
+    const check = watchDuplicates(list);
+    try {
+      await list.ready;
+      await list.loadMore();
+      await untilFresh(list, baseUrl, PAGES, 2, 'two pages');
+      const row = list.rows[120];
+      const update = proxy.partialUpdate(row.id, { name: 'own rename' });
+      equal(list.rows[120].name, 'own rename', 'in place, in the task of the call');
+      equal(list.pendingOf(list.rows[120])?.key, update.key, 'marked with its key');
+      equal(list.pendingOf(list.rows[120])?.placed, true, 'its place known (the order does not follow values)');
+      await update;
+      await untilFresh(list, baseUrl, PAGES, 2, 'after the own update');
+      const gone = list.rows[50];
+      const destroy = proxy.destroy(gone.id);
+      equal(list.pendingOf(list.rows[50])?.op, 'destroy', 'a pending delete stays, marked');
+      await destroy;
+      await until(() => !list.rows.some((r) => r.id === gone.id) && list.rows.length === 200, 10_000, 'the row left, the window whole again');
+      await untilFresh(list, baseUrl, PAGES, 2, 'after the own delete');
+      const create = proxy.create({ name: 'own create', rank: 0 });
+      equal(list.pending[0]?.key, create.key, 'a create pending under its key');
+      ok(!list.rows.some((r) => r.name === 'own create'), 'not inside a window that has more after it');
+      const made = await create;
+      const fresh = await untilFresh(list, baseUrl, PAGES, 2, 'after the own create');
+      ok(!list.rows.some((r) => r.id === made.id), 'beyond the window');
+      await until(() => list.status.total === fresh.count, 10_000, `total ${fresh.count}`);
+      equal(list.pending.length, 0, 'nothing pending');
+    } finally {
+      check();
+      await list.close();
     }
   },
 

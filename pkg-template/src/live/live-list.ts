@@ -21,7 +21,7 @@ import type { Wakeup } from '../timer.js';
 import type { EventMessage, Follower, RecordsChanged, ResyncInfo } from '../vocabulary/events.js';
 import type { LiveServices } from '../live-services.js';
 import type { ListShape, LiveHandle, LiveList, LiveOptions, LiveParams, LiveStaleReason, LiveStatus, PendingState, PendingWrite } from '../vocabulary/live-types.js';
-import { ListWindow, type PageQuery } from './window.js';
+import { ListWindow, type Page, type PageQuery } from './window.js';
 
 
 type Op = PendingWrite['op'];
@@ -135,6 +135,15 @@ class LiveEngine {
   readonly #params: LiveParams | undefined;
   /** An unfiltered, unsorted, unpaged list: changes are patched in; otherwise it reads again. */
   #patches: boolean;
+  /**
+   * The ViewSet's schema says its list has no default sort, and the params name no sort nor filter
+   * (only `limit`, `offset`, `cursor`): the server's order of a paged window does not depend on a
+   * row's values (its container's order, or the pk for cursor pages), so a change is placed in the
+   * window (see `#placeIn`) instead of reading it again.
+   */
+  #fixedOrder = false;
+  /** Whether the params ask for no more than a page (so that the window may be patched). */
+  readonly #pageParams: boolean;
   /** The pages the list holds (one, the whole list, for a plain list). */
   readonly #window: ListWindow;
   /** The shape the options ask for. */
@@ -164,8 +173,12 @@ class LiveEngine {
   // reading
   #loading = true;
   #reading = false;
-  /** The next read reads the whole window (else only the page `#more` asks for). */
+  /** The next read reads the whole window (else only the page `#more` asks for, or the last page again). */
   #full = false;
+  /** The next read reads the window's last page again (`#placeIn`). */
+  #tailRead = false;
+  /** Creates and deletes told so far: a last page read before the latest of them is not joined. */
+  #shifts = 0;
   /** A page asked for by `loadMore()`: 1 after the window, -1 before it, 0 none. */
   #more = 0;
   /** A page asked for by `loadMore()` is being read. */
@@ -220,6 +233,7 @@ class LiveEngine {
       if (value !== undefined && (value === null || typeof value !== 'object')) throw new TypeError(`liveList(): ${name} must be an object`);
     }
     this.#params = params && Object.keys(params).length ? { ...params } : undefined;
+    this.#pageParams = Object.keys(this.#params ?? {}).every((name) => name === 'limit' || name === 'offset' || name === 'cursor');
     this.#pkField = String((proxy as { pkFieldName?: unknown }).pkFieldName);
     this.#batch = count(options, 'batch', 50);
     this.#silentAfterMs = count(options, 'silentAfterMs', SILENT_AFTER_MS);
@@ -287,7 +301,7 @@ class LiveEngine {
       },
     ).catch(() => {});
     if (this.#core.transport.name === 'muxws') this.#watchSilence();
-    if (this.#patches) this.#readSchema();
+    if (this.#patches || this.#pageParams) this.#readSchema();
     this.#changed(false);
   }
 
@@ -305,6 +319,10 @@ class LiveEngine {
         const list = Object.entries(paths).find(([path]) => path.replace(/\/$/, '') === this.#core.basePath.replace(/\/$/, ''))?.[1];
         const parameters = isObject(list) && isObject(list.get) && Array.isArray(list.get.parameters) ? list.get.parameters : [];
         this.#pkIn = typeof this.#proxy.list === 'function' && parameters.some((parameter) => isObject(parameter) && parameter.in === 'query' && parameter.name === `${this.#pkField}__in`);
+        // a declared default sort is the `sort` parameter's default: the order then follows values
+        const sort = parameters.find((parameter) => isObject(parameter) && parameter.in === 'query' && parameter.name === 'sort');
+        const sortDefault = isObject(sort) && isObject(sort.schema) ? sort.schema.default : undefined;
+        this.#fixedOrder = isObject(list) && sortDefault == null && (this.#pkIn || typeof this.#proxy.retrieve === 'function');
       },
       () => {},
     );
@@ -343,9 +361,13 @@ class LiveEngine {
       void this.#read();
       return;
     }
+    const placing = this.#placing;
+    /** What the window needs after these changes: 0 nothing, 1 its last page read again, 2 a read of it whole. */
+    let need = 0;
     for (const pk of pks as (string | number)[]) {
       const k = String(pk);
       this.#seen.set(k, tick);
+      const held = this.#base.has(k);
       if (op === 'deleted') {
         this.#gone.add(k);
         this.#holds.delete(k);
@@ -358,11 +380,61 @@ class LiveEngine {
           if (op === 'created' && !this.#base.has(k)) this.#base.set(k, { value: undefined, asOf: -1 });
         }
       }
+      if (!placing) continue;
+      // a row of the window updated: read alone and patched in place; one outside it: nothing
+      if (op === 'updated') {
+        if (held) this.#toFetch.set(k, pk);
+      } else {
+        this.#shifts++;
+        need = Math.max(need, this.#placeIn(op, pk, held));
+      }
     }
-    // a paged window is read again on a delete too: the pages after it move up
-    if ((op !== 'deleted' || this.#paged) && !this.#patches) void this.#read();
+    if (placing) {
+      if (need) void this.#read(0, need === 1);
+    } else if ((op !== 'deleted' || this.#paged) && !this.#patches) {
+      // a paged window is read again on a delete too: the pages after it move up
+      void this.#read();
+    }
     this.#pumpFetch();
     this.#changed(true);
+  }
+
+  /** The window is patched from changes (a paged list in the server's fixed order, read at least once). */
+  get #placing(): boolean {
+    return this.#fixedOrder && this.#pageParams && !this.#patches && this.#paged && !!this.#window.tail && !this.#loading;
+  }
+
+  /**
+   * Where a created or deleted row (`held`: the window holds it) leaves the window: 0 unmoved, 1
+   * its end moved (its last page is read again and joined, `#joinTail`), 2 a place it cannot tell
+   * (read whole).
+   *
+   * A paginated window: a delete inside moves the rows after it up one place; one beyond a window
+   * that starts at offset 0 changes only the count; a create lands where the backend puts it
+   * (the end, for a container or a pk order) — the last page read again shows whether anything
+   * before it moved (`#joinTail` checks), and the count. A delete outside a window that starts
+   * further on may have been before it: read whole.
+   *
+   * A cursor window (the pk is its order): a row deleted between the window's first and last
+   * rows (as read) leaves it, and its last page is read again with one row more; a row created
+   * after its last row is beyond it, unless the window holds the list's end. Anything else (a
+   * create before its end, a window grown backwards, pks the order cannot compare): read whole.
+   */
+  #placeIn(op: 'created' | 'deleted', pk: string | number, held: boolean): number {
+    const window = this.#window;
+    const head = window.head as Page;
+    const tail = window.tail as Page;
+    if (tail.shape !== 'cursor') return op === 'created' || held || head.offset === 0 ? 1 : 2;
+    const first = head.rows[0];
+    const last = tail.rows[tail.rows.length - 1];
+    if (!isObject(first) || !isObject(last)) return 2;
+    const afterFirst = compareValues(pk, first[this.#pkField]);
+    const afterLast = compareValues(pk, last[this.#pkField]);
+    if (afterFirst === undefined || afterLast === undefined) return 2;
+    if (afterLast > 0) return op === 'deleted' || tail.hasMore ? 0 : 1;
+    if (op === 'created' || window.behind) return 2;
+    // deleted before the first row: before a window that starts at a cursor; else inside it
+    return afterFirst < 0 ? 0 : 1;
   }
 
   // ------------------------------------------------------------------------------- reading
@@ -420,11 +492,14 @@ class LiveEngine {
 
   /**
    * Reads the list: its whole window, or (`more`, from `loadMore()`) the page after it (1) or
-   * before it (-1). Coalesced: one read in flight, at most one waiting (which every later ask joins).
+   * before it (-1), or (`tail`) its last page again. Coalesced: one read in flight, at most one
+   * waiting (which every later ask joins); a last page and a page more, or a read whole, are read
+   * as the window whole.
    */
-  #read(more = 0): Promise<void> {
+  #read(more = 0, tail = false): Promise<void> {
     if (this.#closed) return Promise.resolve();
     if (more) this.#more = more;
+    else if (tail) this.#tailRead = true;
     else this.#full = true;
     if (this.#reading) return (this.#queued ??= deferred()).promise;
     const done = deferred();
@@ -437,10 +512,12 @@ class LiveEngine {
     this.#readTimer.clear();
     let asOf = ++this.#tick;
     const window = this.#window;
-    let full = this.#full || this.#loading;
     const more = this.#more;
+    const tail = this.#tailRead;
+    let full = this.#full || this.#loading || (tail && more !== 0);
     this.#full = false;
     this.#more = 0;
+    this.#tailRead = false;
     this.#loadingMore = more !== 0;
     if (more) this.#changed(false);
     // the window holds the page loadMore() asked for (once read, or to be read with it)
@@ -450,6 +527,11 @@ class LiveEngine {
         // every page of the window, in order (with the page loadMore() asked for)
         if (more) window.grow(more);
         grown = true;
+      } else if (tail) {
+        if (!(await this.#readTail(asOf))) {
+          full = true;
+          asOf = ++this.#tick;
+        }
       } else {
         const { rows, moved } = await window.more(more);
         grown = true;
@@ -536,6 +618,88 @@ class LiveEngine {
     }
   }
 
+  /**
+   * Reads the window's last page again and joins it to the rows before it (`#placeIn` said only
+   * the window's end moved). False when the window is to be read whole instead: the join's plan
+   * or its check failed. An answer overtaken by a newer create or delete is dropped, and the page
+   * read once more (that change asked for it, or this asks).
+   */
+  async #readTail(asOf: number): Promise<boolean> {
+    if (!this.#placing) return false;
+    const window = this.#window;
+    const tail = window.tail as Page;
+    const head = window.head as Page;
+    // the rows the window keeps before its last page: a paginated window's by their offset; a
+    // cursor window's by their pk (the order), as many as a fresh read of its pages then needs
+    let keep = tail.offset - head.offset;
+    let limit = tail.limit;
+    if (tail.shape === 'cursor') {
+      const first = tail.rows[0];
+      keep = this.#base.size;
+      if (isObject(first)) {
+        keep = 0;
+        for (const held of this.#base.values()) {
+          const order = held.value && compareValues(held.value[this.#pkField], first[this.#pkField]);
+          if (order === undefined) return false;
+          if (order >= 0) break;
+          keep++;
+        }
+      }
+      limit = window.pages * window.size - keep;
+      if (window.behind || limit < 1 || limit > 1000) return false;
+    }
+    const shifts = this.#shifts;
+    const page = await window.again(limit);
+    if (this.#closed) return true;
+    if (this.#shifts !== shifts) {
+      void this.#read(0, true);
+      return true;
+    }
+    return this.#joinTail(page, keep, asOf);
+  }
+
+  /**
+   * The window's first `keep` rows, then `page` (its last page read again at `asOf`) — when the page
+   * starts with the rows the window holds after those, in their order, and holds none of the kept
+   * ones: else rows moved before the page (a create landed inside the window, or a change not told
+   * yet) and the join is refused. A row held after the kept ones is needed to tell.
+   */
+  #joinTail(page: Page, keep: number, asOf: number): boolean {
+    const base = this.#base;
+    // the held rows after the kept ones (the kept ones are walked over, not copied: O(page) work)
+    const rest: string[] = [];
+    let at = 0;
+    for (const k of base.keys()) if (at++ >= keep) rest.push(k);
+    // no held row after the kept ones: nothing would show a shift before the page
+    if (keep && !rest.length) return false;
+    const pks: string[] = [];
+    for (const value of page.rows) {
+      const pk = isObject(value) ? value[this.#pkField] : undefined;
+      if (!isPk(pk)) return false;
+      const k = String(pk);
+      // past the held rows: none the window holds (a kept one)
+      if (pks.length < rest.length ? k !== rest[pks.length] : base.has(k)) return false;
+      pks.push(k);
+    }
+    // every held row after the kept ones, and no row twice
+    if (pks.length < rest.length || new Set(pks).size < pks.length) return false;
+    const before = new Map(rest.map((k) => [k, base.get(k) as Held]));
+    for (const k of rest) base.delete(k);
+    page.rows.forEach((value, i) => {
+      const k = pks[i];
+      const held = before.get(k);
+      if ((this.#seen.get(k) ?? 0) > asOf && this.#gone.has(k)) return;
+      if (held && held.asOf > asOf) return void base.set(k, held);
+      base.set(k, { value: value as Record<string, unknown>, asOf });
+      if (!held?.value) this.#absorb(k, value as Record<string, unknown>, asOf);
+      const hold = this.#holds.get(k);
+      if (hold && hold.after < asOf) this.#holds.delete(k);
+      if ((this.#seen.get(k) ?? 0) < asOf) this.#toFetch.delete(k);
+    });
+    this.#window.keepTail(page);
+    return true;
+  }
+
   /** Whether the window holds a row of `rows` already. */
   #holdsAny(rows: unknown[]): boolean {
     return rows.some((value) => isObject(value) && isPk(value[this.#pkField]) && this.#base.has(String(value[this.#pkField])));
@@ -620,6 +784,8 @@ class LiveEngine {
     if (this.#closed || (this.#seen.get(k) ?? 0) > asOf) return;
     const held = this.#base.get(k);
     if (held && held.asOf > asOf) return;
+    // a paged window holds only the rows its pages hold
+    if (!held && !this.#patches) return;
     const hold = this.#holds.get(k);
     if (hold && hold.after <= asOf) this.#holds.delete(k);
     if (value === undefined) {
@@ -715,7 +881,8 @@ class LiveEngine {
           if (!held && !this.#patches && this.#placesNew) this.#base.set(k, { value: answer as Record<string, unknown>, asOf, own: true });
         } else if (held || this.#placesNew) this.#base.set(k, { value: answer as Record<string, unknown>, asOf, own: !this.#patches });
         // a row a paged window does not hold: its place is known once the window is read again
-        else void this.#read();
+        // (a window patched from changes places it when its create comes)
+        else if (!this.#placing) void this.#read();
       } else void this.#read();
     }
     this.#changed(true);
@@ -913,7 +1080,7 @@ class LiveEngine {
    * cannot be known (no sort over fields the row has) it stays, and its write says so (`placed`).
    */
   #float(float: boolean, value: Record<string, unknown>, mark: Write | undefined, rows: Record<string, unknown>[], moved: Record<string, unknown>[]): void {
-    if (!float || this.#patches) return void rows.push(value);
+    if (!float || this.#patches || this.#placing) return void rows.push(value);
     if (this.#sort?.every(([field]) => field in value)) return void moved.push(value);
     rows.push(value);
     if (mark) mark.placed = false;

@@ -5,7 +5,9 @@
  * the window starts with the page its params name (the first, unless they give an `offset` or a
  * `cursor`), grows by one page at either end (`more`), and is read again whole (`all`): every page
  * once, in order, each from where the page before it ended as the server now holds it. So after
- * any read the window is exactly what a fresh read of the same number of pages gives.
+ * any read the window is exactly what a fresh read of the same number of pages gives. Its last
+ * page can also be read again alone (`again`), from the query it was read with: the live list
+ * joins it to the rows before it when a change moved only the window's end.
  *
  * Nothing the server answers is trusted: a page that is not an array of records or an envelope of
  * them rejects the read; flags and cursors of the wrong type count as absent.
@@ -68,6 +70,10 @@ export class ListWindow {
   /** The window's first and last pages, as last read. */
   head: Page | undefined;
   tail: Page | undefined;
+  /** The query the last page was read with (`again` reads it again). */
+  #tailQuery: PageQuery | undefined;
+  /** Rows a page holds: the first page's limit (a cursor page read again may hold more). */
+  #size = 0;
   /** The count of the page read last. */
   #count: number | null = null;
 
@@ -96,6 +102,20 @@ export class ListWindow {
     return !!this.head?.hasPrevious;
   }
 
+  /** Pages the window holds from its start page on, and before it. */
+  get pages(): number {
+    return this.#ahead;
+  }
+
+  get behind(): number {
+    return this.#behind;
+  }
+
+  /** Rows a page holds (the first page's limit). */
+  get size(): number {
+    return this.#size;
+  }
+
   /** The window is to hold one page more after (1) or before (-1) its pages when next read whole. */
   grow(direction: number): void {
     if (direction < 0) this.#behind++;
@@ -110,12 +130,12 @@ export class ListWindow {
 
   /** The query of the page after `page` (its next cursor, or the offset after it). */
   #after(page: Page): PageQuery {
-    return page.shape === 'cursor' ? { ...this.#params, cursor: page.next, limit: page.limit } : { ...this.#params, offset: page.offset + page.limit, limit: page.limit };
+    return page.shape === 'cursor' ? { ...this.#params, cursor: page.next, limit: this.#size || page.limit } : { ...this.#params, offset: page.offset + page.limit, limit: page.limit };
   }
 
   /** The query of the page before `page`. */
   #before(page: Page): PageQuery {
-    if (page.shape === 'cursor') return { ...this.#params, cursor: page.previous, limit: page.limit };
+    if (page.shape === 'cursor') return { ...this.#params, cursor: page.previous, limit: this.#size || page.limit };
     const offset = Math.max(0, page.offset - page.limit);
     return { ...this.#params, offset, limit: page.offset - offset };
   }
@@ -127,12 +147,16 @@ export class ListWindow {
    */
   async all(): Promise<{ rows: unknown[]; moved: boolean }> {
     const start = await this.#page(this.#params);
+    this.#size = start.limit;
     const rows = [...start.rows];
     let moved = false;
     let tail = start;
+    let tailQuery = this.#params;
     let ahead = 1;
     while (ahead < this.#ahead && tail.hasMore && tail.shape !== 'plain') {
-      const page = await this.#page(this.#after(tail));
+      const query = this.#after(tail);
+      const page = await this.#page(query);
+      tailQuery = query;
       moved ||= page.count !== tail.count;
       rows.push(...page.rows);
       tail = page;
@@ -153,6 +177,7 @@ export class ListWindow {
     this.#behind = behind;
     this.head = head;
     this.tail = tail;
+    this.#tailQuery = tailQuery;
     return { rows: before.flat().concat(rows), moved };
   }
 
@@ -164,14 +189,32 @@ export class ListWindow {
   async more(direction: number): Promise<{ rows: unknown[]; moved: boolean }> {
     const back = direction < 0;
     const edge = (back ? this.head : this.tail) as Page;
-    const page = await this.#page(back ? this.#before(edge) : this.#after(edge));
+    const query = back ? this.#before(edge) : this.#after(edge);
+    const page = await this.#page(query);
     if (back) {
       this.head = page;
       this.#behind++;
     } else {
       this.tail = page;
+      this.#tailQuery = query;
       this.#ahead++;
     }
     return { rows: page.rows, moved: page.count !== edge.count };
+  }
+
+  /**
+   * Reads the window's last page again, from the query it was read with (a cursor page: `limit`
+   * rows from its cursor, so that the window holds as many as a fresh read would). The page is
+   * the window's last once the list joins it (`keepTail`).
+   */
+  again(limit: number): Promise<Page> {
+    const query = this.#tailQuery as PageQuery;
+    return this.#page(this.tail?.shape === 'cursor' ? { ...query, limit } : query);
+  }
+
+  /** The page `again` read is the window's last (and its first, when the window is one page). */
+  keepTail(page: Page): void {
+    if (this.head === this.tail) this.head = page;
+    this.tail = page;
   }
 }
