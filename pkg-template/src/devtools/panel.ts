@@ -232,9 +232,9 @@ export function mount(services: PanelServices, parent: Element, open: boolean): 
       return [l.follower?.topic ?? '…', l.rows.length, `${l.status.mode}${l.status.stale ? `, stale: ${l.status.why}` : ', current'}`, l.pending.map((write) => `${write.key} ${write.op} ${write.state}`).join('; ') || 'none'];
     });
     const peers = of('peer').map((view) => {
-      const p = view.handle as { isOpen: boolean; isClosed: boolean; restBase?: string; core?: { streamCount?: number } };
+      const p = view.handle as { isOpen: boolean; isClosed: boolean; restBase?: string; rttMs?: number | null; core?: { streamCount?: number } };
       const state = p.isClosed ? 'closed' : p.isOpen ? 'open' : p.restBase ? `REST fallback (${p.restBase})` : 'between sockets';
-      return [state, view.reconnects, view.losses, p.core?.streamCount ?? '—', 'not exposed'];
+      return [state, view.reconnects, view.losses, p.core?.streamCount ?? '—', p.rttMs == null ? 'no pong yet' : duration(p.rttMs)];
     });
     live.replaceChildren(
       h('h3', {}, 'Followers'),
@@ -289,8 +289,9 @@ export function mount(services: PanelServices, parent: Element, open: boolean): 
       } else renderList(calls, now);
       renderDetail(now);
     }
-    // the countdowns of waiting repeats
+    // the countdowns of waiting repeats; a peer's ping round trip, which no event tells of
     if (waiting) ticker = setTimeout(render, 250);
+    else if (ui.tab === 'live' && store.live.some((view) => view.kind === 'peer')) ticker = setTimeout(render, 1000);
   }
 
   const unsubscribe = store.subscribe(schedule);
