@@ -443,6 +443,35 @@ test("live data: a live list's pending write under its key, a follower's mode an
   await page.locator('[data-fastapi-viewsets-devtools] button[data-tab="calls"]').click();
 });
 
+test("a follower's resyncs, as the follower tells them: more events than the server's log holds, the cursor moves forward, the panel counts one", async () => {
+  const ready = await (await fetch(`${stack.baseUrl}/__test/ready`)).json();
+  const key = `devtools${Date.now()}`;
+  const topic = `imports:${key}`;
+  const cursorBefore = await page.evaluate(async (topic) => {
+    window.resyncs = [];
+    // no poll but the one catchUp() asks for
+    window.resyncing = window.pkg.follow(topic, { baseUrl: window.config.baseUrl, from: 'now', pollIntervalMs: 600_000, onResync: (info) => void window.resyncs.push(info) });
+    await window.resyncing.ready;
+    return window.resyncing.cursor;
+  }, topic);
+  const published = await fetch(`${stack.baseUrl}/__test/events/publish?key=${key}&n=${ready.event_log_size + 5}`, { method: 'POST' });
+  assert.equal(published.status, 200);
+  const { revs } = await published.json();
+  const after = await page.evaluate(async () => {
+    await window.resyncing.catchUp();
+    return { resyncs: window.resyncs.length, cursor: window.resyncing.cursor };
+  });
+  assert.deepEqual(after, { resyncs: 1, cursor: revs.at(-1) }, 'one resync, to the last rev');
+  assert.ok(after.cursor > (cursorBefore ?? 0), 'the cursor moved forward (no cursor went back)');
+  await page.locator('[data-fastapi-viewsets-devtools] button[data-tab="live"]').click();
+  await until(async () => {
+    const rows = await inPanel("return [...root.querySelectorAll('table[data-live=\"followers\"] tbody tr')].map((tr) => [...tr.children].map((td) => td.textContent))");
+    return rows.some((cells) => cells[0] === topic && cells[2] === String(revs.at(-1)) && cells[3] === '1');
+  }, "the follower's one resync in the panel");
+  await page.evaluate(() => window.resyncing.close());
+  await page.locator('[data-fastapi-viewsets-devtools] button[data-tab="calls"]').click();
+});
+
 test('a muxws proxy whose peer cannot be had goes over REST: its attempt shown as REST in place of muxws', async () => {
   await stack.resetAll();
   const key = await page.evaluate(async () => {
