@@ -14,7 +14,7 @@ import { warn } from './runtime.js';
 import { wakeup } from './timer.js';
 
 /** What the follower's chunk uses of the package. */
-export const followServices = {
+const services = {
   /** The error class of an answer's status (a refusal is one of 400–499 other than 429). */
   HttpError,
   /** Reports what the application or the platform threw, the follower going on. */
@@ -31,8 +31,15 @@ export const followServices = {
   online,
 };
 
-/** The type of {@link followServices}. */
-export type FollowServices = typeof followServices;
+/**
+ * What the follower's chunk uses of the package, and `resynced`, which tells the devtools that the
+ * follower of a handle resynced: set by `internalDevtools.tap()` only, so that an app without the
+ * devtools ships nothing of it.
+ */
+export type FollowServices = typeof services & { resynced?: (handle: object) => void };
+
+/** The follower's services (see {@link FollowServices}). */
+export const followServices: FollowServices = services;
 
 /** The checked options the engine reads (callbacks and numbers, as given). */
 export interface CheckedFollow {

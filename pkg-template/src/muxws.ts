@@ -204,6 +204,16 @@ export class MuxwsPeer {
     return peerOf(this).isClosed;
   }
 
+  /**
+   * The round trip of the last heartbeat ping, in ms: from the `ping` frame to the `pong` that
+   * echoed its nonce (muxws WSM-CON-010/012); null until the first pong. The heartbeat pings only
+   * after `pingIntervalMs` with nothing arriving, so a busy socket keeps its last figure, and so
+   * does a peer between sockets (the figure of its last socket).
+   */
+  get rttMs(): number | null {
+    return peerOf(this).rttMs;
+  }
+
   /** The REST origin its ViewSet calls go to while they fall back (`restFallback`); undefined otherwise. */
   get restBase(): string | undefined {
     return peerOf(this).restBase;

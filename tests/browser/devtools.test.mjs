@@ -388,14 +388,15 @@ test('the export holds the calls, with no Authorization or cookie value, and no 
   assert.ok(!withBodies.includes('s3cret'));
 });
 
-test("live data: a live list's pending write under its key, a follower's mode and cursor as follower.mode and follower.cursor, a muxws peer", async () => {
+test("live data: a live list's pending write under its key, a follower's mode and cursor as follower.mode and follower.cursor, a muxws peer and its ping round trip", async () => {
   await stack.resetAll();
   await page.evaluate(async () => {
     window.list = window.pkg.liveList(window.items);
     await window.list.ready;
     window.follower = window.pkg.follow('/items', { baseUrl: window.config.baseUrl, pollIntervalMs: 500 });
     await window.follower.ready;
-    window.peer = await window.pkg.connectMuxws(window.config.wsUrl);
+    // a ping whenever nothing arrived for 300 ms: its round trip is the peer's rttMs
+    window.peer = await window.pkg.connectMuxws(window.config.wsUrl, { pingIntervalMs: 300 });
   });
   await stack.fault('truncate_after', { count: 1, path: '/items', method: 'POST' });
   const key = await page.evaluate(() => window.issue(window.items.create({ name: 'pending', qty: 2 }, { repeat: { delayMs: 25000 } })));
@@ -411,9 +412,18 @@ test("live data: a live list's pending write under its key, a follower's mode an
   // a call over the peer: muxws in the list and on its attempt
   const muxKey = await page.evaluate(() => window.issue(new (class extends window.pkg.muxwsViewSet()('id', [window.pkg.ViewSetMixin]) {})({ basePath: '/items', peer: window.peer, schemaCheck: false }).request('POST', '/echo', { body: { over: 'muxws' } })));
   assert.equal((await settled(muxKey)).state, 'ok');
-  await page.locator('[data-fastapi-viewsets-devtools] .panel').screenshot({ path: path.join(artifacts, 'devtools-live-data.png') });
   const peers = await inPanel("return [...root.querySelectorAll('table[data-live=\"peers\"] tbody tr')].map((tr) => tr.children[0].textContent)");
   assert.deepEqual(peers, ['open']);
+  // its ping round trip, as the peer's own rttMs (null until a pong came; the panel draws it within a second)
+  const rttCell = "return root.querySelector('table[data-live=\"peers\"] tbody tr')?.children[4].textContent";
+  const shown = await until(async () => {
+    const rtt = await page.evaluate(() => window.peer.rttMs);
+    const cell = await inPanel(rttCell);
+    return rtt !== null && cell === `${Math.round(rtt)} ms` && { rtt, cell };
+  }, "the peer's ping round trip in the panel");
+  assert.ok(Number.isFinite(shown.rtt) && shown.rtt >= 0, `a finite round trip: ${shown.rtt}`);
+  assert.equal(await inPanel("return root.querySelector('table[data-live=\"peers\"] thead tr').children[4].textContent"), 'ping round trip');
+  await page.locator('[data-fastapi-viewsets-devtools] .panel').screenshot({ path: path.join(artifacts, 'devtools-live-data.png') });
   await page.locator('[data-fastapi-viewsets-devtools] button[data-tab="calls"]').click();
   await until(async () => (await detailOf(muxKey)).state === 'settled', 'the muxws call settled in the panel');
   const mux = await detailOf(muxKey);
@@ -430,6 +440,35 @@ test("live data: a live list's pending write under its key, a follower's mode an
     await window.follower.close();
     await window.peer.close({ drainMs: 0 });
   });
+  await page.locator('[data-fastapi-viewsets-devtools] button[data-tab="calls"]').click();
+});
+
+test("a follower's resyncs, as the follower tells them: more events than the server's log holds, the cursor moves forward, the panel counts one", async () => {
+  const ready = await (await fetch(`${stack.baseUrl}/__test/ready`)).json();
+  const key = `devtools${Date.now()}`;
+  const topic = `imports:${key}`;
+  const cursorBefore = await page.evaluate(async (topic) => {
+    window.resyncs = [];
+    // no poll but the one catchUp() asks for
+    window.resyncing = window.pkg.follow(topic, { baseUrl: window.config.baseUrl, from: 'now', pollIntervalMs: 600_000, onResync: (info) => void window.resyncs.push(info) });
+    await window.resyncing.ready;
+    return window.resyncing.cursor;
+  }, topic);
+  const published = await fetch(`${stack.baseUrl}/__test/events/publish?key=${key}&n=${ready.event_log_size + 5}`, { method: 'POST' });
+  assert.equal(published.status, 200);
+  const { revs } = await published.json();
+  const after = await page.evaluate(async () => {
+    await window.resyncing.catchUp();
+    return { resyncs: window.resyncs.length, cursor: window.resyncing.cursor };
+  });
+  assert.deepEqual(after, { resyncs: 1, cursor: revs.at(-1) }, 'one resync, to the last rev');
+  assert.ok(after.cursor > (cursorBefore ?? 0), 'the cursor moved forward (no cursor went back)');
+  await page.locator('[data-fastapi-viewsets-devtools] button[data-tab="live"]').click();
+  await until(async () => {
+    const rows = await inPanel("return [...root.querySelectorAll('table[data-live=\"followers\"] tbody tr')].map((tr) => [...tr.children].map((td) => td.textContent))");
+    return rows.some((cells) => cells[0] === topic && cells[2] === String(revs.at(-1)) && cells[3] === '1');
+  }, "the follower's one resync in the panel");
+  await page.evaluate(() => window.resyncing.close());
   await page.locator('[data-fastapi-viewsets-devtools] button[data-tab="calls"]').click();
 });
 

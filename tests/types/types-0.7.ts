@@ -232,3 +232,8 @@ async function liveTags(rows: Tag[], change: RecordsChanged<string>): Promise<Ta
   return tags.applyChanges(rows, change);
 }
 void liveTags;
+// A peer's last ping round trip: read-only, null until the first pong.
+const roundTrip: number | null = peer.rttMs;
+void roundTrip;
+// @ts-expect-error rttMs is read-only
+peer.rttMs = 5;

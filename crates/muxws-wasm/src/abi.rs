@@ -16,7 +16,8 @@ use wasm_abi::records;
 /// 2: `peer_new` takes NaN for an option not given and checks the ranges itself; `frame_cap`.
 /// 3: `set_deadline`: a `request()`'s deadline is the module's, served by the peer's timer.
 /// 4: `fallback` and its record: a peer's calls go over REST while it cannot be had (issue 26).
-pub const BOUNDARY_VERSION: u32 = 4;
+/// 5: the `round_trip` record: a heartbeat ping's round trip (issue 37).
+pub const BOUNDARY_VERSION: u32 = 5;
 
 /// How many `f64` fields an output record has: kind, five fields, text pointer, text length.
 pub const OUT_FIELDS: usize = 8;
@@ -219,6 +220,12 @@ records! {
     pub mod fallback: Fallback = 18 {
         /// Calls go over REST now.
         ON on: 1 => Bool,
+    }
+    /// A heartbeat `ping` was answered by its `pong`: the round trip, from the ping's `now` to the
+    /// pong's (`Connection::poll_round_trip`, WSM-CON-012).
+    pub mod round_trip: RoundTrip = 19 {
+        /// The round trip in ms of the driver's clock.
+        MS ms: 1 => Num,
     }
 }
 

@@ -661,6 +661,9 @@ impl<R: TextReader + Clone + 'static> Module<R> {
                 return kind;
             }
         }
+        if let Some(ms) = slot.peer.poll_round_trip() {
+            return out.set(abi::round_trip::KIND, &[ms as f64]);
+        }
         // After the events that changed it, so the driver hears of the loss first.
         match slot.fallback.poll_change() {
             Some(on) => out.set(abi::fallback::KIND, &[f64::from(u8::from(on))]),

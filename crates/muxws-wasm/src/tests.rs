@@ -367,6 +367,33 @@ fn a_payload_the_driver_could_not_parse_fails_its_stream_with_a_reset() {
 }
 
 /// A request that is not a ViewSet call (`call` 0), with `set_deadline` at `at`; its tag.
+#[test]
+fn a_pong_comes_out_as_the_round_trip_of_its_ping_once() {
+    let mut d = Driver::new();
+    let peer = d.connected(PeerConfig {
+        ping_interval_ms: 1_000.0,
+        ..PeerConfig::default()
+    });
+    let start = d.now;
+    assert_eq!(d.module.next_timeout(peer), start + 1_000.0, "the heartbeat's ping");
+    d.now = start + 1_000.0;
+    d.module.timer(peer, d.now);
+    let records = d.poll(peer, true);
+    let ping = sent(&records);
+    assert_eq!(ping.len(), 1);
+    assert_eq!(ping[0]["type"], "ping");
+    assert!(records.iter().all(|r| r.kind != abi::round_trip::KIND));
+    d.now += 37.0;
+    d.receive(peer, json!({"type": "pong", "nonce": "ffff"}));
+    assert!(d.poll(peer, true).iter().all(|r| r.kind != abi::round_trip::KIND), "not its pong");
+    d.receive(peer, json!({"type": "pong", "nonce": ping[0]["nonce"]}));
+    let records = d.poll(peer, true);
+    assert_eq!(kinds(&records), [abi::round_trip::KIND]);
+    assert_eq!(records[0].fields[0], 37.0);
+    d.receive(peer, json!({"type": "pong", "nonce": ping[0]["nonce"]}));
+    assert!(d.poll(peer, true).is_empty(), "its repeat measures nothing");
+}
+
 fn request_until(d: &mut Driver, peer: u32, at: f64) -> u32 {
     let (source, units) = d.source("1");
     let tag = d.module.open(peer, -1, source, units, true, false, d.now);
@@ -716,8 +743,8 @@ proptest! {
                         if record.kind == abi::dial::KIND {
                             socket = record.fields[0];
                         }
-                        // a kind the driver knows: DIAL (1) to PUSH (17), the last
-                        prop_assert!((abi::dial::KIND..=abi::push::KIND).contains(&record.kind), "record kind {}", record.kind);
+                        // a kind the driver knows: DIAL (1) to ROUND_TRIP (19), the last
+                        prop_assert!((abi::dial::KIND..=abi::round_trip::KIND).contains(&record.kind), "record kind {}", record.kind);
                     }
                 }
                 Op::Free => d.module.peer_free(peer),

@@ -1495,6 +1495,82 @@ fn a_pong_with_another_nonce_does_not_count() {
     assert_eq!(h.closes()[0].code, 1006);
 }
 
+/// The nonce of the heartbeat ping that just went out (after `advance` made it due).
+fn sent_ping(h: &mut Harness) -> String {
+    let sent = h.take_sent();
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    assert_eq!(sent[0]["type"], "ping");
+    sent[0]["nonce"].as_str().unwrap().to_owned()
+}
+
+#[test]
+fn a_pong_measures_its_ping_round_trip_on_the_virtual_clock() {
+    let mut h = Harness::connected(heartbeat_options());
+    assert_eq!(h.peer.poll_round_trip(), None, "nothing before the first pong");
+    h.advance(20_000);
+    let nonce = sent_ping(&mut h);
+    h.advance(37);
+    assert_eq!(h.peer.poll_round_trip(), None, "nothing while the ping is outstanding");
+    h.recv(json!({"type": "pong", "nonce": nonce}));
+    assert_eq!(h.peer.poll_round_trip(), Some(37));
+    assert_eq!(h.peer.poll_round_trip(), None, "reported once");
+    // The next ping, an interval after the pong, is measured afresh.
+    h.advance(20_000);
+    let nonce = sent_ping(&mut h);
+    h.advance(1_250);
+    h.recv(json!({"type": "pong", "nonce": nonce}));
+    assert_eq!(h.peer.poll_round_trip(), Some(1_250));
+    assert_survives(&h);
+}
+
+#[test]
+fn a_pong_that_does_not_answer_the_outstanding_ping_measures_nothing() {
+    let mut h = Harness::connected(heartbeat_options());
+    // No ping outstanding: a pong, even one carrying the nonce the next ping will have, is ignored.
+    h.recv(json!({"type": "pong", "nonce": "0000000000000001"}));
+    assert_eq!(h.peer.poll_round_trip(), None);
+    h.advance(20_000);
+    let first = sent_ping(&mut h);
+    h.advance(5);
+    h.recv(json!({"type": "pong", "nonce": first}));
+    assert_eq!(h.peer.poll_round_trip(), Some(5));
+    h.advance(20_000);
+    let second = sent_ping(&mut h);
+    assert_ne!(first, second);
+    h.advance(10);
+    // The earlier ping's nonce again, another nonce, none: not the outstanding ping's pong.
+    h.recv(json!({"type": "pong", "nonce": first}));
+    h.recv(json!({"type": "pong", "nonce": "not-ours"}));
+    h.recv(json!({"type": "pong"}));
+    assert_eq!(h.peer.poll_round_trip(), None);
+    h.advance(30);
+    h.recv(json!({"type": "pong", "nonce": second}));
+    assert_eq!(h.peer.poll_round_trip(), Some(40));
+    // Its repeat finds no ping outstanding.
+    h.advance(7);
+    h.recv(json!({"type": "pong", "nonce": second}));
+    assert_eq!(h.peer.poll_round_trip(), None);
+    assert_survives(&h);
+}
+
+#[test]
+fn a_ping_that_dies_unanswered_measures_nothing_and_a_new_socket_starts_over() {
+    let mut h = Harness::connected(heartbeat_options());
+    h.advance(20_000);
+    let lost = sent_ping(&mut h);
+    h.advance(10_000); // no pong: the socket is dead
+    assert_eq!(h.closes().len(), 1);
+    h.recv(json!({"type": "pong", "nonce": lost})); // too late, and to a socket that is gone
+    assert_eq!(h.peer.poll_round_trip(), None);
+    h.advance(250);
+    h.open_socket();
+    h.advance(20_000);
+    let nonce = sent_ping(&mut h);
+    h.advance(12);
+    h.recv(json!({"type": "pong", "nonce": nonce}));
+    assert_eq!(h.peer.poll_round_trip(), Some(12));
+}
+
 #[test]
 fn a_ping_is_echoed_with_its_nonce_and_an_absent_nonce_stays_absent() {
     let mut h = Harness::default_connected();

@@ -458,3 +458,57 @@ fn a_pong_proves_life_and_the_next_ping_follows_the_last_arrival() {
     assert!(h.take_sent().is_empty());
     assert_survives(&h);
 }
+
+// ======================================================================= round trips
+
+#[test]
+fn hostile_pongs_measure_nothing_and_hold_nothing() {
+    let mut options = heartbeat_options();
+    options.connection.max_frame_bytes = 4_096;
+    let mut h = Harness::connected(options);
+    h.advance(20_000);
+    let sent = h.take_sent();
+    assert_eq!(sent[0]["type"], "ping");
+    let nonce = sent[0]["nonce"].as_str().unwrap().to_owned();
+    // A flood of pongs that answer nothing: nonces of every length up to the cap, no nonce, the
+    // ping's nonce with a character added or dropped or reversed. (A nonce that is not a
+    // string is a wrong field type: a protocol error, tested with the other frames.)
+    let long = "f".repeat(4_000);
+    for i in 0..2_000u32 {
+        let frame = match i % 5 {
+            0 => json!({"type": "pong", "nonce": &long[..(i as usize * 7) % 4_000]}),
+            1 => json!({"type": "pong"}),
+            2 => json!({"type": "pong", "nonce": nonce.chars().rev().collect::<String>()}),
+            3 => json!({"type": "pong", "nonce": format!("{nonce}0")}),
+            _ => json!({"type": "pong", "nonce": &nonce[1..]}),
+        };
+        h.recv(frame);
+    }
+    assert_eq!(h.peer.poll_round_trip(), None, "no pong of these answers the ping");
+    assert!(h.take_sent().is_empty(), "a pong is never answered");
+    // The ping is still outstanding and still judged: its own pong measures it …
+    h.advance(3);
+    h.recv(json!({"type": "pong", "nonce": nonce}));
+    assert_eq!(h.peer.poll_round_trip(), Some(3));
+    // … and a thousand repeats of it measure nothing more.
+    for _ in 0..1_000 {
+        h.recv(json!({"type": "pong", "nonce": nonce}));
+    }
+    assert_eq!(h.peer.poll_round_trip(), None);
+    let conn = h.peer.connection().unwrap();
+    assert_eq!(conn.live_streams().count(), 0);
+    assert_survives(&h);
+}
+
+#[test]
+fn a_clock_that_went_back_measures_zero() {
+    let mut h = Harness::connected(heartbeat_options());
+    h.advance(20_000);
+    let sent = h.take_sent();
+    let nonce = sent[0]["nonce"].as_str().unwrap().to_owned();
+    // The pong's `now` is before the ping's: 0, never a wrapped figure.
+    let text = json!({"type": "pong", "nonce": nonce}).to_string();
+    let socket = h.socket;
+    h.peer.socket_message(socket, &text, h.now - 500);
+    assert_eq!(h.peer.poll_round_trip(), Some(0));
+}

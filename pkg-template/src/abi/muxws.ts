@@ -230,7 +230,7 @@ export const enum Layout {
   /** Where an export that refused what it was given writes the error's `ErrorClass`; the text is the message. */
   FailureClass = 1,
   /** The version of the exports and records (`boundary_version()`). */
-  BoundaryVersion = 4,
+  BoundaryVersion = 5,
 }
 
 /** The error class of a failed stream or connect, by the class of `errors.ts` it makes. */
@@ -345,6 +345,11 @@ export const enum MuxwsRecordKind {
    * attempts go over REST while `on`.
    */
   Fallback = 18,
+  /**
+   * A heartbeat `ping` was answered by its `pong`: the round trip, from the ping's `now` to the
+   * pong's (`Connection::poll_round_trip`, WSM-CON-012).
+   */
+  RoundTrip = 19,
 }
 
 /** What the muxws module has to say (`poll`), one record at a time. */
@@ -472,6 +477,12 @@ export interface MuxwsRecordHandler {
    * @param on Calls go over REST now.
    */
   fallback(on: boolean): void;
+  /**
+   * A heartbeat `ping` was answered by its `pong`: the round trip, from the ping's `now` to the
+   * pong's (`Connection::poll_round_trip`, WSM-CON-012).
+   * @param ms The round trip in ms of the driver's clock.
+   */
+  roundTrip(ms: number): void;
 }
 
 /** Calls the method of `h` for the MuxwsRecord record at `at` of `r` (its kind at `r[at]`); nothing for a kind the table does not have. */
@@ -529,5 +540,7 @@ export function handleMuxwsRecord(r: ArrayLike<number>, at: number, h: MuxwsReco
     }
     case 18:
       return h.fallback(r[at + 1] === 1);
+    case 19:
+      return h.roundTrip(r[at + 1]);
   }
 }

@@ -77,7 +77,7 @@ export interface LiveView {
   /** A peer's reconnects and socket losses, counted from when it was made. */
   reconnects: number;
   losses: number;
-  /** A follower's resyncs and refusals, as its state changes show them. */
+  /** A follower's resyncs (as the follower tells them) and refusals (as its state changes show them). */
   resyncs: number;
   refusals: number;
 }
@@ -268,16 +268,18 @@ export class DevStore {
       if (kind === 'live') (handle as { subscribe(listener: () => void): unknown }).subscribe(() => this.#changed());
       if (kind === 'follower') {
         let mode: unknown;
-        let cursor: unknown;
-        (handle as { subscribe(listener: (follower: { mode: unknown; cursor: unknown }) => void): unknown }).subscribe((follower) => {
-          // a cursor that goes back, or a new one after an error, is a resync; 'refused' a refusal
+        (handle as { subscribe(listener: (follower: { mode: unknown }) => void): unknown }).subscribe((follower) => {
+          // 'refused' is a refusal (a resync the follower tells: resynced())
           if (follower.mode === 'refused' && mode !== 'refused') view.refusals++;
-          if (typeof cursor === 'number' && typeof follower.cursor === 'number' && follower.cursor < cursor) view.resyncs++;
           mode = follower.mode;
-          cursor = follower.cursor;
           this.#changed();
         });
       }
+      this.#changed();
+    },
+    resynced: (handle) => {
+      const view = this.live.find((one) => one.handle === handle);
+      if (view) view.resyncs++;
       this.#changed();
     },
   };

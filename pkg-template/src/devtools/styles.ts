@@ -14,7 +14,7 @@ button:disabled { opacity: .5; cursor: default; }
 input { font: inherit; border: 1px solid #8c959f; border-radius: 4px; padding: 1px 4px; width: 12em; }
 .toggle { box-shadow: 0 1px 4px rgba(0,0,0,.3); }
 .toggle.busy { background: #fff8c5; }
-.panel { position: fixed; right: 8px; bottom: 40px; width: min(920px, calc(100vw - 16px)); height: min(520px, calc(100vh - 56px)); background: #fff; border: 1px solid #8c959f; border-radius: 6px; box-shadow: 0 4px 16px rgba(0,0,0,.25); display: flex; flex-direction: column; overflow: hidden; }
+.panel { position: fixed; right: 8px; bottom: 40px; width: min(920px, calc(100vw - 16px)); height: min(520px, calc(100vh - 56px)); background: #fff; border: 1px solid #8c959f; border-radius: 6px; box-shadow: 0 4px 16px rgba(0,0,0,.25); display: flex; flex-direction: column; overflow: hidden; contain: strict; }
 .panel[hidden] { display: none; }
 .bar { display: flex; flex-wrap: wrap; gap: 4px; align-items: center; padding: 4px 6px; border-bottom: 1px solid #d0d7de; background: #f6f8fa; }
 .bar .title { font-weight: bold; margin-right: 6px; }

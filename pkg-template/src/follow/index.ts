@@ -202,6 +202,7 @@ function perform(action: Action): void {
       const info: Record<string, unknown> = { topic: entry.internals.handle.topic, rev: action.rev };
       if (action.scope !== undefined) info.scope = action.scope;
       const onResync = entry.options.onResync;
+      services.resynced?.(entry.internals.handle);
       return run(entry, 'onResync', onResync && (() => onResync(info as never)));
     }
     case 'refused': {

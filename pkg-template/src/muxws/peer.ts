@@ -66,6 +66,8 @@ export class PeerCore implements CallPeer {
   #flushQueued = false;
   /** When a socket of this peer last delivered anything (the package clock's ms; 0: never). */
   #heardAt = 0;
+  /** The last heartbeat ping's round trip (ms; null until the first pong). */
+  #rttMs: number | null = null;
   /** The platform timer of this peer's next timeout in the module. */
   readonly #wakeup = services.wakeup(() => this.#input(() => mw.timer(this.#handle, services.now())));
   /** The platform timer of the flush that goes on in a later task (the package's one timer type, as every wait). */
@@ -138,6 +140,11 @@ export class PeerCore implements CallPeer {
   /** When a socket of this peer last delivered anything, a message or its opening (the package clock's ms; 0: never). Read by live lists: a silent socket. */
   get heardAt(): number {
     return this.#heardAt;
+  }
+
+  /** The round trip of the last heartbeat ping answered, in ms (`MuxwsPeer.rttMs`); null until the first. */
+  get rttMs(): number | null {
+    return this.#rttMs;
   }
 
   /** How many streams are waited on, calls waiting for a free stream included (for leak checks). */
@@ -438,6 +445,7 @@ export class PeerCore implements CallPeer {
       services.peerState(this.#peerId, PeerState.Available);
     },
     goAway: () => services.peerState(this.#peerId, PeerState.Unavailable),
+    roundTrip: (ms) => void (this.#rttMs = ms),
     release: (source) => sources.delete(source),
     replyHeaders: (tag, headers) => {
       const pending = this.#pending.get(tag);

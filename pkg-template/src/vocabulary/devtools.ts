@@ -22,4 +22,6 @@ export interface DevTap {
   ended(call: Readonly<CallRecord>, attempt: number, end: number, status: number, outcome: Outcome): Outcome | undefined;
   /** A follower's handle, a live list or a muxws peer was made. */
   seen(kind: SeenKind, handle: object): void;
+  /** The follower of `handle` resynced (the server's log no longer held its cursor): its `onResync` runs now. */
+  resynced(handle: object): void;
 }

@@ -183,6 +183,8 @@ impl Connection {
                     && frame.nonce.as_deref() == Some(crate::text::hex16(self.ping_count).as_str())
                 {
                     self.ping = None;
+                    // A clock that went back measures 0, never a wrapped figure.
+                    self.round_trip = Some(now.saturating_sub(self.ping_sent_at));
                 }
                 Ok(())
             }

@@ -110,6 +110,10 @@ pub struct Connection {
     /// `hex16(ping_count)` (the count moves only when a ping goes out with none outstanding).
     ping: Option<u64>,
     ping_count: u64,
+    /// When the outstanding heartbeat `ping` was queued (the start of its round trip).
+    ping_sent_at: u64,
+    /// The last round trip (ms) not yet taken by [`Connection::poll_round_trip`].
+    round_trip: Option<u64>,
     termination: Option<Termination>,
     ignored_frames: u64,
     unknown_frames: u64,
@@ -145,6 +149,8 @@ impl Connection {
             last_arrival: now,
             ping: None,
             ping_count: 0,
+            ping_sent_at: now,
+            round_trip: None,
             termination: None,
             ignored_frames: 0,
             unknown_frames: 0,
@@ -237,6 +243,17 @@ impl Connection {
         self.events.pop_front()
     }
 
+    /// The round trip of the last heartbeat `ping`, in ms of the owner's clock, once: from the
+    /// `now` it was queued at to the `now` of the `pong` that echoed its nonce (WSM-CON-010/012).
+    /// A `pong` that does not answer the outstanding ping (another nonce, none outstanding, a
+    /// repeat) measures nothing. A ping goes out only after `ping_interval_ms` with nothing
+    /// arriving (see [`Connection`]), so a busy connection is measured seldom or never.
+    // Out of line: smaller wasm.
+    #[inline(never)]
+    pub fn poll_round_trip(&mut self) -> Option<u64> {
+        self.round_trip.take()
+    }
+
     /// The connection's end, reported once (WSM-STM-023, WSM-CON-024, WSM-RCN-011).
     // Out of line: smaller wasm.
     #[inline(never)]
@@ -279,6 +296,7 @@ impl Connection {
                 self.ping_count += 1;
                 self.push_nonce(FrameType::Ping, Some(crate::text::hex16(self.ping_count)));
                 self.ping = Some(now.saturating_add(self.cfg.ping_timeout_ms));
+                self.ping_sent_at = now;
             }
             _ => {}
         }

@@ -161,6 +161,12 @@ impl Peer {
         self.live.as_ref().map(|(_, conn)| conn)
     }
 
+    /// The round trip (ms) of the current connection's last heartbeat `ping`, once; see
+    /// [`Connection::poll_round_trip`] (WSM-CON-012).
+    pub fn poll_round_trip(&mut self) -> Option<u64> {
+        self.live.as_mut()?.1.poll_round_trip()
+    }
+
     /// State of a live stream; `None` once closed or if its socket is gone (§4.2).
     pub fn stream_state(&self, stream: StreamRef) -> Option<StreamState> {
         self.conn_for(stream)
