@@ -267,3 +267,22 @@ test('ssr window: initial.window is input from a server — a window that is not
     await plain.close();
   }
 });
+
+test('ssr window: the option pages on the client — a list without SSR reads that many pages first, each from where the one before ended', async () => {
+  await ctl.reset();
+  await ctl.clearFaults();
+  await other(stack.baseUrl, 'POST', '/__test/big/seed');
+  const since = Date.now() / 1000;
+  const list = pkg.liveList(rowsOf(CURSOR), undefined, { pages: 3, pollIntervalMs: 150 });
+  try {
+    await list.ready;
+    assert.deepEqual(list.rows.map((row) => row.id), Array.from({ length: 300 }, (_, i) => i + 1), 'three pages');
+    assert.equal(list.status.window, 'can-load-more');
+    const reads = await pageReads(CURSOR, since);
+    assert.equal(reads.length, 3, `three page reads: ${JSON.stringify(reads)}`);
+    assert.ok(reads[1].cursor && reads[2].cursor && reads[1].cursor !== reads[2].cursor, 'each from the cursor of the one before');
+    await assert.rejects(Promise.resolve().then(() => pkg.readLiveList(rowsOf(CURSOR), undefined, { pages: 0 })), TypeError, 'readLiveList refuses pages 0');
+  } finally {
+    await list.close();
+  }
+});
