@@ -36,7 +36,7 @@ export const BUDGET = { full: 40 * 1024, rest: 18 * 1024 };
 // The REST-only app is held to 16.5 KiB (issue 29), measured as an app with Vite's defaults builds.
 // The REST and muxws app is held to 54 229 B (issue 36, §7: the issue's figure for c7ef532; this
 // app measures 54 354 B there and 54 468 B at 7a0e5fb).
-export const ENFORCED = { full: 73.5 * 1024, rest: 16.5 * 1024, muxws: 54229 };
+export const ENFORCED = { full: 74.5 * 1024, rest: 16.5 * 1024, muxws: 54229 };
 
 /** Vite's modulepreload polyfill as it begins an app's entry: an app without the package, built with the same defaults. */
 async function vitePolyfill() {

@@ -60,8 +60,8 @@ export {
 // Live lists: `liveList(proxy)` and its types (the logic is a chunk loaded by the first call).
 export { liveList } from './live.js';
 // A server render's reads: a live list's rows and the rev they are as of, a topic's rev.
-export { readLiveList, readRev, type LiveSnapshot } from './server-read.js';
-export type { LiveList, LiveOptions, LiveParams, LiveRow, LiveStaleReason, LiveStatus, PendingRow, PendingState, PendingWrite, PkFieldOf } from './vocabulary/live-types.js';
+export { readLiveList, readRev, type LiveSnapshot, type ReadLiveOptions } from './server-read.js';
+export type { LiveList, LiveOptions, LivePageSeed, LiveParams, LiveWindowSeed, LiveRow, LiveStaleReason, LiveStatus, PendingRow, PendingState, PendingWrite, PkFieldOf } from './vocabulary/live-types.js';
 
 // The built-in actions as mixins.
 export {

@@ -11,9 +11,9 @@ import { internalsOf } from './caller.js';
 import type { ProxyCore } from './compose.js';
 import { now } from './clock.js';
 import { currentRev, followCore } from './follow.js';
-import { isObject } from './shared/values.js';
+import { isObject, isWhole } from './shared/values.js';
 import type { RecordOf } from './viewset.js';
-import type { LiveParams } from './vocabulary/live-types.js';
+import type { LiveOptions, LivePageSeed, LiveParams, LiveWindowSeed } from './vocabulary/live-types.js';
 import type { Topic } from './vocabulary/events.js';
 
 /** What `readLiveList()` gives: the rows (empty when the read failed), the rev they are as of, the read's error. */
@@ -27,7 +27,15 @@ export interface LiveSnapshot<T> {
   rev: number | null;
   /** Why the read failed; null when it did not. */
   error: Error | null;
+  /**
+   * The window of pages the rows are (JSON-safe; null when the read failed): give it with the rows
+   * (`initial.window`), and the client's `status.window`, `total` and `loadMore()` go on from it.
+   */
+  window: LiveWindowSeed | null;
 }
+
+/** What `readLiveList()` reads with: the live list's options of the same names (`pages`: pages to read, default 1). */
+export type ReadLiveOptions = Pick<LiveOptions, 'eventsPath' | 'shape' | 'pageSize' | 'pages'>;
 
 /**
  * The revs this process's renders last took, by topic (its transport, origin and events path). A
@@ -61,29 +69,72 @@ function remember(key: string, rev: number | null): number | null {
 /** The error a failed read rejected with, as an Error. */
 const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
 
+const text = (value: unknown): string | null => (typeof value === 'string' && value ? value : null);
+const whole = (value: unknown): number | null => (isWhole(value) ? value : null);
+
+/**
+ * A list answer as a page of the window (the rule of the live list's own reads, live/window.ts
+ * `pageOf`, which the client checks the window against): a bare array is the whole, plain list.
+ */
+function pageSeed(answer: unknown): [unknown[], LivePageSeed] {
+  if (Array.isArray(answer)) return [answer, { shape: 'plain', count: null, hasMore: false, hasPrevious: false, next: null, previous: null, offset: 0, limit: answer.length }];
+  if (!isObject(answer) || !Array.isArray(answer.results)) throw new TypeError('the list answer is not an array of records, nor a page of them');
+  const cursor = 'next' in answer || 'previous' in answer || 'first' in answer;
+  const next = text(answer.next);
+  const previous = text(answer.previous);
+  return [
+    answer.results,
+    {
+      shape: cursor ? 'cursor' : 'paginated',
+      count: cursor ? null : whole(answer.count),
+      hasMore: (answer.hasMore ?? answer.has_more) === true && (!cursor || next !== null),
+      hasPrevious: (answer.hasPrevious ?? answer.has_previous) === true && (!cursor || previous !== null),
+      next,
+      previous,
+      offset: whole(answer.offset) ?? 0,
+      limit: whole(answer.limit) || answer.results.length,
+    },
+  ];
+}
+
 /**
  * Reads `proxy`'s list as a live list's first read does, once, for a server render: the topic's
- * rev first (`eventsPath`, default `/events`), then the rows (`list(params)`, or `listPage()`'s
- * `results`); with no poll when a render of this process took the topic's rev less than 5 s
- * ago, which is then the rev given (taken before this read). Never rejects: a failed read gives no rows and its error. A TypeError when `proxy`
- * is not a ViewSet proxy.
+ * rev first (`eventsPath`, default `/events`), then the rows: `options.pages` pages (default 1) of
+ * the list in `options.shape` (the proxy's `list()`, `listCursor()` or `listPage()`, the first it
+ * has; a shape of its own asked for with `X-List-Shape`), `pageSize` rows a page, each page from
+ * where the one before ended; with no poll when a render of this process took the topic's rev less
+ * than 5 s ago, which is then the rev given (taken before this read). Gives the window the rows
+ * are, for the client's `initial.window`. (A change between two page reads is after the rev: the
+ * client is told of it and reads its window again.) Never rejects: a failed read gives no rows and
+ * its error. A TypeError when `proxy` is not a ViewSet proxy or an option is not a whole number.
  */
-export async function readLiveList<P extends object>(proxy: P, params?: LiveParams, options?: { eventsPath?: string }): Promise<LiveSnapshot<RecordOf<P>>> {
+export async function readLiveList<P extends object>(proxy: P, params?: LiveParams, options?: ReadLiveOptions): Promise<LiveSnapshot<RecordOf<P>>> {
   const core = internalsOf<ProxyCore>(proxy);
+  const { eventsPath = '/events', shape, pageSize, pages = 1 } = options ?? {};
   if (!core) throw new TypeError('readLiveList() takes a ViewSet proxy');
-  const eventsPath = options?.eventsPath ?? '/events';
+  if (!isWhole(pages, 1) || (pageSize !== undefined && !isWhole(pageSize, 1))) throw new TypeError('readLiveList(): pages and pageSize are whole numbers, 1 or more');
   const key = `${core.transport.peerId}|${core.baseUrl}|${eventsPath}|${core.basePath}`;
   // the rev first, then the read (a rev taken after the read could skip a change)
   const rev = freshRev(key) ?? remember(key, await currentRev(core, core.basePath, eventsPath));
-  const reader = proxy as unknown as Record<string, ((params?: LiveParams) => Promise<unknown>) | undefined>;
+  const reader = proxy as unknown as Record<string, ((...args: unknown[]) => Promise<unknown>) | undefined>;
+  const action = shape === 'cursor' ? reader.listCursor : shape === 'paginated' ? reader.listPage : shape ? reader.list : (reader.list ?? reader.listCursor ?? reader.listPage);
   try {
-    const query = params && Object.keys(params).length ? { ...params } : undefined;
-    const answer = await (reader.list ? reader.list(query) : reader.listPage!(query));
-    const rows = Array.isArray(answer) ? answer : isObject(answer) && Array.isArray(answer.results) ? answer.results : null;
-    if (!rows) throw new TypeError('the list answer is not an array of records');
-    return { rows, rev, error: null };
+    let rows: unknown[] = [];
+    let query: Record<string, unknown> = pageSize === undefined ? { ...params } : { limit: pageSize, ...params };
+    let head: LivePageSeed | undefined;
+    let tail: LivePageSeed;
+    let read = 0;
+    do {
+      const [found, page] = pageSeed(await (action ? action.call(proxy, Object.keys(query).length ? query : undefined) : reader.request!.call(proxy, 'GET', '', { query, headers: { 'X-List-Shape': shape } })));
+      rows = rows.concat(found);
+      head ??= page;
+      tail = page;
+      // the next page: from its cursor, or the offset after this one
+      query = { ...query, ...(page.shape === 'cursor' ? { cursor: page.next } : { offset: page.offset + page.limit }), limit: page.limit };
+    } while (++read < pages && tail.hasMore && tail.shape !== 'plain');
+    return { rows: rows as RecordOf<P>[], rev, error: null, window: { pages: read, head: head as LivePageSeed, tail } };
   } catch (error) {
-    return { rows: [], rev, error: asError(error) };
+    return { rows: [], rev, error: asError(error), window: null };
   }
 }
 

@@ -8,7 +8,9 @@
 // create: the other's HTML and the server's log hold nothing of the first, its pendingCallCount() 0;
 // a live-list page whose HTML holds the rows, hydrated with no warning (while another request's
 // calls are in flight), no second read of the list, a note created between render and hydration
-// shown once, a later one by poll; the same over a module-level muxws proxy, by push; a failed server read shown on the client with no mismatch; 50
+// shown once, a later one by poll; the same over a module-level muxws proxy, by push; a paged list
+// (5 000 rows) whose first page is rendered on the server and whose window the client goes on from
+// (loadMore() reads offset 100, no first read); a failed server read shown on the client with no mismatch; 50
 // renders, then no poll or subscribe from the server process and nothing held there; a REST-only
 // page that downloads none of the on-demand modules; `nuxt dev` starting with no error and the
 // devtools panel mounted by the module, and the built app with no panel and no devtools file.
@@ -271,6 +273,36 @@ test('nuxt: a live list over a module-level muxws proxy — its HTML holds the r
     await until(async () => (await shownRows(page)).includes('pushed'), async () => `a later note, by push: ${await shownRows(page)}`);
     assert.deepEqual(await shownRows(page), ['one', 'two', 'pushed']);
     assert.equal((await ctl.counters()).list, 1, 'no second read of the list after hydration');
+    assert.deepEqual(hydrationWarnings(page), [], 'no hydration warning');
+  } finally {
+    await page.close();
+  }
+});
+
+test('nuxt: a paged live list (5 000 rows, 100 a page) — its HTML holds the first page, can-load-more and the count; Chromium hydrates it with no warning and no first read, and loadMore() reads the next page only (offset 100): the rows are then two pages', async () => {
+  await ctl.reset();
+  await ctl.clearFaults();
+  await other(stack.baseUrl, 'POST', '/__test/big/seed');
+  const PAGES = '/catalog/big-pages';
+  const page = await tab();
+  try {
+    const response = await page.goto(`${origin}/pages`, { waitUntil: 'commit' });
+    const served = await response.text();
+    assert.match(served, /<p id="window" data-window="can-load-more">can-load-more 5000<\/p>/, 'the HTML shows the window and the count');
+    assert.ok(served.includes('>row 0001</li>') && served.includes('>row 0100</li>') && !served.includes('row 0101'), 'the HTML holds the first page');
+    await page.waitForFunction(() => typeof window.firstWindow === 'string', null, { timeout: 30_000 });
+    assert.deepEqual(JSON.parse(await page.evaluate(() => window.firstWindow)), { window: 'can-load-more', total: 5000, rows: 100 }, 'the first client render: the server’s window');
+    // the hydrated list's follower polls from the server's rev (its own reads would come first)
+    await until(async () => (await ctl.log()).filter((entry) => entry.path === '/events/poll' && /Chrom/.test(entry.headers?.['user-agent'] ?? '')).length >= 2, 'the browser’s follower polled twice');
+    const reads = async () => (await ctl.log()).filter((entry) => entry.method === 'GET' && entry.path === PAGES).map((entry) => Object.fromEntries(new URLSearchParams(entry.query)));
+    assert.deepEqual(await reads(), [{}], 'one read of the list: the server’s');
+    await page.click('#more');
+    await until(async () => (await shownRows(page)).length === 200, async () => `two pages shown: ${(await shownRows(page)).length}`);
+    assert.deepEqual(await reads(), [{}, { offset: '100', limit: '100' }], 'loadMore() read the next page only');
+    const fresh = [];
+    for (const offset of [0, 100]) fresh.push(...(await other(stack.baseUrl, 'GET', `${PAGES}?offset=${offset}&limit=100`)).results.map((row) => row.name));
+    assert.deepEqual(await shownRows(page), fresh, 'the rows: a fresh read of two pages');
+    assert.equal(await page.textContent('#window'), 'can-load-more 5000');
     assert.deepEqual(hydrationWarnings(page), [], 'no hydration warning');
   } finally {
     await page.close();

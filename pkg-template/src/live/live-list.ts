@@ -21,7 +21,7 @@ import type { Wakeup } from '../timer.js';
 import type { EventMessage, Follower, RecordsChanged, ResyncInfo } from '../vocabulary/events.js';
 import type { LiveServices } from '../live-services.js';
 import type { ListShape, LiveHandle, LiveList, LiveOptions, LiveParams, LiveStaleReason, LiveStatus, PendingState, PendingWrite } from '../vocabulary/live-types.js';
-import { ListWindow, type Page, type PageQuery } from './window.js';
+import { ListWindow, pageOf, type Page, type PageQuery } from './window.js';
 
 
 type Op = PendingWrite['op'];
@@ -244,6 +244,8 @@ class LiveEngine {
     this.#shape = shape;
     const size = options?.pageSize === undefined ? {} : { limit: count(options, 'pageSize', 100) };
     this.#window = new ListWindow((query) => this.#page(query), { ...size, ...this.#params });
+    // the first read reads `pages` pages
+    for (let pages = count(options, 'pages', 1); pages > 1; pages--) this.#window.grow(1);
     const p = this.#proxy;
     if (typeof p.list !== 'function' && typeof p.listPage !== 'function' && typeof p.listCursor !== 'function' && !(shape && typeof p.request === 'function')) throw new TypeError('liveList(): the proxy has no list() to read its rows with');
     // a list read whole is patched; a paged one (by its options, its proxy or its first answer) is read again
@@ -257,17 +259,25 @@ class LiveEngine {
     handle.close = () => this.close();
     handle.subscribe = (listener) => this.subscribe(listener);
 
-    // Told of own writes before anything can be sent; the writes issued before this list that have
-    // not settled (those resumed after a reload among them) show too.
-    this.#unlisten.push(kit.observeCalls({ issued: (call) => showOwn(kit, this, call), settled() {} }));
-    for (const call of [...kit.openCalls()]) showOwn(kit, this, call);
-    this.#unlisten.push(kit.addListener((event) => this.#activity(event)));
-
     // rows a server read (`readLiveList()`) and the rev they are as of: shown at once, no first read,
     // followed from that rev (a change made since is delivered once)
     const initial = options?.initial;
     // (its rev is checked as the follower's `from`)
     if (initial && !Array.isArray(initial.rows)) throw new TypeError('liveList(): initial.rows must be an array');
+    if (initial) {
+      // the window the server read (or, without it, a plain list's rows are the whole list): checked
+      // before anything is listened to
+      const plain = pageOf(initial.rows);
+      const seed = initial.window ?? (this.#paged ? null : { pages: 1, head: plain, tail: plain });
+      if (seed) this.#window.seed(seed);
+      if (this.#paged) this.#patches = false;
+    }
+
+    // Told of own writes before anything can be sent; the writes issued before this list that have
+    // not settled (those resumed after a reload among them) show too.
+    this.#unlisten.push(kit.observeCalls({ issued: (call) => showOwn(kit, this, call), settled() {} }));
+    for (const call of [...kit.openCalls()]) showOwn(kit, this, call);
+    this.#unlisten.push(kit.addListener((event) => this.#activity(event)));
 
     // The follower first: the read goes out once it holds a cursor from before it. (An option not
     // given is undefined here, which the follower takes as not given.)
@@ -625,8 +635,9 @@ class LiveEngine {
    * read once more (that change asked for it, or this asks).
    */
   async #readTail(asOf: number): Promise<boolean> {
-    if (!this.#placing) return false;
     const window = this.#window;
+    // (a window a server read: its last page's query is not known here, and it is read whole once)
+    if (!this.#placing || !window.rereadable) return false;
     const tail = window.tail as Page;
     const head = window.head as Page;
     // the rows the window keeps before its last page: a paginated window's by their offset; a

@@ -13,7 +13,7 @@
  * them rejects the read; flags and cursors of the wrong type count as absent.
  */
 import { isObject } from '../shared/values.js';
-import type { ListShape } from '../vocabulary/live-types.js';
+import type { ListShape, LiveWindowSeed } from '../vocabulary/live-types.js';
 
 /** One page as the window keeps it (the backend's `has_more` and the package's `hasMore` alike). */
 export interface Page {
@@ -111,6 +111,11 @@ export class ListWindow {
     return this.#behind;
   }
 
+  /** Whether the last page can be read again alone (`again`): its query is known (a window a server seeded is not, until read here). */
+  get rereadable(): boolean {
+    return this.#tailQuery !== undefined;
+  }
+
   /** Rows a page holds (the first page's limit). */
   get size(): number {
     return this.#size;
@@ -120,6 +125,29 @@ export class ListWindow {
   grow(direction: number): void {
     if (direction < 0) this.#behind++;
     else this.#ahead++;
+  }
+
+  /**
+   * Starts from a window read elsewhere (a server's `readLiveList()`, `initial.window`): its pages
+   * are the window, its last page says what follows, its first what comes before. Input from a
+   * server: a TypeError for what is not such a window (a field of the wrong type, a cursor page
+   * that says more without its cursor).
+   */
+  seed(window: LiveWindowSeed): void {
+    const page = (value: unknown): Page => {
+      const { shape, count, hasMore, hasPrevious, next, previous, offset, limit } = (isObject(value) ? value : {}) as Record<string, unknown>;
+      const cursor = (more: unknown, at: unknown): boolean => typeof more === 'boolean' && (at === null || text(at) !== null) && (!more || shape !== 'cursor' || at !== null);
+      if (!/^(plain|paginated|cursor)$/.test(shape as string) || (count !== null && whole(count) === null) || whole(offset) === null || whole(limit) === null || !cursor(hasMore, next) || !cursor(hasPrevious, previous)) {
+        throw new TypeError('liveList(): initial.window is not a window of pages');
+      }
+      return { rows: [], shape, count, hasMore, hasPrevious, next, previous, offset, limit } as Page;
+    };
+    const pages = isObject(window) ? window.pages : undefined;
+    if (!Number.isSafeInteger(pages) || (pages as number) < 1) throw new TypeError('liveList(): initial.window.pages must be a whole number, 1 or more');
+    this.head = page(window.head);
+    this.tail = page(window.tail);
+    this.#ahead = pages as number;
+    this.#count = this.tail.count;
   }
 
   async #page(query: PageQuery): Promise<Page> {
@@ -188,7 +216,12 @@ export class ListWindow {
    */
   async more(direction: number): Promise<{ rows: unknown[]; moved: boolean }> {
     const back = direction < 0;
-    const edge = (back ? this.head : this.tail) as Page;
+    const edge = back ? this.head : this.tail;
+    if (!edge) {
+      // a window not known (rows given without it): read again whole, with the page asked for
+      this.grow(direction);
+      return { rows: [], moved: true };
+    }
     const query = back ? this.#before(edge) : this.#after(edge);
     const page = await this.#page(query);
     if (back) {

@@ -125,6 +125,11 @@ export interface LiveOptions {
   shape?: ListShape;
   /** Records a page (sent as `limit`, at most the ViewSet's maximum); default the ViewSet's page size. */
   pageSize?: number;
+  /**
+   * Pages the first read reads (from the page the params name on, each from where the one before
+   * ended; a whole number, default 1): the window `loadMore()` grows. A plain list is one page.
+   */
+  pages?: number;
   /** Told of each change the list applies (for a log or a highlight): what it throws is reported, nothing else. */
   onChange?(change: RecordsChanged, event: EventMessage<RecordsChanged>): void;
   /** Told that the server no longer held what was missed: the list reads again. */
@@ -134,7 +139,45 @@ export interface LiveOptions {
    * shows them at once, reads nothing, and follows from `rev`, so each change made since is
    * delivered once.
    */
-  initial?: { rows: readonly unknown[]; rev: number };
+  initial?: {
+    rows: readonly unknown[];
+    rev: number;
+    /**
+     * The window the rows are (`readLiveList()`'s `window`): `status.window`, `total` and
+     * `hasPrevious` are right at once, and `loadMore()` reads on from where it ended. Checked as
+     * input from a server: a TypeError for what is not such a window. Without it, a plain list's
+     * rows are the whole list, and a paged list's window is not known: its first `loadMore()` reads
+     * the window again with one page more.
+     */
+    window?: LiveWindowSeed | null;
+  };
+}
+
+/**
+ * One page of a window read elsewhere, as the live list keeps it (JSON-safe): its shape, the
+ * server's count (paginated), whether pages follow or come before it, the cursors of the pages
+ * after and before it (cursor lists), where it starts and how many it holds at most (paginated).
+ */
+export interface LivePageSeed {
+  shape: ListShape;
+  count: number | null;
+  hasMore: boolean;
+  hasPrevious: boolean;
+  next: string | null;
+  previous: string | null;
+  offset: number;
+  limit: number;
+}
+
+/**
+ * The window of pages a server render read (`readLiveList()`), handed to the client with the rows
+ * (`initial.window`, JSON-safe): how many pages, its first and its last page.
+ */
+export interface LiveWindowSeed {
+  /** Pages read, from the page the params name on (1 for a plain list). */
+  pages: number;
+  head: LivePageSeed;
+  tail: LivePageSeed;
 }
 
 /**

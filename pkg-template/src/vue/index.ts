@@ -53,6 +53,7 @@ import {
   type LiveParams,
   type LiveRow,
   type LiveStatus,
+  type LiveWindowSeed,
   type MuxwsPeer,
   type PendingCall,
   type PendingWrite,
@@ -120,6 +121,8 @@ interface LiveEntry {
   rev: number | null;
   /** The read's error, as a plain object (null: it succeeded). */
   error: PlainError | null;
+  /** The window of pages the rows are (`readLiveList()`'s; absent from a payload of before it). */
+  window?: LiveWindowSeed | null;
 }
 
 /** An error in the payload: what the client makes it again from (an `HttpError` when it had a status). */
@@ -218,12 +221,16 @@ function errorOf(plain: PlainError): Error {
 /** A payload entry of a live list, if it is one. */
 function liveEntry(value: unknown): LiveEntry | undefined {
   const entry = value as LiveEntry | null | undefined;
-  return entry && typeof entry === 'object' && Array.isArray(entry.rows) && (entry.rev === null || Number.isSafeInteger(entry.rev)) ? entry : undefined;
+  return entry && typeof entry === 'object' && Array.isArray(entry.rows) && (entry.rev === null || Number.isSafeInteger(entry.rev)) && typeof (entry.window ?? {}) === 'object' ? entry : undefined;
 }
 
-/** The status a server's read shows (the same on both sides of the hydration). */
-function readStatus(error: Error | null): LiveStatus {
-  const window = { window: 'exhausted', hasPrevious: false, total: null } as const;
+/**
+ * The status a server's read shows (the same on both sides of the hydration): its window's, as the
+ * live list shows it from that window (the live list checks the window itself once opened).
+ */
+function readStatus(error: Error | null, seed?: LiveWindowSeed | null): LiveStatus {
+  const count = seed?.tail?.count;
+  const window = { window: seed?.tail?.hasMore === true ? 'can-load-more' : 'exhausted', hasPrevious: seed?.head?.hasPrevious === true, total: Number.isSafeInteger(count) ? (count as number) : null } as const;
   return Object.freeze(error ? { mode: 'poll', loading: false, stale: true, why: 'read-failed', error, ...window } : { mode: 'poll', loading: false, stale: false, why: null, error: null, ...window });
 }
 
@@ -236,7 +243,8 @@ function liveKey(proxy: unknown, params: unknown, options: { ssrKey?: string } |
  * A live list of `proxy`'s records (`liveList(proxy, params, options)`) as refs. `proxy` and `params`
  * may be refs or getters: a change opens the list again, its window back to the first page (the
  * rows shown until the new list's first read lands). The list is closed when the calling effect
- * scope ends.
+ * scope ends. In a server render it reads the pages the options ask for (`pages`, `shape`,
+ * `pageSize`) once; the client's list starts from them, its window where the server's ended.
  */
 export function useLiveList<P extends ViewSetBase>(
   proxy: MaybeRefOrGetter<P>,
@@ -256,10 +264,11 @@ export function useLiveList<P extends ViewSetBase>(
     const write = server.plugin?.reserve(key);
     onServerPrefetch(async () => {
       const query = toValue(params);
-      const read = await readLiveList(toValue(proxy), query && { ...query }, listOptions.eventsPath === undefined ? undefined : { eventsPath: listOptions.eventsPath });
+      // the pages the options ask for (`pages`, `shape`, `pageSize`), read as the client's list reads them
+      const read = await readLiveList(toValue(proxy), query && { ...query }, listOptions);
       rows.value = Object.freeze(read.rows) as readonly T[];
-      status.value = readStatus(read.error);
-      write?.({ rows: read.rows, rev: read.rev, error: read.error && plainError(read.error) } satisfies LiveEntry);
+      status.value = readStatus(read.error, read.window);
+      write?.({ rows: read.rows, rev: read.rev, error: read.error && plainError(read.error), window: read.window } satisfies LiveEntry);
     });
     return {
       rows: shallowReadonly(rows) as Readonly<ShallowRef<readonly T[]>>,
@@ -278,7 +287,7 @@ export function useLiveList<P extends ViewSetBase>(
   const entry = liveEntry(hydrating()?.take(liveKey(toValue(proxy), toValue(params), { ssrKey })));
   if (entry) {
     rows.value = Object.freeze([...entry.rows]) as readonly T[];
-    status.value = readStatus(entry.error && errorOf(entry.error));
+    status.value = readStatus(entry.error && errorOf(entry.error), entry.window);
   }
   let hydrated = entry;
   let stop: (() => void) | null = null;
@@ -291,10 +300,11 @@ export function useLiveList<P extends ViewSetBase>(
     () => [toValue(proxy), toValue(params)] as const,
     ([target, query]) => {
       close();
-      // hydrated: no first read, followed from the server's rev (a read that failed there is read again)
+      // hydrated: no first read, followed from the server's rev, its window going on from the
+      // server's (a read that failed there is read again)
       const from = hydrated;
       hydrated = undefined;
-      const initial = from && !from.error && from.rev !== null ? { initial: { rows: from.rows, rev: from.rev } } : {};
+      const initial = from && !from.error && from.rev !== null ? { initial: { rows: from.rows, rev: from.rev, window: from.window } } : {};
       const opened = liveList(target, query && { ...query }, { ...listOptions, ...initial }) as unknown as LiveList<T>;
       list.value = opened;
       const sync = (): void => {
