@@ -107,7 +107,7 @@ function count(options: LiveOptions | undefined, name: keyof LiveOptions, fallba
 }
 
 /** What the live list uses of its window: a plain list's (`PlainWindow`) or a paged list's (`ListWindow`). */
-interface Window {
+interface LiveWindow {
   /** The shape of the list, once read. */
   readonly shape: ListShape | undefined;
   /** The server's count of the whole list (paginated lists), else null. */
@@ -131,7 +131,7 @@ interface Window {
  * whose answer is not an array (a page of records, or what is neither) makes the list paged: `paged`
  * loads the paged chunk, whose window takes over from that answer on (the pages asked for so far with it).
  */
-class PlainWindow implements Window {
+class PlainWindow implements LiveWindow {
   shape: ListShape | undefined;
   readonly total = null;
   readonly hasPrevious = false;
@@ -161,6 +161,8 @@ class PlainWindow implements Window {
   async all(): Promise<{ rows: unknown[]; moved: boolean }> {
     const answer = await this.#read();
     if (!Array.isArray(answer)) return this.#paged(answer, this.#grown);
+    // a plain list is one page: the pages asked for are read (as a paged window's read resets them)
+    this.#grown.length = 0;
     this.shape = 'plain';
     return { rows: answer, moved: false };
   }
@@ -185,7 +187,7 @@ class LiveEngine {
   /** Whether the params ask for no more than a page (so that the window may be patched). */
   readonly #pageParams: boolean;
   /** The pages the list holds (one, the whole list, for a plain list). */
-  #window: Window;
+  #window: LiveWindow;
   /** The paged list's chunk, once loaded (a list known paged at its start waits for it). */
   #pager: Paged | undefined;
   /** What a page read reads with first: the params, and the page size the options give. */
