@@ -25,10 +25,12 @@ if (extra.length) throw new Error(`bundle: index.js's build split off ${extra.ma
 await bundle.close();
 // axios-send.js likewise: axios.ts imports it by its URL once a proxy with axiosInstance is made;
 // schema-check.js too: schema.ts imports it once a proxy's schema check has the backend's schema;
-// live/live-list.js too, in a folder of its own: live.ts imports it by its URL on the first liveList().
+// live/live-list.js too, in a folder of its own: live.ts imports it by its URL on the first liveList();
+// live/paged.js beside it (live-paged/): what only paged lists need, which the live list loads
+// (through its services, by a URL index.js makes) the first time a list turns out paged.
 // Each is its folder of pkg-template/src (follow/, axios/, schema-check/, live/) bundled alone.
 // devtools/panel.js too: the devtools panel (devtools/), loaded by the devtools subpath's development entry.
-for (const [name, file] of [['follow-engine', 'follow/index'], ['axios-send', 'axios/send'], ['schema-check', 'schema-check/check'], ['live/live-list', 'live/live-list'], ['devtools/panel', 'devtools/panel']]) {
+for (const [name, file] of [['follow-engine', 'follow/index'], ['axios-send', 'axios/send'], ['schema-check', 'schema-check/check'], ['live/live-list', 'live/live-list'], ['live/paged', 'live-paged/index'], ['devtools/panel', 'devtools/panel']]) {
   const chunk = await rolldown({ input: { [name]: `${from}/${file}.js` }, platform: 'neutral', logLevel: 'warn' });
   await chunk.write({ dir: to, format: 'esm', entryFileNames: '[name].js', minify: true });
   await chunk.close();

@@ -27,6 +27,7 @@ const CHUNKS = {
   axios: { entry: 'axios/send', ships: 'axios-send.js' },
   'schema-check': { entry: 'schema-check/check', ships: 'schema-check.js' },
   live: { entry: 'live/live-list', ships: 'live/live-list.js' },
+  'live-paged': { entry: 'live-paged/index', ships: 'live/paged.js (loaded by the live list once a list turns out paged)' },
   devtools: { entry: 'devtools/panel', ships: 'devtools/panel.js (loaded by the devtools subpath)' },
 };
 /** The folders that are no chunk, and what each is. */

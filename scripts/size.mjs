@@ -36,7 +36,7 @@ export const BUDGET = { full: 40 * 1024, rest: 18 * 1024 };
 // The REST-only app is held to 16.5 KiB (issue 29), measured as an app with Vite's defaults builds.
 // The REST and muxws app is held to 54 229 B (issue 36, §7: the issue's figure for c7ef532; this
 // app measures 54 354 B there and 54 468 B at 7a0e5fb).
-export const ENFORCED = { full: 74.5 * 1024, rest: 16.5 * 1024, muxws: 54229 };
+export const ENFORCED = { full: 75.5 * 1024, rest: 16.5 * 1024, muxws: 54229 };
 
 /** Vite's modulepreload polyfill as it begins an app's entry: an app without the package, built with the same defaults. */
 async function vitePolyfill() {
@@ -89,9 +89,12 @@ async function measure(name) {
     if (!chunk || atStart.has(chunk.file)) return;
     atStart.add(chunk.file);
     // the wasm they fetch; for "watch" also the follower's engine, a JS asset its watch() imports at
-    // once; for "live" that and the live list's chunk (live/live-list.js)
+    // once; for "live" that and the live list's chunk (live/live-list.js); for "livePaged" those and
+    // the paged list's chunk (live/paged.js), which its list loads before its first read (a plain
+    // list never does: for "live" it is on demand only)
+    const live = name === 'live' || name === 'livePaged';
     for (const asset of chunk.assets ?? []) {
-      if (asset.endsWith('.wasm') || ((name === 'watch' || name === 'live') && asset.includes('follow-engine')) || (name === 'live' && /assets\/live-list-/.test(asset))) atStart.add(asset);
+      if (asset.endsWith('.wasm') || ((name === 'watch' || live) && asset.includes('follow-engine')) || (live && /assets\/live-list-/.test(asset)) || (name === 'livePaged' && /assets\/paged-/.test(asset))) atStart.add(asset);
     }
     for (const imported of chunk.imports ?? []) visit(imported);
     // "muxws": the driver its first muxws call imports (with the wasm module it fetches)

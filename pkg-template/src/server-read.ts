@@ -73,7 +73,7 @@ const text = (value: unknown): string | null => (typeof value === 'string' && va
 const whole = (value: unknown): number | null => (isWhole(value) ? value : null);
 
 /**
- * A list answer as a page of the window (the rule of the live list's own reads, live/window.ts
+ * A list answer as a page of the window (the rule of the live list's own reads, live-paged/window.ts
  * `pageOf`, which the client checks the window against): a bare array is the whole, plain list.
  */
 function pageSeed(answer: unknown): [unknown[], LivePageSeed] {

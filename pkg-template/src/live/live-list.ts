@@ -15,27 +15,21 @@
  * ticks say which of the two is newer). Nothing the server sends is trusted: a change or a row
  * that is not what it should be makes the list read again.
  */
-import { isObject } from '../shared/values.js';
+import { compareValues, isObject, isPk } from '../shared/values.js';
 import type { CallActivityEvent, CallRecord } from '../vocabulary/call-types.js';
 import type { Wakeup } from '../timer.js';
 import type { EventMessage, Follower, RecordsChanged, ResyncInfo } from '../vocabulary/events.js';
 import type { LiveServices } from '../live-services.js';
-import type { ListShape, LiveHandle, LiveList, LiveOptions, LiveParams, LiveStaleReason, LiveStatus, PendingState, PendingWrite } from '../vocabulary/live-types.js';
-import { ListWindow, pageOf, type Page, type PageQuery } from './window.js';
+import type { ListShape, LiveHandle, LiveList, LiveOptions, LiveParams, LiveStaleReason, LiveStatus, LiveWindowSeed, PendingState, PendingWrite } from '../vocabulary/live-types.js';
+import type { Held, PagedHost } from '../live-paged/patch.js';
+import type { ListWindow, PageQuery } from '../live-paged/window.js';
+
+/** The paged list's chunk (live-paged/, `live/paged.js`): loaded the first time a list turns out paged. */
+type Paged = typeof import('../live-paged/index.js');
 
 
 type Op = PendingWrite['op'];
 
-/**
- * A value of a row and the tick its request went out at. A row an event created and not yet read
- * holds its place with no value (asOf -1): rows show in the order the server created them.
- */
-interface Held {
-  value: Record<string, unknown> | undefined;
-  asOf: number;
-  /** An own write's answer in a list read with params: its place is not the server's until the list is read again. */
-  own?: boolean;
-}
 
 /** An own write, as the list keeps it. */
 interface Write {
@@ -79,17 +73,6 @@ function parseSort(sort: unknown): [string, boolean][] | null {
   return fields.length ? fields : null;
 }
 
-/**
- * The backend's comparison of two values of a sorted field (its in-memory sort): null below every
- * other value (first ascending, last descending), numbers by value, strings by their characters
- * (UTF-16 units here, code points there: the two differ only above U+FFFF); other pairs cannot be
- * compared here (undefined).
- */
-function compareValues(a: unknown, b: unknown): number | undefined {
-  if (a === null || b === null) return +(a !== null) - +(b !== null);
-  if (typeof a !== typeof b || !/^(string|number|boolean)$/.test(typeof a)) return undefined;
-  return (a as number) < (b as number) ? -1 : +((a as number) > (b as number));
-}
 
 interface Deferred {
   promise: Promise<void>;
@@ -107,9 +90,6 @@ function deferred(): Deferred {
   return { promise, resolve, reject };
 }
 
-
-const isPk = (value: unknown): value is string | number => typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
-
 /** Shows `call` in `list` when it writes there; a body whose reading throws is not shown, and the call goes on. */
 function showOwn(kit: LiveServices, list: LiveEngine, call: CallRecord): void {
   try {
@@ -126,6 +106,68 @@ function count(options: LiveOptions | undefined, name: keyof LiveOptions, fallba
   return value as number;
 }
 
+/** What the live list uses of its window: a plain list's (`PlainWindow`) or a paged list's (`ListWindow`). */
+interface LiveWindow {
+  /** The shape of the list, once read. */
+  readonly shape: ListShape | undefined;
+  /** The server's count of the whole list (paginated lists), else null. */
+  readonly total: number | null;
+  /** Whether a page follows the window (true until the first read). */
+  readonly hasMore: boolean;
+  /** Whether a page comes before the window. */
+  readonly hasPrevious: boolean;
+  /** The window's last page, once read (a plain window has none). */
+  readonly tail: unknown;
+  /** One page more after (1) or before (-1) the window when next read whole. */
+  grow(direction: number): void;
+  /** Starts from a window read elsewhere (`initial`). */
+  seed(window: LiveWindowSeed): void;
+  /** Reads the whole window. */
+  all(): Promise<{ rows: unknown[]; moved: boolean }>;
+}
+
+/**
+ * The window of a list read whole (no page code: a plain list never loads the paged chunk). A read
+ * whose answer is not an array (a page of records, or what is neither) makes the list paged: `paged`
+ * loads the paged chunk, whose window takes over from that answer on (the pages asked for so far with it).
+ */
+class PlainWindow implements LiveWindow {
+  shape: ListShape | undefined;
+  readonly total = null;
+  readonly hasPrevious = false;
+  readonly tail = undefined;
+  /** The pages `grow` asked for, handed to a paged window. */
+  readonly #grown: number[] = [];
+  readonly #read: () => Promise<unknown>;
+  readonly #paged: (answer: unknown, grown: number[]) => Promise<{ rows: unknown[]; moved: boolean }>;
+
+  constructor(read: () => Promise<unknown>, paged: (answer: unknown, grown: number[]) => Promise<{ rows: unknown[]; moved: boolean }>) {
+    this.#read = read;
+    this.#paged = paged;
+  }
+
+  get hasMore(): boolean {
+    return !this.shape;
+  }
+
+  grow(direction: number): void {
+    this.#grown.push(direction);
+  }
+
+  seed(): void {
+    this.shape = 'plain';
+  }
+
+  async all(): Promise<{ rows: unknown[]; moved: boolean }> {
+    const answer = await this.#read();
+    if (!Array.isArray(answer)) return this.#paged(answer, this.#grown);
+    // a plain list is one page: the pages asked for are read (as a paged window's read resets them)
+    this.#grown.length = 0;
+    this.shape = 'plain';
+    return { rows: answer, moved: false };
+  }
+}
+
 class LiveEngine {
   readonly #kit: LiveServices;
   readonly #handle: LiveHandle;
@@ -139,13 +181,17 @@ class LiveEngine {
    * The ViewSet's schema says its list has no default sort, and the params name no sort nor filter
    * (only `limit`, `offset`, `cursor`): the server's order of a paged window does not depend on a
    * row's values (its container's order, or the pk for cursor pages), so a change is placed in the
-   * window (see `#placeIn`) instead of reading it again.
+   * window (see the paged chunk's `placeIn`) instead of reading it again.
    */
   #fixedOrder = false;
   /** Whether the params ask for no more than a page (so that the window may be patched). */
   readonly #pageParams: boolean;
   /** The pages the list holds (one, the whole list, for a plain list). */
-  readonly #window: ListWindow;
+  #window: LiveWindow;
+  /** The paged list's chunk, once loaded (a list known paged at its start waits for it). */
+  #pager: Paged | undefined;
+  /** What a page read reads with first: the params, and the page size the options give. */
+  readonly #query: PageQuery;
   /** The shape the options ask for. */
   readonly #shape: ListShape | undefined;
   readonly #pkField: string;
@@ -175,7 +221,7 @@ class LiveEngine {
   #reading = false;
   /** The next read reads the whole window (else only the page `#more` asks for, or the last page again). */
   #full = false;
-  /** The next read reads the window's last page again (`#placeIn`). */
+  /** The next read reads the window's last page again (the paged chunk's `placeIn`, `readTail`). */
   #tailRead = false;
   /** Creates and deletes told so far: a last page read before the latest of them is not joined. */
   #shifts = 0;
@@ -218,8 +264,9 @@ class LiveEngine {
   #untold = false;
   #marks = new WeakMap<object, Write>();
 
-  constructor(kit: LiveServices, handle: LiveHandle, proxy: object, params: LiveParams | undefined, options: LiveOptions | undefined) {
+  constructor(kit: LiveServices, handle: LiveHandle, proxy: object, params: LiveParams | undefined, options: LiveOptions | undefined, pager: Paged | undefined) {
     this.#kit = kit;
+    this.#pager = pager;
     this.#readTimer = kit.wakeup(() => void this.#read());
     this.#fetchTimer = kit.wakeup(() => {
       this.#fetchWaits = false;
@@ -243,7 +290,8 @@ class LiveEngine {
     if (shape !== undefined && shape !== 'plain' && shape !== 'paginated' && shape !== 'cursor') throw new TypeError("liveList(): the option shape must be 'plain', 'paginated' or 'cursor'");
     this.#shape = shape;
     const size = options?.pageSize === undefined ? {} : { limit: count(options, 'pageSize', 100) };
-    this.#window = new ListWindow((query) => this.#page(query), { ...size, ...this.#params });
+    this.#query = { ...size, ...this.#params };
+    this.#window = pager ? this.#pagedWindow(pager) : new PlainWindow(() => this.#page(this.#query), (answer, grown) => this.#turnPaged(answer, grown));
     // the first read reads `pages` pages
     for (let pages = count(options, 'pages', 1); pages > 1; pages--) this.#window.grow(1);
     const p = this.#proxy;
@@ -267,7 +315,7 @@ class LiveEngine {
     if (initial) {
       // the window the server read (or, without it, a plain list's rows are the whole list): checked
       // before anything is listened to
-      const plain = pageOf(initial.rows);
+      const plain = pager?.pageOf(initial.rows) as LiveWindowSeed['head'];
       const seed = initial.window ?? (this.#paged ? null : { pages: 1, head: plain, tail: plain });
       if (seed) this.#window.seed(seed);
       if (this.#paged) this.#patches = false;
@@ -396,7 +444,7 @@ class LiveEngine {
         if (held) this.#toFetch.set(k, pk);
       } else {
         this.#shifts++;
-        need = Math.max(need, this.#placeIn(op, pk, held));
+        need = Math.max(need, (this.#pager as Paged).placeIn(this.#host, op, pk, held));
       }
     }
     if (placing) {
@@ -412,39 +460,6 @@ class LiveEngine {
   /** The window is patched from changes (a paged list in the server's fixed order, read at least once). */
   get #placing(): boolean {
     return this.#fixedOrder && this.#pageParams && !this.#patches && this.#paged && !!this.#window.tail && !this.#loading;
-  }
-
-  /**
-   * Where a created or deleted row (`held`: the window holds it) leaves the window: 0 unmoved, 1
-   * its end moved (its last page is read again and joined, `#joinTail`), 2 a place it cannot tell
-   * (read whole).
-   *
-   * A paginated window: a delete inside moves the rows after it up one place; one beyond a window
-   * that starts at offset 0 changes only the count; a create lands where the backend puts it
-   * (the end, for a container or a pk order) — the last page read again shows whether anything
-   * before it moved (`#joinTail` checks), and the count. A delete outside a window that starts
-   * further on may have been before it: read whole.
-   *
-   * A cursor window (the pk is its order): a row deleted between the window's first and last
-   * rows (as read) leaves it, and its last page is read again with one row more; a row created
-   * after its last row is beyond it, unless the window holds the list's end. Anything else (a
-   * create before its end, a window grown backwards, pks the order cannot compare): read whole.
-   */
-  #placeIn(op: 'created' | 'deleted', pk: string | number, held: boolean): number {
-    const window = this.#window;
-    const head = window.head as Page;
-    const tail = window.tail as Page;
-    if (tail.shape !== 'cursor') return op === 'created' || held || head.offset === 0 ? 1 : 2;
-    const first = head.rows[0];
-    const last = tail.rows[tail.rows.length - 1];
-    if (!isObject(first) || !isObject(last)) return 2;
-    const afterFirst = compareValues(pk, first[this.#pkField]);
-    const afterLast = compareValues(pk, last[this.#pkField]);
-    if (afterFirst === undefined || afterLast === undefined) return 2;
-    if (afterLast > 0) return op === 'deleted' || tail.hasMore ? 0 : 1;
-    if (op === 'created' || window.behind) return 2;
-    // deleted before the first row: before a window that starts at a cursor; else inside it
-    return afterFirst < 0 ? 0 : 1;
   }
 
   // ------------------------------------------------------------------------------- reading
@@ -473,6 +488,56 @@ class LiveEngine {
   get #paged(): boolean {
     const shape = this.#window.shape ?? this.#shape;
     return shape === undefined ? typeof this.#proxy.list !== 'function' : shape !== 'plain';
+  }
+
+  /** A paged list's window, reading with the list's query. */
+  #pagedWindow(pager: Paged): ListWindow {
+    return new pager.ListWindow((query) => this.#page(query), this.#query);
+  }
+
+  /**
+   * The plain window's read answered with something else than an array: the list is paged (or its
+   * answer wrong, which the paged window's read says). The paged chunk is loaded, and its window
+   * takes over from that answer, with the pages asked for so far.
+   */
+  async #turnPaged(answer: unknown, grown: number[]): Promise<{ rows: unknown[]; moved: boolean }> {
+    const pager = (this.#pager ??= await this.#kit.loadPaged());
+    const window = this.#pagedWindow(pager);
+    for (const direction of grown) window.grow(direction);
+    this.#window = window;
+    return window.all({ answer });
+  }
+
+  /** What the paged chunk's functions use of this list, by name (made once). */
+  #hosted: PagedHost | undefined;
+  get #host(): PagedHost {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const list = this;
+    return (this.#hosted ??= {
+      get window() {
+        return list.#window as ListWindow;
+      },
+      get base() {
+        return list.#base;
+      },
+      seen: this.#seen,
+      gone: this.#gone,
+      holds: this.#holds,
+      toFetch: this.#toFetch,
+      pkField: this.#pkField,
+      get closed() {
+        return list.#closed;
+      },
+      get shifts() {
+        return list.#shifts;
+      },
+      get placing() {
+        return list.#placing;
+      },
+      setBase: (base) => void (this.#base = base),
+      absorb: (k, value, asOf) => this.#absorb(k, value, asOf),
+      read: (more, tail) => this.#read(more, tail),
+    });
   }
 
   /** Reads one page (the whole list when plain): the proxy's action of the shape, or the list asked for in that shape. */
@@ -524,7 +589,8 @@ class LiveEngine {
     const window = this.#window;
     const more = this.#more;
     const tail = this.#tailRead;
-    let full = this.#full || this.#loading || (tail && more !== 0);
+    // (a page more of a window not known paged yet: it is read whole, with that page)
+    let full = this.#full || this.#loading || (tail && more !== 0) || (more !== 0 && !this.#pager);
     this.#full = false;
     this.#more = 0;
     this.#tailRead = false;
@@ -538,24 +604,25 @@ class LiveEngine {
         if (more) window.grow(more);
         grown = true;
       } else if (tail) {
-        if (!(await this.#readTail(asOf))) {
+        if (!(this.#pager && (await this.#pager.readTail(this.#host, asOf)))) {
           full = true;
           asOf = ++this.#tick;
         }
       } else {
-        const { rows, moved } = await window.more(more);
+        const whole = await (this.#pager as Paged).readMore(this.#host, more, asOf);
         grown = true;
         // a count that changed, or a row the window holds already: rows moved across the pages
         // since they were read, and the window (this page with it) is read again now, in this read
-        if (moved || this.#holdsAny(rows)) {
+        if (whole) {
           full = true;
           asOf = ++this.#tick;
-        } else if (!this.#closed) this.#append(rows, asOf, more < 0);
+        }
       }
       if (full) {
         const { rows, moved } = await window.all();
         if (!this.#closed) {
-          if (window.shape !== 'plain') this.#patches = false;
+          // (the window, a paged one since this read when its answer was a page)
+          if (this.#window.shape !== 'plain') this.#patches = false;
           this.#land(rows, asOf);
           if (moved) void this.#read();
         }
@@ -626,111 +693,6 @@ class LiveEngine {
       this.#loading = false;
       this.#ready.resolve();
     }
-  }
-
-  /**
-   * Reads the window's last page again and joins it to the rows before it (`#placeIn` said only
-   * the window's end moved). False when the window is to be read whole instead: the join's plan
-   * or its check failed. An answer overtaken by a newer create or delete is dropped, and the page
-   * read once more (that change asked for it, or this asks).
-   */
-  async #readTail(asOf: number): Promise<boolean> {
-    const window = this.#window;
-    // (a window a server read: its last page's query is not known here, and it is read whole once)
-    if (!this.#placing || !window.rereadable) return false;
-    const tail = window.tail as Page;
-    const head = window.head as Page;
-    // the rows the window keeps before its last page: a paginated window's by their offset; a
-    // cursor window's by their pk (the order), as many as a fresh read of its pages then needs
-    let keep = tail.offset - head.offset;
-    let limit = tail.limit;
-    if (tail.shape === 'cursor') {
-      const first = tail.rows[0];
-      keep = this.#base.size;
-      if (isObject(first)) {
-        keep = 0;
-        for (const held of this.#base.values()) {
-          const order = held.value && compareValues(held.value[this.#pkField], first[this.#pkField]);
-          if (order === undefined) return false;
-          if (order >= 0) break;
-          keep++;
-        }
-      }
-      limit = window.pages * window.size - keep;
-      if (window.behind || limit < 1 || limit > 1000) return false;
-    }
-    const shifts = this.#shifts;
-    const page = await window.again(limit);
-    if (this.#closed) return true;
-    if (this.#shifts !== shifts) {
-      void this.#read(0, true);
-      return true;
-    }
-    return this.#joinTail(page, keep, asOf);
-  }
-
-  /**
-   * The window's first `keep` rows, then `page` (its last page read again at `asOf`) — when the page
-   * starts with the rows the window holds after those, in their order, and holds none of the kept
-   * ones: else rows moved before the page (a create landed inside the window, or a change not told
-   * yet) and the join is refused. A row held after the kept ones is needed to tell.
-   */
-  #joinTail(page: Page, keep: number, asOf: number): boolean {
-    const base = this.#base;
-    // the held rows after the kept ones (the kept ones are walked over, not copied: O(page) work)
-    const rest: string[] = [];
-    let at = 0;
-    for (const k of base.keys()) if (at++ >= keep) rest.push(k);
-    // no held row after the kept ones: nothing would show a shift before the page
-    if (keep && !rest.length) return false;
-    const pks: string[] = [];
-    for (const value of page.rows) {
-      const pk = isObject(value) ? value[this.#pkField] : undefined;
-      if (!isPk(pk)) return false;
-      const k = String(pk);
-      // past the held rows: none the window holds (a kept one)
-      if (pks.length < rest.length ? k !== rest[pks.length] : base.has(k)) return false;
-      pks.push(k);
-    }
-    // every held row after the kept ones, and no row twice
-    if (pks.length < rest.length || new Set(pks).size < pks.length) return false;
-    const before = new Map(rest.map((k) => [k, base.get(k) as Held]));
-    for (const k of rest) base.delete(k);
-    page.rows.forEach((value, i) => {
-      const k = pks[i];
-      const held = before.get(k);
-      if ((this.#seen.get(k) ?? 0) > asOf && this.#gone.has(k)) return;
-      if (held && held.asOf > asOf) return void base.set(k, held);
-      base.set(k, { value: value as Record<string, unknown>, asOf });
-      if (!held?.value) this.#absorb(k, value as Record<string, unknown>, asOf);
-      const hold = this.#holds.get(k);
-      if (hold && hold.after < asOf) this.#holds.delete(k);
-      if ((this.#seen.get(k) ?? 0) < asOf) this.#toFetch.delete(k);
-    });
-    this.#window.keepTail(page);
-    return true;
-  }
-
-  /** Whether the window holds a row of `rows` already. */
-  #holdsAny(rows: unknown[]): boolean {
-    return rows.some((value) => isObject(value) && isPk(value[this.#pkField]) && this.#base.has(String(value[this.#pkField])));
-  }
-
-  /** A page read after the window's (before it: `first`), asked for at `asOf`, joins it. */
-  #append(rows: unknown[], asOf: number, first: boolean): void {
-    const added = new Map<string, Held>();
-    for (const value of rows) {
-      const pk = isObject(value) ? value[this.#pkField] : undefined;
-      if (!isPk(pk)) continue;
-      const k = String(pk);
-      if (added.has(k)) continue;
-      if (!((this.#seen.get(k) ?? 0) > asOf && this.#gone.has(k))) {
-        added.set(k, { value: value as Record<string, unknown>, asOf });
-        this.#absorb(k, value as Record<string, unknown>, asOf);
-      }
-    }
-    if (first) this.#base = new Map([...added, ...this.#base]);
-    else for (const [k, held] of added) this.#base.set(k, held);
   }
 
   /** Reads the rows of changes, a batch at a time: one `{pk}__in` list call, or a few retrieves at once. */
@@ -1146,12 +1108,23 @@ class LiveEngine {
   }
 }
 
-/** Takes over the handle `liveList()` returned: the list reads, follows and shows own writes from here. */
-export function start(kit: LiveServices, handle: LiveHandle, proxy: object, params: LiveParams | undefined, options: LiveOptions | undefined): LiveEngine {
-  try {
-    return new LiveEngine(kit, handle, proxy, params, options);
-  } catch (error) {
-    kit.warn('liveList() could not start', error);
-    throw error;
-  }
+/**
+ * Takes over the handle `liveList()` returned: the list reads, follows and shows own writes from
+ * here. A list its options, its proxy (no `list()`) or a server's window (`initial.window`) say is
+ * paged starts once the paged chunk is loaded; any other starts at once (its first answer may still
+ * say it is paged).
+ */
+export function start(kit: LiveServices, handle: LiveHandle, proxy: object, params: LiveParams | undefined, options: LiveOptions | undefined): LiveEngine | Promise<LiveEngine> {
+  const make = (pager?: Paged): LiveEngine => {
+    try {
+      return new LiveEngine(kit, handle, proxy, params, options, pager);
+    } catch (error) {
+      kit.warn('liveList() could not start', error);
+      throw error;
+    }
+  };
+  const given = (isObject(options) ? options : {}) as LiveOptions;
+  const initial = given.initial as { window?: unknown } | undefined;
+  const paged = (given.shape !== undefined && given.shape !== 'plain') || given.pageSize !== undefined || (given.pages !== undefined && given.pages !== 1) || (isObject(initial) && initial.window != null) || typeof (proxy as { list?: unknown }).list !== 'function';
+  return paged ? kit.loadPaged().then(make) : make();
 }

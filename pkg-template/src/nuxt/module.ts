@@ -86,7 +86,7 @@ const NAME = '@dynamicforms/fastapi-viewsets';
  * under its source (`src`), and Nuxt adds an entry under its output name; an app downloads each only
  * once it uses what is in it.
  */
-const ON_DEMAND = /@dynamicforms\/fastapi-viewsets\/(?:follow-engine\.js|axios-send\.js|schema-check\.js|live\/live-list\.js|muxws-driver\.js|wasm\/muxws_bg\.wasm)(?:\?|$)/;
+const ON_DEMAND = /@dynamicforms\/fastapi-viewsets\/(?:follow-engine\.js|axios-send\.js|schema-check\.js|live\/live-list\.js|live\/paged\.js|muxws-driver\.js|wasm\/muxws_bg\.wasm)(?:\?|$)/;
 
 /**
  * Drops the preload and prefetch hints of the package's on-demand files from Nuxt's client manifest

@@ -27,3 +27,19 @@ export function isWhole(value: unknown, least = 0): value is number {
 export function hasDetail(body: unknown): body is { detail: unknown } {
   return isObject(body) && Object.hasOwn(body, 'detail');
 }
+
+/** A record's key as a change or a row gives it: a string, or a finite number. */
+export const isPk = (value: unknown): value is string | number => typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
+
+/**
+ * The backend's comparison of two values of a sorted field (its in-memory sort): null below every
+ * other value (first ascending, last descending), numbers by value, strings by their characters
+ * (UTF-16 units here, code points there: the two differ only above U+FFFF); other pairs cannot be
+ * compared here (undefined). The live list sorts own writes by it, and its paged window's patching
+ * orders a cursor window's pks by it.
+ */
+export function compareValues(a: unknown, b: unknown): number | undefined {
+  if (a === null || b === null) return +(a !== null) - +(b !== null);
+  if (typeof a !== typeof b || !/^(string|number|boolean)$/.test(typeof a)) return undefined;
+  return (a as number) < (b as number) ? -1 : +((a as number) > (b as number));
+}

@@ -1,6 +1,7 @@
 /**
- * The window of a live list (part of the live list's chunk): which pages of the ViewSet's list the
- * list holds, and how each is read. A plain list is one page, the whole list. A paginated list
+ * The window of a paged live list (part of the paged list's chunk, `live/paged.js`, which the live
+ * list loads once a list turns out paged): which pages of the ViewSet's list the list holds, and how
+ * each is read. A plain list is one page, the whole list. A paginated list
  * (offset, limit, count) or a cursor list (next and previous cursors) is read a page at a time:
  * the window starts with the page its params name (the first, unless they give an `offset` or a
  * `cursor`), grows by one page at either end (`more`), and is read again whole (`all`): every page
@@ -151,7 +152,12 @@ export class ListWindow {
   }
 
   async #page(query: PageQuery): Promise<Page> {
-    const page = pageOf(await this.#read(query));
+    return this.#take(await this.#read(query));
+  }
+
+  /** An answer of a page read, as the window's page (its count the window's). */
+  #take(answer: unknown): Page {
+    const page = pageOf(answer);
     this.#count = page.count;
     return page;
   }
@@ -171,10 +177,11 @@ export class ListWindow {
   /**
    * Reads the whole window again: the start page, the pages after it, then the pages before it,
    * one at a time, each from where the one read before it ends. `moved`: the list's count changed
-   * between two of these reads (a paginated list shifted under the read: read it again).
+   * between two of these reads (a paginated list shifted under the read: read it again). `first`:
+   * the start page's answer, already read (the read that showed the list is paged).
    */
-  async all(): Promise<{ rows: unknown[]; moved: boolean }> {
-    const start = await this.#page(this.#params);
+  async all(first?: { answer: unknown }): Promise<{ rows: unknown[]; moved: boolean }> {
+    const start = first ? this.#take(first.answer) : await this.#page(this.#params);
     this.#size = start.limit;
     const rows = [...start.rows];
     let moved = false;
