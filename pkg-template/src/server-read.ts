@@ -11,6 +11,7 @@ import { internalsOf } from './caller.js';
 import type { ProxyCore } from './compose.js';
 import { now } from './clock.js';
 import { currentRev, followCore } from './follow.js';
+import { pageOf } from './shared/page.js';
 import { isObject, isWhole } from './shared/values.js';
 import type { RecordOf } from './viewset.js';
 import type { LiveOptions, LivePageSeed, LiveParams, LiveWindowSeed } from './vocabulary/live-types.js';
@@ -69,32 +70,10 @@ function remember(key: string, rev: number | null): number | null {
 /** The error a failed read rejected with, as an Error. */
 const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
 
-const text = (value: unknown): string | null => (typeof value === 'string' && value ? value : null);
-const whole = (value: unknown): number | null => (isWhole(value) ? value : null);
-
-/**
- * A list answer as a page of the window (the rule of the live list's own reads, live-paged/window.ts
- * `pageOf`, which the client checks the window against): a bare array is the whole, plain list.
- */
+/** A list answer as a page of the window (the live list's own rule, shared/page.ts), apart from its rows. */
 function pageSeed(answer: unknown): [unknown[], LivePageSeed] {
-  if (Array.isArray(answer)) return [answer, { shape: 'plain', count: null, hasMore: false, hasPrevious: false, next: null, previous: null, offset: 0, limit: answer.length }];
-  if (!isObject(answer) || !Array.isArray(answer.results)) throw new TypeError('the list answer is not an array of records, nor a page of them');
-  const cursor = 'next' in answer || 'previous' in answer || 'first' in answer;
-  const next = text(answer.next);
-  const previous = text(answer.previous);
-  return [
-    answer.results,
-    {
-      shape: cursor ? 'cursor' : 'paginated',
-      count: cursor ? null : whole(answer.count),
-      hasMore: (answer.hasMore ?? answer.has_more) === true && (!cursor || next !== null),
-      hasPrevious: (answer.hasPrevious ?? answer.has_previous) === true && (!cursor || previous !== null),
-      next,
-      previous,
-      offset: whole(answer.offset) ?? 0,
-      limit: whole(answer.limit) || answer.results.length,
-    },
-  ];
+  const { rows, ...seed } = pageOf(answer);
+  return [rows, seed];
 }
 
 /**

@@ -15,50 +15,12 @@
  */
 import { isObject } from '../shared/values.js';
 import type { ListShape, LiveWindowSeed } from '../vocabulary/live-types.js';
+import { pageOf, text, whole, type Page } from '../shared/page.js';
 
-/** One page as the window keeps it (the backend's `has_more` and the package's `hasMore` alike). */
-export interface Page {
-  rows: unknown[];
-  shape: ListShape;
-  /** The server's count of the whole list (paginated), else null. */
-  count: number | null;
-  hasMore: boolean;
-  hasPrevious: boolean;
-  /** Cursors of the pages after and before this one (cursor lists). */
-  next: string | null;
-  previous: string | null;
-  /** Where the page starts and how many it holds at most (paginated lists). */
-  offset: number;
-  limit: number;
-}
+export { pageOf, type Page };
 
 /** What a page read reads with: the list's params, and the page's offset and limit or cursor. */
 export type PageQuery = Record<string, unknown>;
-
-const text = (value: unknown): string | null => (typeof value === 'string' && value ? value : null);
-const whole = (value: unknown): number | null => (Number.isSafeInteger(value) && (value as number) >= 0 ? (value as number) : null);
-
-/** An answer of a list read as a page: a bare array is the whole (plain) list. */
-export function pageOf(answer: unknown): Page {
-  if (Array.isArray(answer)) return { rows: answer, shape: 'plain', count: null, hasMore: false, hasPrevious: false, next: null, previous: null, offset: 0, limit: answer.length };
-  if (!isObject(answer) || !Array.isArray(answer.results)) throw new TypeError('the list answer is not an array of records, nor a page of them');
-  const rows = answer.results;
-  const cursor = 'next' in answer || 'previous' in answer || 'first' in answer;
-  const next = text(answer.next);
-  const previous = text(answer.previous);
-  return {
-    rows,
-    shape: cursor ? 'cursor' : 'paginated',
-    count: cursor ? null : whole(answer.count),
-    // a cursor page says more only with the cursor to get it
-    hasMore: (answer.hasMore ?? answer.has_more) === true && (!cursor || next !== null),
-    hasPrevious: (answer.hasPrevious ?? answer.has_previous) === true && (!cursor || previous !== null),
-    next,
-    previous,
-    offset: whole(answer.offset) ?? 0,
-    limit: whole(answer.limit) || rows.length,
-  };
-}
 
 /** The pages a live list holds, and how they are read. */
 export class ListWindow {
